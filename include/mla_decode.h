@@ -1,0 +1,274 @@
+/*
+ * libmla_decode: decode-step Multi-head Latent Attention (DeepSeek-V2/V3/R1 "absorbed" MLA).
+ *
+ * Public C ABI. This header is valid C99 and C++; it includes only <stddef.h> and <stdint.h>.
+ *
+ * The operation (per batch element b, query token t of b, head h):
+ *
+ *     q_len_b  = qo_indptr[b+1] - qo_indptr[b]          query tokens of element b
+ *     kv_len_b = kv_indptr[b+1] - kv_indptr[b]          cached latent tokens of element b
+ *     score[j] = sm_scale * dot(Q[t,h,0:576], K[j,0:576])          K = latent cache row j
+ *     O[t,h,:] = sum_j softmax_j(score[j]) * V[j,0:512]             V = first 512 dims of row j
+ *     LSE[t,h] = log(sum_j exp(score[j]))                           natural log, fp32
+ *
+ * with one shared KV head, head_dim_qk = 576 = kv_lora_rank (512) + qk_rope_head_dim (64) and
+ * head_dim_v = 512 = kv_lora_rank. For q_len_b > 1 the mask is causal against the end of the
+ * cache: query i (0-based inside its element) sees cache positions 0 .. kv_len_b - q_len_b + i.
+ * A query that sees no token gets O = 0 and LSE = -inf (never NaN).
+ *
+ * Conventions used by every function below:
+ *  - Every function returns an mla_status; on failure it also sets a thread-local message
+ *    (mla_last_error_message) and writes nothing to any output: not to O, LSE, the workspace
+ *    nor any out-parameter.
+ *  - No function exits, aborts, or lets a C++ exception cross this boundary.
+ *  - "Device pointer" means memory of the current HIP device (CUDA device in an NVIDIA build),
+ *    as returned by hipMalloc / cudaMalloc; "host pointer" means ordinary process memory.
+ *  - Sizes are in elements of the tensor's storage type unless the field says bytes. The storage
+ *    element of MLA_DTYPE_MXFP4 data is one byte holding two e2m1 values.
+ */
+#ifndef MLA_DECODE_H_
+#define MLA_DECODE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Export macro and version                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+#if defined(MLA_DECODE_STATIC)
+#define MLA_API
+#elif defined(_WIN32)
+#if defined(MLA_DECODE_BUILDING)
+#define MLA_API __declspec(dllexport)
+#else
+#define MLA_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
+#define MLA_API __attribute__((visibility("default")))
+#else
+#define MLA_API
+#endif
+
+#define MLA_DECODE_VERSION_MAJOR 0
+#define MLA_DECODE_VERSION_MINOR 1
+#define MLA_DECODE_VERSION_PATCH 0
+/* Single comparable number: major * 10000 + minor * 100 + patch. */
+#define MLA_DECODE_VERSION                                                                      \
+    (MLA_DECODE_VERSION_MAJOR * 10000 + MLA_DECODE_VERSION_MINOR * 100 + MLA_DECODE_VERSION_PATCH)
+
+/* ------------------------------------------------------------------------------------------ */
+/* Fixed MLA geometry (DeepSeek-V2/V3/R1)                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+#define MLA_KV_LORA_RANK 512      /* latent (value) width, = head_dim_v                      */
+#define MLA_QK_ROPE_HEAD_DIM 64   /* rotary part appended to the latent for scores           */
+#define MLA_HEAD_DIM_QK 576       /* MLA_KV_LORA_RANK + MLA_QK_ROPE_HEAD_DIM                 */
+#define MLA_HEAD_DIM_V 512        /* = MLA_KV_LORA_RANK                                      */
+#define MLA_MXFP4_BLOCK_SIZE 32   /* values sharing one e8m0 scale                           */
+#define MLA_MXFP4_ROW_BYTES 288   /* MLA_HEAD_DIM_QK / 2: packed e2m1 bytes per cache row    */
+#define MLA_MXFP4_ROW_SCALES 18   /* MLA_HEAD_DIM_QK / 32: e8m0 scales per cache row         */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Status                                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Values are fixed; a value once published is never reused for another meaning. */
+typedef enum mla_status {
+    MLA_STATUS_SUCCESS = 0,
+    MLA_STATUS_NULL_POINTER = 1,        /* a required pointer is NULL                           */
+    MLA_STATUS_INVALID_DTYPE = 2,       /* a dtype field holds no mla_dtype value, or one that
+                                           tensor cannot have (e.g. MXFP4 for Q)                */
+    MLA_STATUS_INVALID_SIZE = 3,        /* a size or stride is negative, zero where it may not
+                                           be, too small for the tensor, or overflows int64     */
+    MLA_STATUS_INVALID_VALUE = 4,       /* a scalar is out of its domain (sm_scale or a scale
+                                           not finite and > 0), reserved fields are not zero,
+                                           or fields contradict each other                      */
+    MLA_STATUS_UNSUPPORTED = 5,         /* valid input this build or path does not implement
+                                           (head count, head dims, dtype combination, ...)      */
+    MLA_STATUS_MISALIGNED = 6,          /* a pointer or stride breaks the alignment stated for
+                                           its field                                            */
+    MLA_STATUS_WORKSPACE_TOO_SMALL = 7, /* workspace_bytes < mla_decode_workspace_size()        */
+    MLA_STATUS_NO_DEVICE = 8,           /* no GPU, or a library built without a GPU backend     */
+    MLA_STATUS_DEVICE_ERROR = 9,        /* the HIP/CUDA runtime reported an error               */
+    MLA_STATUS_OUT_OF_MEMORY = 10,      /* a host allocation failed (host reference only)       */
+    MLA_STATUS_INTERNAL_ERROR = 11      /* a bug in the library; the message says where         */
+} mla_status;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Data types                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * Sources of the formats:
+ *  - BF16: bfloat16, the upper 16 bits of an IEEE-754 binary32.
+ *  - FP32: IEEE-754 binary32.
+ *  - FP8_E4M3FN: OCP 8-bit Floating Point Specification (OFP8) rev 1.0, E4M3: bias 7, max 448,
+ *    NaN = S.1111.111, no infinities. Native on NVIDIA Hopper and AMD MI355 (gfx950).
+ *  - FP8_E4M3FNUZ: the E4M3 variant of AMD CDNA3 (MI300, gfx942) and LLVM's Float8E4M3FNUZ:
+ *    bias 8, max 240, 0x80 is the only NaN, no negative zero, no infinities.
+ *  - MXFP4: OCP Microscaling Formats (MX) Specification v1.0: E2M1 elements (magnitudes 0, 0.5,
+ *    1, 1.5, 2, 3, 4, 6 for codes 0..7, bit 3 = sign), two per byte with the even index in the
+ *    low nibble, and one E8M0 scale (value 2^(code-127); code 0 is 2^-127, code 255 is NaN) per
+ *    block of 32 consecutive values.
+ */
+typedef enum mla_dtype {
+    MLA_DTYPE_BF16 = 1,
+    MLA_DTYPE_FP32 = 2,         /* outputs of the host reference only                          */
+    MLA_DTYPE_FP8_E4M3FN = 3,
+    MLA_DTYPE_FP8_E4M3FNUZ = 4,
+    MLA_DTYPE_MXFP4 = 5         /* latent cache only: e2m1 pairs + e8m0 block scales           */
+} mla_dtype;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Arguments                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * Everything one decode call reads and writes. Fill it with mla_decode_params_init() first,
+ * then set the fields. The same struct serves mla_decode_workspace_size (which reads only the
+ * host-value fields), mla_decode_fwd (device pointers) and mla_decode_reference (host pointers).
+ *
+ * Latent cache addressing. A cache is a table of `num_slots` rows ("slots"); a row holds one
+ * token's 576 latent values. Token j of batch element b lives in slot
+ *   - contiguous (kv_page_indptr == NULL):  kv_indptr[b] + j
+ *   - paged:  kv_page_indices[kv_page_indptr[b] + j / page_size] * page_size + j % page_size
+ * The paged form is the CSR page table of FlashInfer and aiter; pages may come in any order.
+ * Row layout by kv_dtype:
+ *   - BF16 / FP8_*: 576 elements; value = element (BF16) or element * kv_scale (FP8).
+ *   - MXFP4: 288 bytes of e2m1 pairs, plus row `slot` of kv_block_scales (18 e8m0 codes used;
+ *     quantizers pad the scale tensor, so its row stride is a field).
+ * V is the first 512 dims of the same row, unless v_cache is set (MXFP4 keys with fp8 values):
+ * then V of slot s is the first 512 elements of row s of v_cache, times v_scale.
+ */
+typedef struct mla_decode_params {
+    /* ---- problem size: host values ---------------------------------------------------- */
+    int32_t batch_size;   /* sequences in the batch, >= 1                                     */
+    int32_t total_q;      /* query rows = qo_indptr[batch_size], >= 1                         */
+    int32_t max_q_len;    /* >= every q_len_b, >= 1. Used for planning and path choice        */
+    int32_t max_kv_len;   /* >= every kv_len_b, >= 0. Used for planning only: results stay
+                             correct if it is exceeded, the work split may then be poor       */
+    int32_t num_heads;    /* query heads sharing the one KV head: 16, 32, 64 or 128           */
+    int32_t head_dim_qk;  /* must be MLA_HEAD_DIM_QK (576)                                    */
+    int32_t head_dim_v;   /* must be MLA_HEAD_DIM_V (512)                                     */
+    float sm_scale;       /* score scale, finite and > 0 (DeepSeek: 1/sqrt(576) * YaRN mscale) */
+
+    /* ---- query ---------------------------------------------------------------------------- */
+    const void* q;        /* (total_q, num_heads, 576), dims contiguous; 16-byte aligned      */
+    mla_dtype q_dtype;    /* BF16, FP8_E4M3FN or FP8_E4M3FNUZ                                */
+    float q_scale;        /* FP8 Q: value = code * q_scale (finite, > 0); must be 1 for BF16   */
+    int64_t q_stride_token; /* elements between consecutive query rows, >= num_heads * q_stride_head */
+    int64_t q_stride_head;  /* elements between heads of one row, >= 576; multiples of 16 bytes */
+
+    /* ---- latent cache --------------------------------------------------------------------- */
+    const void* kv_cache;      /* (num_slots, row) as described above; 16-byte aligned        */
+    mla_dtype kv_dtype;        /* BF16, FP8_E4M3FN, FP8_E4M3FNUZ or MXFP4                      */
+    float kv_scale;            /* FP8: value = code * kv_scale (finite, > 0); must be 1 otherwise */
+    int64_t kv_stride_slot;    /* storage elements (bytes for FP8/MXFP4) between slots, >= row
+                                  width (576, or 288 for MXFP4), a multiple of 16 bytes       */
+    const uint8_t* kv_block_scales; /* MXFP4 only (NULL otherwise): e8m0 codes, (>= num_slots,
+                                       kv_block_scale_stride) bytes, scale k of slot s at
+                                       [s * kv_block_scale_stride + k] for values 32k..32k+31  */
+    int64_t kv_block_scale_stride;  /* MXFP4 only: bytes between scale rows, >= 18; 0 otherwise */
+    const void* v_cache;       /* NULL: V from kv_cache. Else (num_slots, >= 512) FP8 values,
+                                  allowed only with kv_dtype MXFP4; 16-byte aligned           */
+    mla_dtype v_dtype;         /* with v_cache: FP8_E4M3FN or FP8_E4M3FNUZ; ignored otherwise  */
+    float v_scale;             /* with v_cache: value = code * v_scale (finite, > 0)           */
+    int64_t v_stride_slot;     /* with v_cache: bytes between slots, >= 512, multiple of 16    */
+    int64_t num_slots;         /* rows in the cache (num_pages * page_size), >= 1              */
+    const int32_t* kv_page_indptr;  /* (batch_size + 1) offsets into kv_page_indices, or NULL
+                                       for a contiguous cache                                  */
+    const int32_t* kv_page_indices; /* physical page ids, (kv_page_indptr[batch_size]); NULL
+                                       exactly when kv_page_indptr is NULL                    */
+    int32_t page_size;         /* tokens per page, >= 1; must be 1 for a contiguous cache      */
+
+    /* ---- batch layout --------------------------------------------------------------------- */
+    const int32_t* qo_indptr;  /* (batch_size + 1), non-decreasing, qo_indptr[0] = 0           */
+    const int32_t* kv_indptr;  /* (batch_size + 1), non-decreasing; differences are kv lengths */
+
+    /* ---- outputs -------------------------------------------------------------------------- */
+    void* o;                   /* (total_q, num_heads, 512), dims contiguous; 16-byte aligned  */
+    mla_dtype o_dtype;         /* BF16 (every path); FP32 (host reference only)               */
+    int64_t o_stride_token;    /* elements between rows, >= num_heads * o_stride_head          */
+    int64_t o_stride_head;     /* elements between heads, >= 512; multiples of 16 bytes       */
+    float* lse;                /* optional (NULL = not written): (total_q, num_heads) fp32,
+                                  contiguous, natural log; 4-byte aligned                    */
+
+    uint64_t reserved[8];      /* must be zero (mla_decode_params_init zeroes them)            */
+} mla_decode_params;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Functions                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/* MLA_DECODE_VERSION of the library actually loaded (compare with the header's macro). */
+MLA_API int mla_version(void);
+
+/* "major.minor.patch" of the loaded library. Static storage; never NULL. */
+MLA_API const char* mla_version_string(void);
+
+/* The GPU backend this library was built with: "hip", "cuda" or "none". Never NULL. */
+MLA_API const char* mla_backend_name(void);
+
+/* A short English name of a status ("MLA_STATUS_SUCCESS", ...); "unknown status" for values
+ * outside the enum. Static storage; never NULL. */
+MLA_API const char* mla_status_string(mla_status status);
+
+/* The message of the last failed call on this thread ("" if none has failed yet). The pointer
+ * stays valid until the next library call on the same thread. Never NULL. */
+MLA_API const char* mla_last_error_message(void);
+
+/*
+ * Fill *params with defaults: every pointer NULL, every size 0, head_dim_qk = 576,
+ * head_dim_v = 512, q_dtype = kv_dtype = o_dtype = BF16, v_dtype = 0 (unused), sm_scale and
+ * every other scale 1,
+ * page_size = 1, strides 0 (set them), reserved zero.
+ * Returns: SUCCESS; NULL_POINTER if params is NULL.
+ */
+MLA_API mla_status mla_decode_params_init(mla_decode_params* params);
+
+/*
+ * Bytes of device workspace that mla_decode_fwd needs for this problem on the current device
+ * (0 is possible). Reads only the host-value fields of *params and validates them like
+ * mla_decode_fwd; device pointer fields may be NULL here.
+ * Returns: SUCCESS; NULL_POINTER (params or bytes NULL); INVALID_DTYPE; INVALID_SIZE;
+ * INVALID_VALUE; UNSUPPORTED (no GPU path for this problem); NO_DEVICE; DEVICE_ERROR.
+ */
+MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, size_t* bytes);
+
+/*
+ * Run the decode on the GPU, ordered on `stream` (a hipStream_t, or cudaStream_t in an NVIDIA
+ * build; NULL = the default stream). Asynchronous: returns once the work is queued. All pointer
+ * fields of *params are device pointers; `workspace` is device memory of at least
+ * mla_decode_workspace_size() bytes, 256-byte aligned (NULL allowed when that size is 0), not
+ * used by another call in flight. Device-resident index contents (indptrs, page ids) are not
+ * checked: they must describe slots below num_slots.
+ * GPU paths of this release: num_heads 16, max_q_len 1, kv_dtype BF16, FP8_E4M3FN or
+ * FP8_E4M3FNUZ with V from the same rows, q_dtype BF16, o_dtype BF16, contiguous or paged cache.
+ * Returns: SUCCESS; NULL_POINTER; INVALID_DTYPE; INVALID_SIZE; INVALID_VALUE; UNSUPPORTED;
+ * MISALIGNED; WORKSPACE_TOO_SMALL; NO_DEVICE; DEVICE_ERROR (a launch failed; the message holds
+ * the runtime's error string).
+ */
+MLA_API mla_status mla_decode_fwd(const mla_decode_params* params, void* workspace,
+                                  size_t workspace_bytes, void* stream);
+
+/*
+ * The host reference: the same operation computed on the CPU in double precision from the
+ * stored values decoded exactly, for every format, page table, q_len and LSE. All pointer
+ * fields of *params are host pointers, and the index arrays are read and checked (monotone,
+ * slots below num_slots, page ids in range) before anything is written. O is rounded once
+ * from double to o_dtype (BF16 round-to-nearest-even, or FP32). Blocking; single-threaded.
+ * Returns: SUCCESS; NULL_POINTER; INVALID_DTYPE; INVALID_SIZE; INVALID_VALUE (also for index
+ * arrays that contradict the sizes); UNSUPPORTED; MISALIGNED; OUT_OF_MEMORY.
+ */
+MLA_API mla_status mla_decode_reference(const mla_decode_params* params);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* MLA_DECODE_H_ */

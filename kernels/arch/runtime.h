@@ -1,0 +1,79 @@
+// The one place where host code meets the GPU runtime: thin inline wrappers in mla::gpu over
+// the HIP runtime, or over the CUDA runtime in an NVIDIA build (Debian's HIP nvidia_detail
+// headers do not compile against CUDA 13, so we map the few calls we use ourselves).
+// Host code of the library, tests and benchmark include this, never a vendor header directly.
+#pragma once
+
+#include <cstddef>
+
+#if defined(MLA_BACKEND_CUDA)
+#include <cuda_runtime.h>
+#define MLA_RT(name) cuda##name
+#elif defined(MLA_BACKEND_HIP)
+#include <hip/hip_runtime.h>
+#define MLA_RT(name) hip##name
+#endif
+
+#if defined(MLA_BACKEND_CUDA) || defined(MLA_BACKEND_HIP)
+#define MLA_HAVE_GPU_RUNTIME 1
+
+namespace mla::gpu {
+
+using error_t = MLA_RT(Error_t);
+using stream_t = MLA_RT(Stream_t);
+using event_t = MLA_RT(Event_t);
+inline constexpr error_t kSuccess = MLA_RT(Success);
+
+inline const char* error_string(error_t e) { return MLA_RT(GetErrorString)(e); }
+inline error_t get_last_error() { return MLA_RT(GetLastError)(); }
+inline error_t device_count(int* n) { return MLA_RT(GetDeviceCount)(n); }
+inline error_t get_device(int* d) { return MLA_RT(GetDevice)(d); }
+inline error_t device_synchronize() { return MLA_RT(DeviceSynchronize)(); }
+// Multiprocessors (NVIDIA SMs, AMD compute units) of device `dev`.
+inline error_t multiprocessor_count(int* n, int dev) {
+    return MLA_RT(DeviceGetAttribute)(n, MLA_RT(DevAttrMultiProcessorCount), dev);
+}
+inline error_t l2_cache_bytes(int* n, int dev) {
+#if defined(MLA_BACKEND_CUDA)
+    return cudaDeviceGetAttribute(n, cudaDevAttrL2CacheSize, dev);
+#else
+    return hipDeviceGetAttribute(n, hipDeviceAttributeL2CacheSize, dev);
+#endif
+}
+inline error_t malloc(void** p, size_t bytes) { return MLA_RT(Malloc)(p, bytes); }
+inline error_t free(void* p) { return MLA_RT(Free)(p); }
+inline error_t memcpy_to_device(void* dst, const void* src, size_t bytes) {
+    return MLA_RT(Memcpy)(dst, src, bytes, MLA_RT(MemcpyHostToDevice));
+}
+inline error_t memcpy_to_host(void* dst, const void* src, size_t bytes) {
+    return MLA_RT(Memcpy)(dst, src, bytes, MLA_RT(MemcpyDeviceToHost));
+}
+inline error_t memset(void* p, int value, size_t bytes) { return MLA_RT(Memset)(p, value, bytes); }
+inline error_t memset_async(void* p, int value, size_t bytes, stream_t s) {
+    return MLA_RT(MemsetAsync)(p, value, bytes, s);
+}
+inline error_t stream_create(stream_t* s) { return MLA_RT(StreamCreate)(s); }
+inline error_t stream_destroy(stream_t s) { return MLA_RT(StreamDestroy)(s); }
+inline error_t stream_synchronize(stream_t s) { return MLA_RT(StreamSynchronize)(s); }
+inline error_t event_create(event_t* e) { return MLA_RT(EventCreate)(e); }
+inline error_t event_destroy(event_t e) { return MLA_RT(EventDestroy)(e); }
+inline error_t event_record(event_t e, stream_t s) { return MLA_RT(EventRecord)(e, s); }
+inline error_t event_synchronize(event_t e) { return MLA_RT(EventSynchronize)(e); }
+inline error_t event_elapsed_ms(float* ms, event_t start, event_t stop) {
+    return MLA_RT(EventElapsedTime)(ms, start, stop);
+}
+// Raise the dynamic shared memory limit of a kernel (needed above 48 KiB on NVIDIA).
+template <typename Kernel>
+inline error_t set_max_dynamic_shared_bytes(Kernel kernel, int bytes) {
+#if defined(MLA_BACKEND_CUDA)
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+#else
+    return hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                               hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
+#endif
+}
+
+}  // namespace mla::gpu
+
+#undef MLA_RT
+#endif

@@ -1,0 +1,116 @@
+// The extern "C" layer: every entry point clears the last error, runs the internal call, and
+// turns any escaping C++ exception into a status. Nothing here throws.
+#include <cstring>
+#include <exception>
+#include <new>
+
+#include "device.h"
+#include "error.h"
+#include "mla_decode.h"
+#include "reference.h"
+#include "validate.h"
+
+namespace {
+
+template <typename F>
+mla_status guarded(F&& body) noexcept {
+    try {
+        mla::clear_error();
+        return body();
+    } catch (const std::bad_alloc&) {
+        return mla::fail(MLA_STATUS_OUT_OF_MEMORY, "host allocation failed");
+    } catch (const std::exception& e) {
+        return mla::fail(MLA_STATUS_INTERNAL_ERROR, "internal error: %s", e.what());
+    } catch (...) {
+        return mla::fail(MLA_STATUS_INTERNAL_ERROR, "internal error: unknown exception");
+    }
+}
+
+#define MLA_STRINGIFY2(x) #x
+#define MLA_STRINGIFY(x) MLA_STRINGIFY2(x)
+
+}  // namespace
+
+extern "C" {
+
+MLA_API int mla_version(void) { return MLA_DECODE_VERSION; }
+
+MLA_API const char* mla_version_string(void) {
+    return MLA_STRINGIFY(MLA_DECODE_VERSION_MAJOR) "." MLA_STRINGIFY(
+        MLA_DECODE_VERSION_MINOR) "." MLA_STRINGIFY(MLA_DECODE_VERSION_PATCH);
+}
+
+MLA_API const char* mla_backend_name(void) {
+#if defined(MLA_BACKEND_CUDA)
+    return "cuda";
+#elif defined(MLA_BACKEND_HIP)
+    return "hip";
+#else
+    return "none";
+#endif
+}
+
+MLA_API const char* mla_status_string(mla_status status) {
+    switch (status) {
+        case MLA_STATUS_SUCCESS: return "MLA_STATUS_SUCCESS";
+        case MLA_STATUS_NULL_POINTER: return "MLA_STATUS_NULL_POINTER";
+        case MLA_STATUS_INVALID_DTYPE: return "MLA_STATUS_INVALID_DTYPE";
+        case MLA_STATUS_INVALID_SIZE: return "MLA_STATUS_INVALID_SIZE";
+        case MLA_STATUS_INVALID_VALUE: return "MLA_STATUS_INVALID_VALUE";
+        case MLA_STATUS_UNSUPPORTED: return "MLA_STATUS_UNSUPPORTED";
+        case MLA_STATUS_MISALIGNED: return "MLA_STATUS_MISALIGNED";
+        case MLA_STATUS_WORKSPACE_TOO_SMALL: return "MLA_STATUS_WORKSPACE_TOO_SMALL";
+        case MLA_STATUS_NO_DEVICE: return "MLA_STATUS_NO_DEVICE";
+        case MLA_STATUS_DEVICE_ERROR: return "MLA_STATUS_DEVICE_ERROR";
+        case MLA_STATUS_OUT_OF_MEMORY: return "MLA_STATUS_OUT_OF_MEMORY";
+        case MLA_STATUS_INTERNAL_ERROR: return "MLA_STATUS_INTERNAL_ERROR";
+    }
+    return "unknown status";
+}
+
+MLA_API const char* mla_last_error_message(void) { return mla::last_error(); }
+
+MLA_API mla_status mla_decode_params_init(mla_decode_params* params) {
+    return guarded([&]() -> mla_status {
+        if (params == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "params is NULL");
+        std::memset(params, 0, sizeof(*params));
+        params->head_dim_qk = MLA_HEAD_DIM_QK;
+        params->head_dim_v = MLA_HEAD_DIM_V;
+        params->sm_scale = 1.0f;
+        params->q_dtype = MLA_DTYPE_BF16;
+        params->kv_dtype = MLA_DTYPE_BF16;
+        params->o_dtype = MLA_DTYPE_BF16;
+        params->v_dtype = static_cast<mla_dtype>(0);
+        params->q_scale = 1.0f;
+        params->kv_scale = 1.0f;
+        params->v_scale = 1.0f;
+        params->page_size = 1;
+        return MLA_STATUS_SUCCESS;
+    });
+}
+
+MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, size_t* bytes) {
+    return guarded([&]() -> mla_status {
+        if (params == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "params is NULL");
+        if (bytes == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "bytes is NULL");
+        MLA_TRY(mla::validate_params(params, mla::ValidateFor::kWorkspaceQuery));
+        return mla::device_workspace_size(*params, bytes);
+    });
+}
+
+MLA_API mla_status mla_decode_fwd(const mla_decode_params* params, void* workspace,
+                                  size_t workspace_bytes, void* stream) {
+    return guarded([&]() -> mla_status {
+        MLA_TRY(mla::validate_params(params, mla::ValidateFor::kDevice));
+        return mla::device_decode(*params, workspace, workspace_bytes, stream);
+    });
+}
+
+MLA_API mla_status mla_decode_reference(const mla_decode_params* params) {
+    return guarded([&]() -> mla_status {
+        MLA_TRY(mla::validate_params(params, mla::ValidateFor::kHostReference));
+        return mla::reference_decode(*params);
+    });
+}
+
+}  // extern "C"

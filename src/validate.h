@@ -1,0 +1,27 @@
+// Argument validation shared by every ABI entry point that takes mla_decode_params.
+#pragma once
+
+#include "mla_decode.h"
+
+namespace mla {
+
+enum class ValidateFor {
+    kWorkspaceQuery,  // host-value fields only; pointer fields are not looked at
+    kDevice,          // mla_decode_fwd: pointers must be present and aligned (not dereferenced)
+    kHostReference,   // mla_decode_reference: as kDevice, plus o_dtype FP32 is allowed
+};
+
+// Checks *p against the contract documented in mla_decode.h, in a fixed order (see
+// validate.cpp), and returns the first violation's status with a message (mla::fail).
+// Never dereferences a pointer field.
+mla_status validate_params(const mla_decode_params* p, ValidateFor what);
+
+// Bytes of one storage element of `dtype` (MXFP4: 1, a byte of two values); 0 if unknown.
+int dtype_storage_bytes(mla_dtype dtype);
+
+// Storage elements in one latent cache row of `dtype` (576, or 288 bytes for MXFP4).
+int64_t kv_row_elements(mla_dtype dtype);
+
+bool is_fp8(mla_dtype dtype);
+
+}  // namespace mla
