@@ -1,5 +1,22 @@
 # Resolves MLA_BACKEND (auto|cuda|hip|none) into MLA_BACKEND_RESOLVED and provides
-# mla_gpu_sources(<target> <files...>) that compiles the HIP kernel sources for that backend.
+#   mla_gpu_sources(<target> <files...>)  compiles the HIP kernel sources for that backend
+#                                         (and adds the backend's usage requirements);
+#   mla_backend_usage(<target>)           adds only the backend's public compile definitions
+#                                         and runtime library to <target>;
+#   mla::prim                             interface target for the block/warp primitives
+#                                         library (CUB on cuda, rocPRIM on hip).
+#
+# hip backend, two ways to compile the .hip sources (MLA_HIP_COMPILE):
+#   language  CMake's HIP language (a ROCm install, e.g. /opt/rocm). Architectures from
+#             CMAKE_HIP_ARCHITECTURES, default gfx942;gfx950 (MI300 / MI355).
+#   cxx       The .hip files are compiled as CXX by a clang++ with `-x hip` (Debian's clang-19
+#             and HIP packages, where CMake's HIP language cannot find hip-lang). Configure the
+#             whole project with CMAKE_CXX_COMPILER=clang++-19. Architectures from
+#             CMAKE_HIP_ARCHITECTURES, default gfx942 when the device library has it, else gfx940.
+#   auto      language when <rocm>/lib/cmake/hip-lang exists, cxx otherwise.
+# MLA_HIP_DEVICE_CHECK_ARCHS (cxx mode default gfx942): extra device-only compile of every kernel
+# source to assembly for these architectures (-nogpulib: no device library needed), part of ALL,
+# so a kernel that does not compile for them fails the build. Empty = no check.
 include(CheckLanguage)
 
 set(_backend "${MLA_BACKEND}")
@@ -21,6 +38,12 @@ endif()
 set(MLA_BACKEND_RESOLVED "${_backend}")
 message(STATUS "libmla_decode backend: ${MLA_BACKEND_RESOLVED}")
 
+# The primitives library, for kernels that want it: link PRIVATE to an object library.
+add_library(mla::prim INTERFACE IMPORTED GLOBAL)
+
+# ----------------------------------------------------------------------------------------------
+# cuda
+# ----------------------------------------------------------------------------------------------
 if(MLA_BACKEND_RESOLVED STREQUAL "cuda")
   if(NOT CMAKE_CUDA_ARCHITECTURES)
     set(CMAKE_CUDA_ARCHITECTURES 90a)
@@ -29,7 +52,185 @@ if(MLA_BACKEND_RESOLVED STREQUAL "cuda")
   find_package(CUDAToolkit REQUIRED)
   set(CMAKE_CUDA_STANDARD 17)
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  # CUB ships with the toolkit (CCCL); nvcc finds it by itself, host compilers need the path.
+  set(_prim_dirs "")
+  foreach(_dir IN LISTS CUDAToolkit_INCLUDE_DIRS)
+    if(EXISTS "${_dir}/cccl/cub/cub.cuh")
+      list(APPEND _prim_dirs "${_dir}/cccl")
+    endif()
+  endforeach()
+  list(APPEND _prim_dirs ${CUDAToolkit_INCLUDE_DIRS})
+  set_target_properties(mla::prim PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_prim_dirs}")
 endif()
+
+# ----------------------------------------------------------------------------------------------
+# hip
+# ----------------------------------------------------------------------------------------------
+if(MLA_BACKEND_RESOLVED STREQUAL "hip")
+  set(MLA_HIP_COMPILE "auto" CACHE STRING
+      "How .hip sources are compiled on the hip backend: auto, language or cxx")
+  set_property(CACHE MLA_HIP_COMPILE PROPERTY STRINGS auto language cxx)
+
+  # Root of the HIP install: ROCM_PATH (variable or environment), /opt/rocm, or Debian's /usr.
+  if(NOT MLA_ROCM_PATH)
+    if(DEFINED ROCM_PATH)
+      set(_rocm "${ROCM_PATH}")
+    elseif(DEFINED ENV{ROCM_PATH})
+      set(_rocm "$ENV{ROCM_PATH}")
+    elseif(EXISTS "/opt/rocm/include/hip/hip_runtime.h")
+      set(_rocm "/opt/rocm")
+    else()
+      set(_rocm "/usr")
+    endif()
+    set(MLA_ROCM_PATH "${_rocm}" CACHE PATH "Root of the ROCm / HIP install")
+  endif()
+
+  set(_hip_mode "${MLA_HIP_COMPILE}")
+  if(_hip_mode STREQUAL "auto")
+    if(EXISTS "${MLA_ROCM_PATH}/lib/cmake/hip-lang/hip-lang-config.cmake")
+      set(_hip_mode language)
+    else()
+      set(_hip_mode cxx)
+    endif()
+  endif()
+  if(NOT _hip_mode MATCHES "^(language|cxx)$")
+    message(FATAL_ERROR "MLA_HIP_COMPILE must be auto, language or cxx (got '${MLA_HIP_COMPILE}')")
+  endif()
+  set(MLA_HIP_MODE "${_hip_mode}")
+
+  if(MLA_HIP_MODE STREQUAL "language")
+    # A ROCm install: CMake's HIP language plus the hip package (hip::host).
+    if(NOT CMAKE_HIP_ARCHITECTURES)
+      set(CMAKE_HIP_ARCHITECTURES "gfx942;gfx950" CACHE STRING "AMD GPU architectures")
+    endif()
+    list(APPEND CMAKE_PREFIX_PATH "${MLA_ROCM_PATH}")
+    enable_language(HIP)
+    set(CMAKE_HIP_STANDARD 17)
+    set(CMAKE_HIP_STANDARD_REQUIRED ON)
+    set(CMAKE_HIP_EXTENSIONS OFF)
+    find_package(hip REQUIRED CONFIG)
+    set(MLA_HIP_ARCHS "${CMAKE_HIP_ARCHITECTURES}")
+    set(MLA_HIP_DEVICE_COMPILER "${CMAKE_HIP_COMPILER}")
+    set(_check_default "")
+    find_package(rocprim CONFIG QUIET)
+    if(TARGET roc::rocprim)
+      # roc::rocprim only (headers); roc::rocprim_hip would add hip::device's flags.
+      set_target_properties(mla::prim PROPERTIES INTERFACE_LINK_LIBRARIES roc::rocprim)
+    endif()
+  else()
+    # clang++ -x hip on CXX sources (Debian: clang-19, libamdhip64-dev, rocm-device-libs).
+    if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+      message(FATAL_ERROR "MLA_BACKEND=hip with MLA_HIP_COMPILE=cxx compiles the kernels as C++ "
+              "with clang: configure with -DCMAKE_CXX_COMPILER=clang++-19 (got "
+              "${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER}), or point ROCM_PATH at a ROCm "
+              "install for CMake's HIP language.")
+    endif()
+    find_path(MLA_HIP_INCLUDE_DIR hip/hip_runtime.h
+              HINTS "${MLA_ROCM_PATH}/include" NO_DEFAULT_PATH)
+    find_path(MLA_HIP_INCLUDE_DIR hip/hip_runtime.h)
+    find_library(MLA_AMDHIP64_LIBRARY amdhip64
+                 HINTS "${MLA_ROCM_PATH}/lib" "${MLA_ROCM_PATH}/lib64"
+                       "${MLA_ROCM_PATH}/lib/${CMAKE_LIBRARY_ARCHITECTURE}")
+    file(GLOB _llvm_bitcode_dirs "${MLA_ROCM_PATH}/lib/llvm/lib/clang/*/lib/amdgcn/bitcode")
+    find_path(MLA_HIP_DEVICE_LIB_PATH ocml.bc
+              HINTS "${MLA_ROCM_PATH}/amdgcn/bitcode"
+                    "${MLA_ROCM_PATH}/lib/${CMAKE_LIBRARY_ARCHITECTURE}/amdgcn/bitcode"
+                    "${MLA_ROCM_PATH}/lib/amdgcn/bitcode" ${_llvm_bitcode_dirs}
+              NO_DEFAULT_PATH)
+    foreach(_v MLA_HIP_INCLUDE_DIR MLA_AMDHIP64_LIBRARY MLA_HIP_DEVICE_LIB_PATH)
+      if(NOT ${_v})
+        message(FATAL_ERROR "hip backend (cxx mode): ${_v} not found under ${MLA_ROCM_PATH}. "
+                "On Debian 12: apt-get install clang-19 lld-19 libamdhip64-dev "
+                "rocm-device-libs librocprim-dev (tests/run.sh does this).")
+      endif()
+    endforeach()
+    if(CMAKE_HIP_ARCHITECTURES)
+      set(MLA_HIP_ARCHS "${CMAKE_HIP_ARCHITECTURES}")
+    elseif(EXISTS "${MLA_HIP_DEVICE_LIB_PATH}/oclc_isa_version_942.bc")
+      set(MLA_HIP_ARCHS gfx942)
+    else()
+      set(MLA_HIP_ARCHS gfx940)
+      message(STATUS "libmla_decode hip: no gfx942 device library in ${MLA_HIP_DEVICE_LIB_PATH}; "
+                     "building for gfx940 (set CMAKE_HIP_ARCHITECTURES to override)")
+    endif()
+    set(MLA_HIP_DEVICE_COMPILER "${CMAKE_CXX_COMPILER}")
+    set(_check_default gfx942)
+  endif()
+  # rocPRIM is header-only: without its package (always so in cxx mode) take the headers.
+  if(NOT TARGET roc::rocprim)
+    find_path(MLA_ROCPRIM_INCLUDE_DIR rocprim/rocprim.hpp
+              HINTS "${MLA_ROCM_PATH}/include" NO_DEFAULT_PATH)
+    find_path(MLA_ROCPRIM_INCLUDE_DIR rocprim/rocprim.hpp)
+    if(NOT MLA_ROCPRIM_INCLUDE_DIR)
+      message(STATUS "libmla_decode hip: rocPRIM not found; mla::prim is empty")
+    elseif(NOT MLA_ROCPRIM_INCLUDE_DIR IN_LIST CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+      set_target_properties(mla::prim PROPERTIES
+        INTERFACE_INCLUDE_DIRECTORIES "${MLA_ROCPRIM_INCLUDE_DIR}")
+    endif()
+  endif()
+
+  set(MLA_HIP_DEVICE_CHECK_ARCHS "${_check_default}" CACHE STRING
+      "Device-only assembly check of the kernels for these AMD architectures (empty: none)")
+  message(STATUS "libmla_decode hip: mode ${MLA_HIP_MODE}, architectures ${MLA_HIP_ARCHS}, "
+                 "device check: ${MLA_HIP_DEVICE_CHECK_ARCHS}")
+endif()
+
+# Public compile definitions and runtime library of the backend on <target>.
+function(mla_backend_usage target)
+  if(MLA_BACKEND_RESOLVED STREQUAL "cuda")
+    target_compile_definitions(${target} PUBLIC MLA_BACKEND_CUDA=1)
+    target_link_libraries(${target} PUBLIC CUDA::cudart)
+  elseif(MLA_BACKEND_RESOLVED STREQUAL "hip")
+    target_compile_definitions(${target} PUBLIC MLA_BACKEND_HIP=1)
+    if(MLA_HIP_MODE STREQUAL "language")
+      target_link_libraries(${target} PUBLIC hip::host)
+    else()
+      target_compile_definitions(${target} PUBLIC __HIP_PLATFORM_AMD__=1)
+      if(NOT MLA_HIP_INCLUDE_DIR IN_LIST CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+        target_include_directories(${target} SYSTEM PUBLIC "${MLA_HIP_INCLUDE_DIR}")
+      endif()
+      target_link_libraries(${target} PUBLIC "${MLA_AMDHIP64_LIBRARY}")
+    endif()
+  endif()
+endfunction()
+
+# Device-only compile of <files> to assembly for each arch of MLA_HIP_DEVICE_CHECK_ARCHS, with
+# the include directories and definitions of <target>; all of it hangs off the ALL target
+# mla_hip_device_check.
+function(_mla_hip_device_check target)
+  if(NOT MLA_HIP_DEVICE_CHECK_ARCHS)
+    return()
+  endif()
+  set(_incs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+  set(_defs "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
+  set(_outputs "")
+  foreach(_src IN LISTS ARGN)
+    get_filename_component(_abs "${_src}" ABSOLUTE)
+    get_filename_component(_name "${_src}" NAME_WE)
+    foreach(_arch IN LISTS MLA_HIP_DEVICE_CHECK_ARCHS)
+      set(_out "${CMAKE_CURRENT_BINARY_DIR}/device_check/${_name}.${_arch}.s")
+      add_custom_command(
+        OUTPUT "${_out}"
+        COMMAND "${MLA_HIP_DEVICE_COMPILER}" -x hip "--offload-arch=${_arch}" -nogpulib
+                --cuda-device-only -S -std=c++17 -O3 -Wall -Wextra
+                "--rocm-path=${MLA_ROCM_PATH}"
+                "$<$<BOOL:${_defs}>:-D$<JOIN:${_defs},;-D>>"
+                "$<$<BOOL:${_incs}>:-I$<JOIN:${_incs},;-I>>"
+                -MD -MF "${_out}.d" -o "${_out}" "${_abs}"
+        DEPENDS "${_abs}"
+        DEPFILE "${_out}.d"
+        COMMENT "Device-only compile of ${_name} for ${_arch} (assembly)"
+        COMMAND_EXPAND_LISTS VERBATIM)
+      list(APPEND _outputs "${_out}")
+    endforeach()
+  endforeach()
+  if(NOT TARGET mla_hip_device_check)
+    add_custom_target(mla_hip_device_check ALL)
+  endif()
+  string(MAKE_C_IDENTIFIER "mla_hip_device_check_${target}" _sub)
+  add_custom_target(${_sub} DEPENDS ${_outputs})
+  add_dependencies(mla_hip_device_check ${_sub})
+endfunction()
 
 function(mla_gpu_sources target)
   if(MLA_BACKEND_RESOLVED STREQUAL "cuda")
@@ -37,9 +238,22 @@ function(mla_gpu_sources target)
     target_sources(${target} PRIVATE ${ARGN})
     target_compile_options(${target} PRIVATE
       $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xptxas=-warn-spills -lineinfo>)
-    target_compile_definitions(${target} PUBLIC MLA_BACKEND_CUDA=1)
-    target_link_libraries(${target} PUBLIC CUDA::cudart)
   elseif(MLA_BACKEND_RESOLVED STREQUAL "hip")
-    message(FATAL_ERROR "hip backend: not wired yet")
+    if(MLA_HIP_MODE STREQUAL "language")
+      set_source_files_properties(${ARGN} PROPERTIES LANGUAGE HIP)
+      set_target_properties(${target} PROPERTIES HIP_VISIBILITY_PRESET hidden)
+    else()
+      set(_flags -x hip "--rocm-path=${MLA_ROCM_PATH}"
+                 "--rocm-device-lib-path=${MLA_HIP_DEVICE_LIB_PATH}")
+      foreach(_arch IN LISTS MLA_HIP_ARCHS)
+        list(APPEND _flags "--offload-arch=${_arch}")
+      endforeach()
+      set_source_files_properties(${ARGN} PROPERTIES LANGUAGE CXX COMPILE_OPTIONS "${_flags}")
+    endif()
+    target_sources(${target} PRIVATE ${ARGN})
+    _mla_hip_device_check(${target} ${ARGN})
+  else()
+    return()
   endif()
+  mla_backend_usage(${target})
 endfunction()

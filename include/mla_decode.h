@@ -249,6 +249,10 @@ MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, si
  * checked: they must describe slots below num_slots.
  * GPU paths of this release: num_heads 16, max_q_len 1, kv_dtype BF16, FP8_E4M3FN or
  * FP8_E4M3FNUZ with V from the same rows, q_dtype BF16, o_dtype BF16, contiguous or paged cache.
+ * Numerics: scores and O accumulate in fp32 over exactly decoded cache values (bf16, or fp8 in
+ * f16); Q keeps its bf16 value (scaled by a power of two per head; only elements below 2^-28
+ * of their row's largest magnitude lose bits); P reaches the value product with f16 precision.
+ * fp8 codes that mean NaN are not propagated (they decode as finite values).
  * Returns: SUCCESS; NULL_POINTER; INVALID_DTYPE; INVALID_SIZE; INVALID_VALUE; UNSUPPORTED;
  * MISALIGNED; WORKSPACE_TOO_SMALL; NO_DEVICE; DEVICE_ERROR (a launch failed; the message holds
  * the runtime's error string).
@@ -261,7 +265,8 @@ MLA_API mla_status mla_decode_fwd(const mla_decode_params* params, void* workspa
  * stored values decoded exactly, for every format, page table, q_len and LSE. All pointer
  * fields of *params are host pointers, and the index arrays are read and checked (monotone,
  * slots below num_slots, page ids in range) before anything is written. O is rounded once
- * from double to o_dtype (BF16 round-to-nearest-even, or FP32). Blocking; single-threaded.
+ * from double to o_dtype (BF16 round-to-nearest-even, or FP32). Blocking; spreads its work over
+ * the host's hardware threads.
  * Returns: SUCCESS; NULL_POINTER; INVALID_DTYPE; INVALID_SIZE; INVALID_VALUE (also for index
  * arrays that contradict the sizes); UNSUPPORTED; MISALIGNED; OUT_OF_MEMORY.
  */

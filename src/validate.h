@@ -24,4 +24,7 @@ int64_t kv_row_elements(mla_dtype dtype);
 
 bool is_fp8(mla_dtype dtype);
 
+// "BF16", "FP8_E4M3FN", ... for messages; "not an mla_dtype" for other values.
+const char* dtype_name(mla_dtype dtype);
+
 }  // namespace mla

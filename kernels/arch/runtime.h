@@ -31,7 +31,11 @@ inline error_t get_device(int* d) { return MLA_RT(GetDevice)(d); }
 inline error_t device_synchronize() { return MLA_RT(DeviceSynchronize)(); }
 // Multiprocessors (NVIDIA SMs, AMD compute units) of device `dev`.
 inline error_t multiprocessor_count(int* n, int dev) {
-    return MLA_RT(DeviceGetAttribute)(n, MLA_RT(DevAttrMultiProcessorCount), dev);
+#if defined(MLA_BACKEND_CUDA)
+    return cudaDeviceGetAttribute(n, cudaDevAttrMultiProcessorCount, dev);
+#else
+    return hipDeviceGetAttribute(n, hipDeviceAttributeMultiprocessorCount, dev);
+#endif
 }
 inline error_t l2_cache_bytes(int* n, int dev) {
 #if defined(MLA_BACKEND_CUDA)

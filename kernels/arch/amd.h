@@ -1,0 +1,149 @@
+// AMD CDNA pieces of the architecture layer (included by arch/device.h only).
+// Wave 64; matrix atom v_mfma_f32_16x16x16{f16,bf16_1k} (gfx90a+), f32 accumulate.
+//
+// Fragment facts used below (AMD CDNA3 ISA, MFMA 16x16x16, 16-bit inputs), lane = 16 * q + r
+// (r = lane % 16, q = lane / 16):
+//   A (16x16): A[r][4q .. 4q+3]      B (16x16): B[4q .. 4q+3][r]      D: D[4q + i][r], i = 0..3
+// Scores are computed transposed (A = K, B = Q^T) so that D's layout is exactly the A layout of
+// P for the value product: lane holds S[head r][tokens 4q .. 4q+3].
+//
+// Copies into LDS are plain loads and stores here (no asynchronous path yet), so stages only
+// bound LDS use; this backend is compile-checked, not yet run.
+#pragma once
+
+#include <cstdint>
+
+namespace mla::arch {
+
+inline constexpr int kWarpSize = 64;
+
+MLA_DEVICE int lane_id() { return static_cast<int>(threadIdx.x) & (kWarpSize - 1); }
+MLA_DEVICE int warp_id() { return static_cast<int>(threadIdx.x) / kWarpSize; }
+
+MLA_DEVICE float shfl_xor(float v, int mask) { return __shfl_xor(v, mask, kWarpSize); }
+
+MLA_DEVICE float fast_exp2(float x) { return __builtin_amdgcn_exp2f(x); }
+
+// Two floats -> f16x2 (low half = a), round to nearest even.
+MLA_DEVICE uint32_t pack_f16x2(float a, float b) {
+    const _Float16 h[2] = {static_cast<_Float16>(a), static_cast<_Float16>(b)};
+    uint32_t d;
+    __builtin_memcpy(&d, h, 4);
+    return d;
+}
+
+typedef _Float16 half4_t __attribute__((ext_vector_type(4)));
+typedef short short4_t __attribute__((ext_vector_type(4)));
+typedef float float4_t __attribute__((ext_vector_type(4)));
+
+template <typename V>
+MLA_DEVICE V pack4(uint32_t lo, uint32_t hi) {
+    const uint32_t words[2] = {lo, hi};
+    V v;
+    __builtin_memcpy(&v, words, sizeof(v));
+    return v;
+}
+
+template <MmaType T>
+MLA_DEVICE void mfma_16x16x16(float (&c)[4], uint32_t a_lo, uint32_t a_hi, uint32_t b_lo,
+                              uint32_t b_hi) {
+    float4_t acc = {c[0], c[1], c[2], c[3]};
+    if constexpr (T == MmaType::kF16) {
+        acc = __builtin_amdgcn_mfma_f32_16x16x16f16(pack4<half4_t>(a_lo, a_hi),
+                                                    pack4<half4_t>(b_lo, b_hi), acc, 0, 0, 0);
+    } else {
+        acc = __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(pack4<short4_t>(a_lo, a_hi),
+                                                        pack4<short4_t>(b_lo, b_hi), acc, 0, 0, 0);
+    }
+    c[0] = acc[0];
+    c[1] = acc[1];
+    c[2] = acc[2];
+    c[3] = acc[3];
+}
+
+// ---- the score atom: S[16 heads][16 tokens] over 16 dims, one MFMA (A = K, B = Q^T) ---------
+struct ScoreAtom {
+    static constexpr int kTokensPerLane = 1;  // K row r
+    static constexpr int kHeadsPerLane = 1;   // Q row r
+    static constexpr int kAcc = 4;
+    static constexpr int kKGroups = 4;
+    MLA_DEVICE static int kgroup(int lane) { return lane >> 4; }
+    MLA_DEVICE static int token(int lane, int) { return lane & 15; }
+    MLA_DEVICE static int head(int lane, int) { return lane & 15; }
+    MLA_DEVICE static int acc_head_slot(int) { return 0; }
+    MLA_DEVICE static int acc_token(int lane, int i) { return 4 * (lane >> 4) + i; }
+    // Reduce over the lanes holding parts of the same head rows (the kKGroups lanes of a row).
+    MLA_DEVICE static float reduce_max_across_row(float v) {
+        v = fmaxf(v, shfl_xor(v, 16));
+        return fmaxf(v, shfl_xor(v, 32));
+    }
+    MLA_DEVICE static float reduce_sum_across_row(float v) {
+        v += shfl_xor(v, 16);
+        return v + shfl_xor(v, 32);
+    }
+};
+
+template <MmaType T>
+MLA_DEVICE void mma_scores(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[1],
+                           const Quad (&k)[1]) {
+    mfma_16x16x16<T>(acc, k[0].lo, k[0].hi, q[0].lo, q[0].hi);
+}
+
+// ---- the value atom: O[16 heads][16 dims] += P[16][16 tokens] * V[16 tokens][16 dims] -----
+struct ValueAtom {
+    static constexpr int kPRegs = 2;
+    static constexpr int kTileDims = 16;
+    static constexpr int kOAcc = 4;
+    MLA_DEVICE static int o_head(int lane, int i) { return 4 * (lane >> 4) + i; }
+    MLA_DEVICE static int o_col(int lane, int) { return lane & 15; }
+};
+
+template <MmaType T>
+MLA_DEVICE void mma_values(float (&o)[4], const uint32_t (&p)[2], const uint32_t (&v)[2]) {
+    mfma_16x16x16<T>(o, p[0], p[1], v[0], v[1]);
+}
+
+// ---- value fragments: lane needs V[tokens 4q .. 4q+3][one dim] per tile ----------------------
+// Reads 4 dims (16-bit values) of each of the lane's 4 token rows and transposes in registers;
+// tile j column c is dim 4c + j.
+struct ValueLoader16 {
+    static constexpr int kTiles = 4;
+    static constexpr int kDims = 64;
+    MLA_DEVICE static int dim(int tile, int col) { return 4 * col + tile; }
+    MLA_DEVICE static void load(const uint8_t* tile_rows, int row_bytes, int row0, int dim0,
+                                uint32_t (&v)[kTiles][2]) {
+        const int lane = lane_id();
+        const uint8_t* base = tile_rows + 2 * (dim0 + 4 * (lane & 15));
+        const int r0 = row0 + 4 * (lane >> 4);
+        uint32_t w[4][2];  // token r: (dims 0,1), (dims 2,3)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            const uint2 x = *reinterpret_cast<const uint2*>(base + (r0 + r) * row_bytes);
+            w[r][0] = x.x;
+            w[r][1] = x.y;
+        }
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const uint32_t sel = (j & 1) ? 0x7632u : 0x5410u;
+            v[j][0] = byte_perm(w[0][j >> 1], w[1][j >> 1], sel);
+            v[j][1] = byte_perm(w[2][j >> 1], w[3][j >> 1], sel);
+        }
+    }
+};
+
+// ---- global -> LDS copies (synchronous for now) ---------------------------------------------
+MLA_DEVICE void copy_16_async(void* smem, const void* gmem, bool valid) {
+    uint4 v = make_uint4(0u, 0u, 0u, 0u);
+    if (valid) v = *reinterpret_cast<const uint4*>(gmem);
+    *reinterpret_cast<uint4*>(smem) = v;
+}
+MLA_DEVICE void copy_commit() {}
+template <int N>
+MLA_DEVICE void copy_wait() {}
+
+// ---- kernel shapes that fit this architecture (64 KiB of LDS on MI300) -----------------------
+inline constexpr int kStage1Warps = 4;
+inline constexpr int kStage1StagesFp8 = 1;
+inline constexpr int kStage1StagesBf16 = 1;
+
+}  // namespace mla::arch

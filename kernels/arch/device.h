@@ -1,0 +1,81 @@
+// Device-side entry to the architecture layer. Kernels include this header only; it pulls in
+// the compiler's GPU headers and the one file of architecture-specific pieces for the target:
+//   nvidia.h  - NVIDIA (warp 32, mma.sync m16n8k16, cp.async, ldmatrix)
+//   amd.h     - AMD CDNA (wave 64, MFMA 16x16x16, plain loads into LDS)
+// plus fp8.h (bit-exact fp8 -> f16 decode) and the portable helpers below. Kernel code is written
+// once against the names in mla::arch; nothing outside kernels/arch tests for the vendor.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__) || defined(MLA_BACKEND_HIP)
+#include <hip/hip_runtime.h>
+#define MLA_ARCH_AMD 1
+#elif defined(__CUDACC__)
+#include <cuda_runtime.h>
+#define MLA_ARCH_NVIDIA 1
+#else
+#error "kernels/arch/device.h is for device compilation units (nvcc or hip-clang)"
+#endif
+
+#define MLA_DEVICE __device__ __forceinline__
+
+namespace mla::arch {
+
+// A k16 slice of one matrix row (a token's K or a head's Q) as the matrix atoms consume it:
+// four 16-bit values in two packed 32-bit pairs. Which four physical dims land in which slot is
+// fixed by the decoder that produced the quad (see fp8.h / load_quad_bf16) and is the same for
+// Q and K, so the dot product is unchanged.
+struct Quad {
+    uint32_t lo;
+    uint32_t hi;
+};
+
+// Element types the matrix atoms multiply.
+enum class MmaType { kF16, kBF16 };
+
+template <typename T>
+MLA_DEVICE T bit_cast_u32(uint32_t v) {
+    static_assert(sizeof(T) == 4, "32-bit types only");
+    T out;
+    __builtin_memcpy(&out, &v, 4);
+    return out;
+}
+
+MLA_DEVICE uint32_t float_bits(float f) {
+    uint32_t u;
+    __builtin_memcpy(&u, &f, 4);
+    return u;
+}
+
+MLA_DEVICE float bits_float(uint32_t u) {
+    float f;
+    __builtin_memcpy(&f, &u, 4);
+    return f;
+}
+
+// float -> bf16 bits, round to nearest even; NaN stays NaN (quiet).
+MLA_DEVICE uint16_t float_to_bf16_rne(float f) {
+    uint32_t u = float_bits(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return static_cast<uint16_t>(u >> 16);
+}
+
+MLA_DEVICE float bf16_to_float(uint16_t b) { return bits_float(static_cast<uint32_t>(b) << 16); }
+
+// Packs two floats into a bf16x2 pair (low half = a), round to nearest even.
+MLA_DEVICE uint32_t pack_bf16x2(float a, float b) {
+    return static_cast<uint32_t>(float_to_bf16_rne(a)) |
+           (static_cast<uint32_t>(float_to_bf16_rne(b)) << 16);
+}
+
+}  // namespace mla::arch
+
+#include "arch/fp8.h"
+
+#if defined(MLA_ARCH_AMD)
+#include "arch/amd.h"
+#else
+#include "arch/nvidia.h"
+#endif

@@ -1,0 +1,149 @@
+// NVIDIA pieces of the architecture layer (included by arch/device.h only).
+// Warp 32; matrix atom mma.sync.m16n8k16 (sm_80+), f32 accumulate; cp.async; ldmatrix.
+//
+// Fragment facts used below (PTX ISA, "Matrix Fragments for mma.m16n8k16", 16-bit types), for
+// lane = 4 * g + t (g = groupID 0..7, t = threadID_in_group 0..3):
+//   A (16x16, row): a0a1 = A[g][2t..2t+1], a2a3 = A[g+8][2t..], a4a5 = A[g][2t+8..],
+//                   a6a7 = A[g+8][2t+8..]
+//   B (16x8, col):  b0b1 = B[2t..2t+1][g], b2b3 = B[2t+8..2t+9][g]
+//   C (16x8):       c0c1 = C[g][2t..2t+1], c2c3 = C[g+8][2t..2t+1]
+#pragma once
+
+#include <cstdint>
+
+namespace mla::arch {
+
+inline constexpr int kWarpSize = 32;
+
+MLA_DEVICE int lane_id() { return static_cast<int>(threadIdx.x) & (kWarpSize - 1); }
+MLA_DEVICE int warp_id() { return static_cast<int>(threadIdx.x) / kWarpSize; }
+
+MLA_DEVICE float shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
+
+// Two floats -> f16x2 (low half = a), round to nearest even.
+MLA_DEVICE uint32_t pack_f16x2(float a, float b) {
+    uint32_t d;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(b), "f"(a));
+    return d;
+}
+
+MLA_DEVICE float fast_exp2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// ---- the score atom: S[16 heads][16 tokens] += Q[16][16 dims] * K[16 tokens][16 dims]^T ----
+// Computed as two m16n8k16 products, A = Q (heads are rows), B = K^T (tokens are columns).
+struct ScoreAtom {
+    static constexpr int kTokensPerLane = 2;  // this lane feeds K rows g and g + 8
+    static constexpr int kHeadsPerLane = 2;   // and Q rows g and g + 8
+    static constexpr int kAcc = 8;            // S floats per lane
+    static constexpr int kKGroups = 4;        // lanes sharing a row split its 16 dims 4 ways
+    MLA_DEVICE static int kgroup(int lane) { return lane & 3; }
+    MLA_DEVICE static int token(int lane, int i) { return (lane >> 2) + 8 * i; }
+    MLA_DEVICE static int head(int lane, int i) { return (lane >> 2) + 8 * i; }
+    // Accumulator element i: n8 tile i/4, register i%4.
+    MLA_DEVICE static int acc_head_slot(int i) { return (i & 3) >> 1; }
+    MLA_DEVICE static int acc_token(int lane, int i) {
+        return 8 * (i >> 2) + 2 * (lane & 3) + (i & 1);
+    }
+        // Reduce over the lanes holding parts of the same head rows (the kKGroups lanes of a row).
+    MLA_DEVICE static float reduce_max_across_row(float v) {
+        v = fmaxf(v, shfl_xor(v, 1));
+        return fmaxf(v, shfl_xor(v, 2));
+    }
+    MLA_DEVICE static float reduce_sum_across_row(float v) {
+        v += shfl_xor(v, 1);
+        return v + shfl_xor(v, 2);
+    }
+};
+
+template <MmaType T>
+MLA_DEVICE void mma_16816(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                          uint32_t b0, uint32_t b1) {
+    if constexpr (T == MmaType::kF16) {
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+            "{%8,%9}, {%0,%1,%2,%3};\n"
+            : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+            : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+    } else {
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+            "{%8,%9}, {%0,%1,%2,%3};\n"
+            : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+            : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+    }
+}
+
+// acc += Q * K^T for one k16 step. q[i]: head(lane, i) quad; k[i]: token(lane, i) quad.
+template <MmaType T>
+MLA_DEVICE void mma_scores(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[2],
+                           const Quad (&k)[2]) {
+    float(&c0)[4] = *reinterpret_cast<float(*)[4]>(&acc[0]);
+    float(&c1)[4] = *reinterpret_cast<float(*)[4]>(&acc[4]);
+    mma_16816<T>(c0, q[0].lo, q[1].lo, q[0].hi, q[1].hi, k[0].lo, k[0].hi);
+    mma_16816<T>(c1, q[0].lo, q[1].lo, q[0].hi, q[1].hi, k[1].lo, k[1].hi);
+}
+
+// ---- the value atom: O[16 heads][8 dims] += P[16][16 tokens] * V[16 tokens][8 dims] -------
+// P comes from the S accumulator: its C layout over two n8 tiles is the A layout of P.
+struct ValueAtom {
+    static constexpr int kPRegs = 4;     // packed P pairs per lane
+    static constexpr int kTileDims = 8;  // output columns per atom
+    static constexpr int kOAcc = 4;      // O floats per lane per atom
+    MLA_DEVICE static int o_head(int lane, int i) { return (lane >> 2) + 8 * (i >> 1); }
+    MLA_DEVICE static int o_col(int lane, int i) { return 2 * (lane & 3) + (i & 1); }
+};
+
+template <MmaType T>
+MLA_DEVICE void mma_values(float (&o)[4], const uint32_t (&p)[4], const uint32_t (&v)[2]) {
+    mma_16816<T>(o, p[0], p[1], p[2], p[3], v[0], v[1]);
+}
+
+// ---- value fragments from a shared-memory tile of token rows ---------------------------------
+// Rows `row0 .. row0 + 15` of the tile are the 16 tokens of one P block, in P's column order.
+// The loader fills kTiles B fragments covering kDims output dims starting at dim0, and says
+// which dim column c of tile j is (the O accumulator uses the same mapping).
+
+// 16-bit values (bf16, or f16 decoded from fp8): ldmatrix.trans of four 8x8 blocks
+// (tokens 0-7 / 8-15 x dims 0-7 / 8-15).
+struct ValueLoader16 {
+    static constexpr int kTiles = 2;
+    static constexpr int kDims = 16;
+    MLA_DEVICE static int dim(int tile, int col) { return 8 * tile + col; }
+    MLA_DEVICE static void load(const uint8_t* tile_rows, int row_bytes, int row0, int dim0,
+                                uint32_t (&v)[kTiles][2]) {
+        const int lane = lane_id();
+        const int row = row0 + (lane & 7) + 8 * ((lane >> 3) & 1);
+        const int col = dim0 + 8 * (lane >> 4);
+        const uint8_t* p = tile_rows + row * row_bytes + 2 * col;
+        const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(p));
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                     : "=r"(v[0][0]), "=r"(v[0][1]), "=r"(v[1][0]), "=r"(v[1][1])
+                     : "r"(addr));
+    }
+};
+
+// ---- global -> shared copies ----------------------------------------------------------------
+// 16 bytes, asynchronous (cp.async, L1 bypass); `valid` false writes 16 zero bytes instead.
+MLA_DEVICE void copy_16_async(void* smem, const void* gmem, bool valid) {
+    const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+    const int src_bytes = valid ? 16 : 0;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem),
+                 "r"(src_bytes));
+}
+MLA_DEVICE void copy_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+// Wait until at most `N` committed groups of this thread are still in flight.
+template <int N>
+MLA_DEVICE void copy_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// ---- kernel shapes that fit this architecture ------------------------------------------------
+inline constexpr int kStage1Warps = 8;          // 256 threads, one CTA per SM
+inline constexpr int kStage1StagesFp8 = 3;      // 3 x 37 KiB fp8 tiles + a 65 KiB f16 V tile
+inline constexpr int kStage1StagesBf16 = 2;     // 2 x 73 KiB
+
+}  // namespace mla::arch

@@ -1,0 +1,483 @@
+// Split-KV stage 1: one CTA per (batch element, split) computes, for all 16 heads of its query
+// row, the softmax-weighted sum of V over its range of cached tokens, plus that range's LSE.
+//
+// Data flow of one CTA (kWarps warps; kBlocks x kDimSplits of them share the score product):
+//   * Tiles of kTileTokens cache rows stream global -> shared memory kStages deep (cp.async),
+//     raw (bf16 or fp8 codes), each row padded by 16 bytes so that fragment loads spread over
+//     the banks. The cache is read exactly once.
+//   * Scores: warp (blk, dsplit) multiplies Q's dims of its dim split with the 16 tokens of
+//     block blk. Q lives in registers for the whole CTA, already in the atom's fragment layout.
+//     K fragments come from shared memory with one 16-byte load per lane and chunk: the dims a
+//     lane owns are permuted so that they are contiguous in memory; Q is permuted the same way
+//     (a dot product does not care about the order of its terms). fp8 codes are decoded to f16
+//     with bit operations (arch/fp8.h); Q is scaled per head by a power of two into f16 range.
+//   * The dim splits' partial scores meet in shared memory; warps of dim split 0 mask, scale
+//     to the log2 domain, publish their block maxima, then write P (f16; bf16 as hi + lo pair
+//     so that P keeps f16-like precision) in the value atom's A layout to shared memory.
+//   * Values: every warp owns kPvDims of the 512 output dims and multiplies P of all blocks with
+//     V fragments read (transposed) from the same shared tile: V = the first 512 dims of K.
+//   * Online softmax: one running max per head, identical in every warp because every warp
+//     derives it from the same published block maxima.
+// The epilogue writes O / sum (fp32) and m + log2(sum) for the reduce kernel to combine.
+#pragma once
+
+#include <type_traits>
+
+#include "arch/device.h"
+#include "splitkv/params.h"
+
+namespace mla::splitkv {
+
+template <KvFormat F>
+struct Stage1Config {
+    static constexpr bool kFp8 = F != KvFormat::kBf16;
+    static constexpr arch::MmaType kMma = kFp8 ? arch::MmaType::kF16 : arch::MmaType::kBF16;
+    static constexpr int kElemBytes = kFp8 ? 1 : 2;
+
+    static constexpr int kWarps = arch::kStage1Warps;
+    static constexpr int kThreads = kWarps * arch::kWarpSize;
+    static constexpr int kDimSplits = 2;
+    static constexpr int kBlocks = kWarps / kDimSplits;  // 16-token blocks per tile
+    static constexpr int kTileTokens = 16 * kBlocks;
+
+    // A lane loads kE contiguous elements (16 bytes) of a row per chunk; a chunk spans the
+    // kKGroups lanes of a row, i.e. kChunkDims dims = kStepsPerChunk k16 steps.
+    static constexpr int kE = 16 / kElemBytes;
+    static constexpr int kChunkDims = arch::ScoreAtom::kKGroups * kE;
+    static constexpr int kChunks = kHeadDimQk / kChunkDims;
+    static constexpr int kStepsPerChunk = kE / 4;
+    static constexpr int kMaxChunks = (kChunks + kDimSplits - 1) / kDimSplits;
+    static_assert(kChunks * kChunkDims == kHeadDimQk, "576 dims must split into chunks");
+
+    static constexpr int kRowBytes = kHeadDimQk * kElemBytes + 16;
+    static constexpr int kRowCopies = kHeadDimQk * kElemBytes / 16;
+    static constexpr int kTileBytes = kTileTokens * kRowBytes;
+    static constexpr int kStages = kFp8 ? arch::kStage1StagesFp8 : arch::kStage1StagesBf16;
+    static constexpr int kThreadsPerRow = kThreads / kTileTokens;
+    static_assert(kThreadsPerRow * kTileTokens == kThreads, "copy threads must tile the rows");
+
+    // Values: bf16 tiles are multiplied as they are; fp8 tiles are decoded once, by the score
+    // warps (which decode K anyway), into an f16 tile of the 512 value dims that the value
+    // product then reads. Its 16-bit slots keep the decoder's pair order: within each group of
+    // four, slots hold dims (0, 2, 1, 3), so slot -> dim swaps the two low bits.
+    using VLoader = arch::ValueLoader16;
+    static constexpr int kPvDims = kHeadDimV / kWarps;
+    static constexpr int kVGroups = kPvDims / VLoader::kDims;
+    static_assert(kVGroups * VLoader::kDims == kPvDims, "value loads must tile a warp's dims");
+    static constexpr int kPSplit = kFp8 ? 1 : 2;
+    static constexpr int kVRowBytes = kFp8 ? kHeadDimV * 2 + 16 : kRowBytes;
+    static constexpr int kVChunks = kHeadDimV / kChunkDims;  // chunks holding value dims
+    MLA_DEVICE static int v_slot_to_dim(int slot) {
+        return kFp8 ? (slot & ~3) | ((slot & 1) << 1) | ((slot >> 1) & 1) : slot;
+    }
+
+    // Shared memory: tiles | f16 V tile (fp8) | partial scores | P | block maxima (later row
+    // sums) | Q maxima.
+    static constexpr int kOffVTile = kStages * kTileBytes;
+    static constexpr int kOffPartial = kOffVTile + (kFp8 ? kTileTokens * kVRowBytes : 0);
+    static constexpr int kOffP = kOffPartial + kWarps * arch::ScoreAtom::kAcc * arch::kWarpSize * 4;
+    static constexpr int kOffBlockMax =
+        kOffP + kBlocks * kPSplit * arch::ValueAtom::kPRegs * arch::kWarpSize * 4;
+    static constexpr int kOffQMax = kOffBlockMax + kBlocks * kHeadsPerCta * 4;
+    static constexpr int kSmemBytes = kOffQMax + kDimSplits * kHeadsPerCta * 4;
+};
+
+// Power of two 2^k as a float, k in [-126, 127].
+MLA_DEVICE float exp2_int(int k) { return arch::bits_float(static_cast<uint32_t>(k + 127) << 23); }
+
+// Scale exponent that brings a row with max |value| `amax` into [2^14, 2^15): exact in f16.
+MLA_DEVICE int f16_row_scale_exponent(float amax) {
+    const int biased = static_cast<int>(arch::float_bits(amax) >> 23) & 0xff;
+    if (amax == 0.0f || biased == 0xff) return 0;  // zero row, or inf/NaN: leave it alone
+    const int e = biased - 127;                     // amax in [2^e, 2^(e+1))
+    const int k = 14 - e;
+    return k < -120 ? -120 : (k > 120 ? 120 : k);
+}
+
+template <KvFormat F>
+__global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(const Params p) {
+    using Cfg = Stage1Config<F>;
+    using SA = arch::ScoreAtom;
+    using VA = arch::ValueAtom;
+    constexpr int kW = arch::kWarpSize;
+    constexpr float kLog2e = 1.4426950408889634f;
+    constexpr float kNegInf = -__builtin_huge_valf();
+
+    extern __shared__ __align__(16) uint8_t smem[];
+    uint8_t* v_tile = smem + Cfg::kOffVTile;
+    float* s_partial = reinterpret_cast<float*>(smem + Cfg::kOffPartial);
+    uint32_t* s_p = reinterpret_cast<uint32_t*>(smem + Cfg::kOffP);
+    float* s_blockmax = reinterpret_cast<float*>(smem + Cfg::kOffBlockMax);
+    float* s_qmax = reinterpret_cast<float*>(smem + Cfg::kOffQMax);
+
+    const int batch = static_cast<int>(blockIdx.x) / p.num_splits;
+    const int split = static_cast<int>(blockIdx.x) % p.num_splits;
+    const int warp = arch::warp_id();
+    const int lane = arch::lane_id();
+    const int blk = warp % Cfg::kBlocks;
+    const int dsplit = warp / Cfg::kBlocks;
+    const int kgroup = SA::kgroup(lane);
+
+    const int q_row = p.qo_indptr[batch];
+    if (p.qo_indptr[batch + 1] - q_row <= 0) return;  // no query: nothing to write
+    const int64_t kv_begin = p.kv_indptr[batch];
+    const int64_t kv_len = p.kv_indptr[batch + 1] - kv_begin;
+
+    // This split's tokens: whole tiles, spread evenly over the splits.
+    const int64_t tiles_total = (kv_len + Cfg::kTileTokens - 1) / Cfg::kTileTokens;
+    const int64_t tiles_per_split = (tiles_total + p.num_splits - 1) / p.num_splits;
+    const int64_t tok_begin = min(kv_len, split * tiles_per_split * Cfg::kTileTokens);
+    const int64_t tok_end = min(kv_len, tok_begin + tiles_per_split * Cfg::kTileTokens);
+    const int n_tiles = static_cast<int>((tok_end - tok_begin + Cfg::kTileTokens - 1) /
+                                         Cfg::kTileTokens);
+
+    // ---- tile copies: thread -> (row, every kThreadsPerRow-th 16-byte piece) -----------------
+    const int cp_row = static_cast<int>(threadIdx.x) / Cfg::kThreadsPerRow;
+    const int cp_sub = static_cast<int>(threadIdx.x) % Cfg::kThreadsPerRow;
+    auto issue_tile = [&](int t) {
+        if (t < n_tiles) {
+            const int64_t tok = tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens + cp_row;
+            const bool valid = tok < tok_end;
+            const uint8_t* src = p.kv;
+            if (valid) {
+                int64_t slot;
+                if (p.page_indptr == nullptr) {
+                    slot = kv_begin + tok;
+                } else {
+                    const int page = p.page_indices[p.page_indptr[batch] + tok / p.page_size];
+                    slot = static_cast<int64_t>(page) * p.page_size + tok % p.page_size;
+                }
+                src = p.kv + slot * p.kv_stride_bytes;
+            }
+            uint8_t* dst = smem + (t % Cfg::kStages) * Cfg::kTileBytes + cp_row * Cfg::kRowBytes;
+            for (int c = cp_sub; c < Cfg::kRowCopies; c += Cfg::kThreadsPerRow)
+                arch::copy_16_async(dst + 16 * c, src + 16 * c, valid);
+        }
+        arch::copy_commit();
+    };
+    if constexpr (Cfg::kStages > 1) {
+#pragma unroll
+        for (int t = 0; t < Cfg::kStages - 1; ++t) issue_tile(t);
+    }
+
+    // ---- Q fragments in registers, in the permuted dim order of the K fragments --------------
+    const int chunk0 = dsplit * Cfg::kMaxChunks;
+    const int n_chunks = min(Cfg::kMaxChunks, Cfg::kChunks - chunk0);
+    arch::Quad qf[Cfg::kMaxChunks][Cfg::kStepsPerChunk][SA::kHeadsPerLane];
+    float score_coef[SA::kHeadsPerLane];  // raw dot -> log2-domain score, per head
+    {
+        constexpr int kWords = Cfg::kE / 2;  // 32-bit words of raw bf16 Q per lane and chunk
+        uint32_t raw[Cfg::kMaxChunks][SA::kHeadsPerLane][kWords];
+#pragma unroll
+        for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+            const uint16_t* q_head = p.q + q_row * p.q_stride_token +
+                                     SA::head(lane, hs) * p.q_stride_head;
+#pragma unroll
+            for (int c = 0; c < Cfg::kMaxChunks; ++c) {
+#pragma unroll
+                for (int w = 0; w < kWords; w += 4) {
+                    uint4 v = make_uint4(0u, 0u, 0u, 0u);
+                    if (c < n_chunks)
+                        v = *reinterpret_cast<const uint4*>(
+                            q_head + (chunk0 + c) * Cfg::kChunkDims + kgroup * Cfg::kE + 2 * w);
+                    raw[c][hs][w] = v.x;
+                    raw[c][hs][w + 1] = v.y;
+                    raw[c][hs][w + 2] = v.z;
+                    raw[c][hs][w + 3] = v.w;
+                }
+            }
+        }
+        if constexpr (Cfg::kFp8) {
+            // Per-head power-of-two scale into f16 range: max |q| over the whole row.
+            float amax[SA::kHeadsPerLane];
+#pragma unroll
+            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+                uint32_t m = 0;
+#pragma unroll
+                for (int c = 0; c < Cfg::kMaxChunks; ++c)
+#pragma unroll
+                    for (int w = 0; w < kWords; ++w) {
+                        const uint32_t x = raw[c][hs][w];
+                        m = max(m, max(x & 0x7fffu, (x >> 16) & 0x7fffu));
+                    }
+                amax[hs] = SA::reduce_max_across_row(arch::bf16_to_float(static_cast<uint16_t>(m)));
+                if (blk == 0 && kgroup == 0) s_qmax[dsplit * kHeadsPerCta + SA::head(lane, hs)] = amax[hs];
+            }
+            __syncthreads();
+#pragma unroll
+            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+                float row_max = 0.0f;
+                for (int d = 0; d < Cfg::kDimSplits; ++d)
+                    row_max = fmaxf(row_max, s_qmax[d * kHeadsPerCta + SA::head(lane, hs)]);
+                const int k = f16_row_scale_exponent(row_max);
+                const float up = exp2_int(k);
+                constexpr arch::Fp8Flavor kFlavor = F == KvFormat::kFp8E4M3FN
+                                                        ? arch::Fp8Flavor::kE4M3FN
+                                                        : arch::Fp8Flavor::kE4M3FNUZ;
+                score_coef[hs] = p.sm_scale * kLog2e * p.kv_scale * arch::kFp8F16Scale<kFlavor> *
+                                 exp2_int(-k);
+#pragma unroll
+                for (int c = 0; c < Cfg::kMaxChunks; ++c)
+#pragma unroll
+                    for (int s = 0; s < Cfg::kStepsPerChunk; ++s) {
+                        // Elements 4s..4s+3 sit in words 2s (e0, e1) and 2s+1 (e2, e3); the
+                        // fp8 decoder pairs (e0, e2) and (e1, e3), so Q does too.
+                        const uint32_t w01 = raw[c][hs][2 * s], w23 = raw[c][hs][2 * s + 1];
+                        const float e0 = arch::bf16_to_float(static_cast<uint16_t>(w01));
+                        const float e1 = arch::bf16_to_float(static_cast<uint16_t>(w01 >> 16));
+                        const float e2 = arch::bf16_to_float(static_cast<uint16_t>(w23));
+                        const float e3 = arch::bf16_to_float(static_cast<uint16_t>(w23 >> 16));
+                        qf[c][s][hs].lo = arch::pack_f16x2(e0 * up, e2 * up);
+                        qf[c][s][hs].hi = arch::pack_f16x2(e1 * up, e3 * up);
+                    }
+            }
+        } else {
+#pragma unroll
+            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+                score_coef[hs] = p.sm_scale * kLog2e;
+#pragma unroll
+                for (int c = 0; c < Cfg::kMaxChunks; ++c)
+#pragma unroll
+                    for (int s = 0; s < Cfg::kStepsPerChunk; ++s) {
+                        qf[c][s][hs].lo = raw[c][hs][2 * s];
+                        qf[c][s][hs].hi = raw[c][hs][2 * s + 1];
+                    }
+            }
+        }
+    }
+
+    // ---- online softmax state ------------------------------------------------------------------
+    float o_acc[Cfg::kVGroups][Cfg::VLoader::kTiles][VA::kOAcc];
+#pragma unroll
+    for (int g = 0; g < Cfg::kVGroups; ++g)
+#pragma unroll
+        for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
+#pragma unroll
+            for (int i = 0; i < VA::kOAcc; ++i) o_acc[g][j][i] = 0.0f;
+    float m_o[VA::kOAcc];                // running max of the heads of o_acc's rows
+    float m_s[SA::kHeadsPerLane];        // the same maxima for this lane's score rows
+    float l_s[SA::kHeadsPerLane];        // this lane's share of the row sums
+#pragma unroll
+    for (int i = 0; i < VA::kOAcc; ++i) m_o[i] = kNegInf;
+#pragma unroll
+    for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+        m_s[hs] = kNegInf;
+        l_s[hs] = 0.0f;
+    }
+    auto tile_max = [&](int head) {
+        float m = kNegInf;
+#pragma unroll
+        for (int b = 0; b < Cfg::kBlocks; ++b) m = fmaxf(m, s_blockmax[b * kHeadsPerCta + head]);
+        return m;
+    };
+
+    for (int t = 0; t < n_tiles; ++t) {
+        if constexpr (Cfg::kStages == 1) {
+            __syncthreads();  // every warp is done with the previous tile
+            issue_tile(t);
+            arch::copy_wait<0>();
+        } else {
+            arch::copy_wait<Cfg::kStages - 2>();  // this thread's copies of tile t landed
+        }
+        __syncthreads();  // everyone's copies landed; everyone left tile t-1
+        if constexpr (Cfg::kStages > 1) issue_tile(t + Cfg::kStages - 1);
+        const uint8_t* tile = smem + (t % Cfg::kStages) * Cfg::kTileBytes;
+        const int64_t tile_tok0 = tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
+
+        // 1. Partial scores over this warp's dims, in two accumulator sets (even / odd k16
+        //    steps) so that consecutive matrix products do not wait on each other.
+        float s2[2][SA::kAcc];
+#pragma unroll
+        for (int i = 0; i < SA::kAcc; ++i) s2[0][i] = s2[1][i] = 0.0f;
+#pragma unroll
+        for (int c = 0; c < Cfg::kMaxChunks; ++c) {
+            if (c >= n_chunks) continue;
+            const int chunk = chunk0 + c;
+            uint4 kraw[SA::kTokensPerLane];
+#pragma unroll
+            for (int i = 0; i < SA::kTokensPerLane; ++i)
+                kraw[i] = *reinterpret_cast<const uint4*>(
+                    tile + (blk * 16 + SA::token(lane, i)) * Cfg::kRowBytes +
+                    (chunk * Cfg::kChunkDims + kgroup * Cfg::kE) * Cfg::kElemBytes);
+            arch::Quad kq[Cfg::kStepsPerChunk][SA::kTokensPerLane];
+#pragma unroll
+            for (int i = 0; i < SA::kTokensPerLane; ++i) {
+                const uint32_t words[4] = {kraw[i].x, kraw[i].y, kraw[i].z, kraw[i].w};
+#pragma unroll
+                for (int st = 0; st < Cfg::kStepsPerChunk; ++st) {
+                    if constexpr (Cfg::kFp8) {
+                        kq[st][i] = arch::decode_fp8x4(words[st]);
+                    } else {
+                        kq[st][i].lo = words[2 * st];
+                        kq[st][i].hi = words[2 * st + 1];
+                    }
+                }
+            }
+#pragma unroll
+            for (int st = 0; st < Cfg::kStepsPerChunk; ++st)
+                arch::mma_scores<Cfg::kMma>(s2[st & 1], qf[c][st], kq[st]);
+            if constexpr (Cfg::kFp8) {
+                static_assert(Cfg::kStepsPerChunk == 4, "one chunk = 16 fp8 codes per lane");
+                // Hand the decoded value dims to the value product (slots in decoder order).
+                if (chunk < Cfg::kVChunks) {
+#pragma unroll
+                    for (int i = 0; i < SA::kTokensPerLane; ++i) {
+                        uint4* dst = reinterpret_cast<uint4*>(
+                            v_tile + (blk * 16 + SA::token(lane, i)) * Cfg::kVRowBytes +
+                            (chunk * Cfg::kChunkDims + kgroup * Cfg::kE) * 2);
+                        dst[0] = make_uint4(kq[0][i].lo, kq[0][i].hi, kq[1][i].lo, kq[1][i].hi);
+                        dst[1] = make_uint4(kq[2][i].lo, kq[2][i].hi, kq[3][i].lo, kq[3][i].hi);
+                    }
+                }
+            }
+        }
+
+        float s[SA::kAcc];
+#pragma unroll
+        for (int i = 0; i < SA::kAcc; ++i) s[i] = s2[0][i] + s2[1][i];
+
+        // 2. Full scores of block `blk` (dim split 0 sums the others' partials), maxima.
+        if (dsplit != 0) {
+#pragma unroll
+            for (int i = 0; i < SA::kAcc; ++i)
+                s_partial[(warp * SA::kAcc + i) * kW + lane] = s[i];
+        }
+        __syncthreads();
+        if (dsplit == 0) {
+#pragma unroll
+            for (int d = 1; d < Cfg::kDimSplits; ++d)
+#pragma unroll
+                for (int i = 0; i < SA::kAcc; ++i)
+                    s[i] += s_partial[((d * Cfg::kBlocks + blk) * SA::kAcc + i) * kW + lane];
+            float bmax[SA::kHeadsPerLane];
+#pragma unroll
+            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) bmax[hs] = kNegInf;
+#pragma unroll
+            for (int i = 0; i < SA::kAcc; ++i) {
+                const int hs = SA::acc_head_slot(i);
+                const bool valid = tile_tok0 + blk * 16 + SA::acc_token(lane, i) < tok_end;
+                s[i] = valid ? s[i] * score_coef[hs] : kNegInf;
+                bmax[hs] = fmaxf(bmax[hs], s[i]);
+            }
+#pragma unroll
+            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+                bmax[hs] = SA::reduce_max_across_row(bmax[hs]);
+                if (kgroup == 0) s_blockmax[blk * kHeadsPerCta + SA::head(lane, hs)] = bmax[hs];
+            }
+        }
+        __syncthreads();
+
+        // 3. New running maxima; rescale O; P = exp2(s - m) to shared memory.
+#pragma unroll
+        for (int i = 0; i < VA::kOAcc; ++i) {
+            const float m_new = fmaxf(m_o[i], tile_max(VA::o_head(lane, i)));
+            const float alpha = arch::fast_exp2(m_o[i] - (m_new == kNegInf ? 0.0f : m_new));
+            m_o[i] = m_new;
+#pragma unroll
+            for (int g = 0; g < Cfg::kVGroups; ++g)
+#pragma unroll
+                for (int j = 0; j < Cfg::VLoader::kTiles; ++j) o_acc[g][j][i] *= alpha;
+        }
+        if (dsplit == 0) {
+            float m_use[SA::kHeadsPerLane];
+#pragma unroll
+            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+                const float m_new = fmaxf(m_s[hs], tile_max(SA::head(lane, hs)));
+                m_use[hs] = m_new == kNegInf ? 0.0f : m_new;
+                l_s[hs] *= arch::fast_exp2(m_s[hs] - m_use[hs]);
+                m_s[hs] = m_new;
+            }
+            float pr[SA::kAcc];
+#pragma unroll
+            for (int i = 0; i < SA::kAcc; ++i) {
+                const int hs = SA::acc_head_slot(i);
+                pr[i] = arch::fast_exp2(s[i] - m_use[hs]);
+                l_s[hs] += pr[i];
+            }
+#pragma unroll
+            for (int j = 0; j < VA::kPRegs; ++j) {
+                const float a = pr[2 * j], b = pr[2 * j + 1];
+                uint32_t* dst = s_p + (blk * Cfg::kPSplit * VA::kPRegs + j) * kW + lane;
+                if constexpr (Cfg::kFp8) {
+                    dst[0] = arch::pack_f16x2(a, b);
+                } else {
+                    const uint32_t hi = arch::pack_bf16x2(a, b);
+                    const float a_hi = arch::bits_float(hi << 16);
+                    const float b_hi = arch::bits_float(hi & 0xffff0000u);
+                    dst[0] = hi;
+                    dst[VA::kPRegs * kW] = arch::pack_bf16x2(a - a_hi, b - b_hi);
+                }
+            }
+        }
+        __syncthreads();
+
+        // 4. O[:, this warp's dims] += P * V over the tile's blocks.
+#pragma unroll
+        for (int kb = 0; kb < Cfg::kBlocks; ++kb) {
+            uint32_t pf[Cfg::kPSplit][VA::kPRegs];
+#pragma unroll
+            for (int ps = 0; ps < Cfg::kPSplit; ++ps)
+#pragma unroll
+                for (int j = 0; j < VA::kPRegs; ++j)
+                    pf[ps][j] = s_p[((kb * Cfg::kPSplit + ps) * VA::kPRegs + j) * kW + lane];
+#pragma unroll
+            for (int g = 0; g < Cfg::kVGroups; ++g) {
+                uint32_t v[Cfg::VLoader::kTiles][2];
+                Cfg::VLoader::load(Cfg::kFp8 ? v_tile : tile, Cfg::kVRowBytes, kb * 16,
+                                   warp * Cfg::kPvDims + g * Cfg::VLoader::kDims, v);
+#pragma unroll
+                for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
+#pragma unroll
+                    for (int ps = 0; ps < Cfg::kPSplit; ++ps)
+                        arch::mma_values<Cfg::kMma>(o_acc[g][j], pf[ps], v[j]);
+            }
+        }
+    }
+    arch::copy_wait<0>();
+
+    // ---- epilogue: row sums meet in shared memory; write O / sum and the split's LSE ---------
+    if (dsplit == 0) {
+#pragma unroll
+        for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+            const float l = SA::reduce_sum_across_row(l_s[hs]);
+            if (kgroup == 0) s_blockmax[blk * kHeadsPerCta + SA::head(lane, hs)] = l;
+        }
+    }
+    __syncthreads();
+    auto row_sum = [&](int head) {
+        float l = 0.0f;
+#pragma unroll
+        for (int b = 0; b < Cfg::kBlocks; ++b) l += s_blockmax[b * kHeadsPerCta + head];
+        return l;
+    };
+    float v_scale = 1.0f;
+    if constexpr (F == KvFormat::kFp8E4M3FN)
+        v_scale = p.kv_scale * arch::kFp8F16Scale<arch::Fp8Flavor::kE4M3FN>;
+    if constexpr (F == KvFormat::kFp8E4M3FNUZ)
+        v_scale = p.kv_scale * arch::kFp8F16Scale<arch::Fp8Flavor::kE4M3FNUZ>;
+    const int64_t part_row = (static_cast<int64_t>(q_row) * p.num_splits + split) * kHeadsPerCta;
+#pragma unroll
+    for (int i = 0; i < VA::kOAcc; ++i) {
+        const int head = VA::o_head(lane, i);
+        const float l = row_sum(head);
+        const float scale = l > 0.0f ? v_scale / l : 0.0f;
+        float* dst = p.partial_o + (part_row + head) * kHeadDimV + warp * Cfg::kPvDims;
+#pragma unroll
+        for (int g = 0; g < Cfg::kVGroups; ++g)
+#pragma unroll
+            for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
+                dst[Cfg::v_slot_to_dim(g * Cfg::VLoader::kDims +
+                                       Cfg::VLoader::dim(j, VA::o_col(lane, i)))] =
+                    o_acc[g][j][i] * scale;
+    }
+    if (dsplit == 0 && blk == 0 && kgroup == 0) {
+#pragma unroll
+        for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+            const int head = SA::head(lane, hs);
+            const float l = row_sum(head);
+            p.partial_lse[part_row + head] = l > 0.0f ? m_s[hs] + __log2f(l) : kNegInf;
+        }
+    }
+}
+
+}  // namespace mla::splitkv

@@ -1,0 +1,410 @@
+// Argument validation: the checks of mla_decode.h, in a fixed order, first violation wins.
+//
+//   (a) params NULL                                   -> NULL_POINTER
+//   (b) reserved[] not zero                           -> INVALID_VALUE
+//   (c) dtypes                                        -> INVALID_DTYPE (FP32 O off the host
+//                                                        reference -> UNSUPPORTED)
+//   (d) sizes                                         -> INVALID_SIZE
+//   (e) geometry (heads, head dims)                   -> UNSUPPORTED
+//   (f) required pointers (not for a workspace query) -> NULL_POINTER
+//   (g) strides and byte extents                      -> INVALID_SIZE
+//   (h) scalar values and contradicting fields        -> INVALID_VALUE
+//   (i) alignment (not for a workspace query)         -> MISALIGNED
+//
+// Pointer fields are compared with NULL and their addresses inspected, never dereferenced.
+//
+// Workspace query: the caller may leave every pointer NULL, so a NULL pointer there means
+// "not known" and the rules that need a pointer to be present or absent are skipped (a NULL
+// v_cache means V comes from the latent rows; a NULL kv_page_indptr says nothing about
+// page_size). A non-NULL pointer is taken at its word: a set v_cache makes the v_* fields
+// checked, and a set v_cache or kv_block_scales contradicting kv_dtype is rejected, exactly as
+// for mla_decode_fwd.
+#include "validate.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "error.h"
+
+namespace mla {
+namespace {
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+// The integer held by a dtype field, read without assuming it is a valid enumerator.
+int raw_dtype(const mla_dtype& field) {
+    static_assert(sizeof(mla_dtype) == sizeof(int), "mla_dtype is an int-sized enum");
+    int value = 0;
+    std::memcpy(&value, &field, sizeof(value));
+    return value;
+}
+
+const char* dtype_name_of(int value) {
+    switch (value) {
+        case MLA_DTYPE_BF16: return "BF16";
+        case MLA_DTYPE_FP32: return "FP32";
+        case MLA_DTYPE_FP8_E4M3FN: return "FP8_E4M3FN";
+        case MLA_DTYPE_FP8_E4M3FNUZ: return "FP8_E4M3FNUZ";
+        case MLA_DTYPE_MXFP4: return "MXFP4";
+    }
+    return "not an mla_dtype";
+}
+
+bool is_fp8_value(int value) {
+    return value == MLA_DTYPE_FP8_E4M3FN || value == MLA_DTYPE_FP8_E4M3FNUZ;
+}
+
+bool finite_positive(float x) { return std::isfinite(x) && x > 0.0f; }
+
+bool is_workspace_query(ValidateFor what) { return what == ValidateFor::kWorkspaceQuery; }
+
+// a * b for a, b >= 0; false when the product does not fit in int64.
+bool checked_mul(int64_t a, int64_t b, int64_t* product) {
+    if (a != 0 && b > kInt64Max / a) return false;
+    *product = a * b;
+    return true;
+}
+
+// count * stride * element_bytes fits in int64 (all >= 0).
+bool extent_fits(int64_t count, int64_t stride, int64_t element_bytes) {
+    int64_t elements = 0, bytes = 0;
+    return checked_mul(count, stride, &elements) && checked_mul(elements, element_bytes, &bytes);
+}
+
+bool aligned(const void* ptr, uintptr_t alignment) {
+    return reinterpret_cast<uintptr_t>(ptr) % alignment == 0;
+}
+
+// ---- (b) reserved ------------------------------------------------------------------------
+
+mla_status check_reserved(const mla_decode_params& p) {
+    for (int i = 0; i < 8; ++i) {
+        if (p.reserved[i] != 0) {
+            return fail(MLA_STATUS_INVALID_VALUE, "reserved[%d] must be 0, got %llu", i,
+                        static_cast<unsigned long long>(p.reserved[i]));
+        }
+    }
+    return MLA_STATUS_SUCCESS;
+}
+
+// ---- (c) dtypes ----------------------------------------------------------------------------
+
+mla_status check_q_dtype(int q) {
+    if (q == MLA_DTYPE_BF16 || is_fp8_value(q)) return MLA_STATUS_SUCCESS;
+    return fail(MLA_STATUS_INVALID_DTYPE,
+                "q_dtype %d (%s) is not allowed for Q: BF16, FP8_E4M3FN or FP8_E4M3FNUZ", q,
+                dtype_name_of(q));
+}
+
+mla_status check_kv_dtype(int kv) {
+    if (kv == MLA_DTYPE_BF16 || is_fp8_value(kv) || kv == MLA_DTYPE_MXFP4) {
+        return MLA_STATUS_SUCCESS;
+    }
+    return fail(MLA_STATUS_INVALID_DTYPE,
+                "kv_dtype %d (%s) is not allowed for the latent cache: BF16, FP8_E4M3FN, "
+                "FP8_E4M3FNUZ or MXFP4",
+                kv, dtype_name_of(kv));
+}
+
+mla_status check_o_dtype(int o, ValidateFor what) {
+    if (o == MLA_DTYPE_BF16) return MLA_STATUS_SUCCESS;
+    if (o == MLA_DTYPE_FP32) {
+        if (what == ValidateFor::kHostReference) return MLA_STATUS_SUCCESS;
+        return fail(MLA_STATUS_UNSUPPORTED,
+                    "o_dtype FP32 is served by the host reference only; GPU paths write BF16");
+    }
+    return fail(MLA_STATUS_INVALID_DTYPE, "o_dtype %d (%s) is not allowed for O: BF16 or FP32", o,
+                dtype_name_of(o));
+}
+
+mla_status check_v_dtype(const mla_decode_params& p) {
+    if (p.v_cache == nullptr) return MLA_STATUS_SUCCESS;  // v_dtype ignored
+    int v = raw_dtype(p.v_dtype);
+    if (is_fp8_value(v)) return MLA_STATUS_SUCCESS;
+    return fail(MLA_STATUS_INVALID_DTYPE,
+                "v_dtype %d (%s) is not allowed with v_cache: FP8_E4M3FN or FP8_E4M3FNUZ", v,
+                dtype_name_of(v));
+}
+
+mla_status check_dtypes(const mla_decode_params& p, ValidateFor what) {
+    MLA_TRY(check_q_dtype(raw_dtype(p.q_dtype)));
+    MLA_TRY(check_kv_dtype(raw_dtype(p.kv_dtype)));
+    MLA_TRY(check_o_dtype(raw_dtype(p.o_dtype), what));
+    return check_v_dtype(p);
+}
+
+// ---- (d) sizes -----------------------------------------------------------------------------
+
+mla_status require_at_least(const char* field, int64_t value, int64_t minimum) {
+    if (value >= minimum) return MLA_STATUS_SUCCESS;
+    return fail(MLA_STATUS_INVALID_SIZE, "%s must be >= %lld, got %lld", field,
+                static_cast<long long>(minimum), static_cast<long long>(value));
+}
+
+mla_status check_sizes(const mla_decode_params& p) {
+    MLA_TRY(require_at_least("batch_size", p.batch_size, 1));
+    MLA_TRY(require_at_least("total_q", p.total_q, 1));
+    MLA_TRY(require_at_least("max_q_len", p.max_q_len, 1));
+    if (p.max_q_len > p.total_q) {
+        return fail(MLA_STATUS_INVALID_SIZE, "max_q_len %d exceeds total_q %d", p.max_q_len,
+                    p.total_q);
+    }
+    MLA_TRY(require_at_least("max_kv_len", p.max_kv_len, 0));
+    MLA_TRY(require_at_least("num_heads", p.num_heads, 1));
+    MLA_TRY(require_at_least("head_dim_qk", p.head_dim_qk, 1));
+    MLA_TRY(require_at_least("head_dim_v", p.head_dim_v, 1));
+    MLA_TRY(require_at_least("num_slots", p.num_slots, 1));
+    return require_at_least("page_size", p.page_size, 1);
+}
+
+// ---- (e) geometry --------------------------------------------------------------------------
+
+mla_status check_geometry(const mla_decode_params& p) {
+    int h = p.num_heads;
+    if (h != 16 && h != 32 && h != 64 && h != 128) {
+        return fail(MLA_STATUS_UNSUPPORTED, "num_heads %d is not supported: 16, 32, 64 or 128", h);
+    }
+    if (p.head_dim_qk != MLA_HEAD_DIM_QK) {
+        return fail(MLA_STATUS_UNSUPPORTED, "head_dim_qk must be %d (kv_lora_rank + rope), got %d",
+                    MLA_HEAD_DIM_QK, p.head_dim_qk);
+    }
+    if (p.head_dim_v != MLA_HEAD_DIM_V) {
+        return fail(MLA_STATUS_UNSUPPORTED, "head_dim_v must be %d (kv_lora_rank), got %d",
+                    MLA_HEAD_DIM_V, p.head_dim_v);
+    }
+    return MLA_STATUS_SUCCESS;
+}
+
+// ---- (f) required pointers -----------------------------------------------------------------
+
+mla_status require_pointer(const char* field, const void* ptr) {
+    if (ptr != nullptr) return MLA_STATUS_SUCCESS;
+    return fail(MLA_STATUS_NULL_POINTER, "%s is NULL", field);
+}
+
+mla_status check_pointers(const mla_decode_params& p) {
+    MLA_TRY(require_pointer("q", p.q));
+    MLA_TRY(require_pointer("kv_cache", p.kv_cache));
+    MLA_TRY(require_pointer("qo_indptr", p.qo_indptr));
+    MLA_TRY(require_pointer("kv_indptr", p.kv_indptr));
+    MLA_TRY(require_pointer("o", p.o));
+    if (raw_dtype(p.kv_dtype) == MLA_DTYPE_MXFP4 && p.kv_block_scales == nullptr) {
+        return fail(MLA_STATUS_NULL_POINTER, "kv_block_scales is NULL with kv_dtype MXFP4");
+    }
+    if (p.kv_page_indptr != nullptr && p.kv_page_indices == nullptr) {
+        return fail(MLA_STATUS_NULL_POINTER, "kv_page_indices is NULL while kv_page_indptr is set");
+    }
+    return MLA_STATUS_SUCCESS;
+}
+
+// ---- (g) strides ---------------------------------------------------------------------------
+
+// stride_token >= num_heads * stride_head, with the product checked for overflow.
+mla_status check_token_stride(const char* token_field, int64_t stride_token,
+                              const char* head_field, int64_t stride_head, int num_heads) {
+    int64_t row = 0;
+    if (!checked_mul(num_heads, stride_head, &row)) {
+        return fail(MLA_STATUS_INVALID_SIZE, "num_heads * %s overflows int64 (%s = %lld)",
+                    head_field, head_field, static_cast<long long>(stride_head));
+    }
+    if (stride_token < row) {
+        return fail(MLA_STATUS_INVALID_SIZE, "%s %lld is below num_heads * %s = %lld", token_field,
+                    static_cast<long long>(stride_token), head_field, static_cast<long long>(row));
+    }
+    return MLA_STATUS_SUCCESS;
+}
+
+mla_status require_extent(const char* tensor, int64_t count, int64_t stride,
+                          int64_t element_bytes) {
+    if (extent_fits(count, stride, element_bytes)) return MLA_STATUS_SUCCESS;
+    return fail(MLA_STATUS_INVALID_SIZE,
+                "%s byte extent overflows int64 (%lld rows x stride %lld x %lld bytes)", tensor,
+                static_cast<long long>(count), static_cast<long long>(stride),
+                static_cast<long long>(element_bytes));
+}
+
+mla_status check_q_o_strides(const mla_decode_params& p) {
+    MLA_TRY(require_at_least("q_stride_head", p.q_stride_head, MLA_HEAD_DIM_QK));
+    MLA_TRY(check_token_stride("q_stride_token", p.q_stride_token, "q_stride_head",
+                               p.q_stride_head, p.num_heads));
+    MLA_TRY(require_at_least("o_stride_head", p.o_stride_head, MLA_HEAD_DIM_V));
+    return check_token_stride("o_stride_token", p.o_stride_token, "o_stride_head",
+                              p.o_stride_head, p.num_heads);
+}
+
+mla_status check_cache_strides(const mla_decode_params& p) {
+    mla_dtype kv = p.kv_dtype;
+    MLA_TRY(require_at_least("kv_stride_slot", p.kv_stride_slot, kv_row_elements(kv)));
+    if (kv == MLA_DTYPE_MXFP4) {
+        MLA_TRY(require_at_least("kv_block_scale_stride", p.kv_block_scale_stride,
+                                 MLA_MXFP4_ROW_SCALES));
+    }
+    if (p.v_cache != nullptr) {
+        MLA_TRY(require_at_least("v_stride_slot", p.v_stride_slot, MLA_HEAD_DIM_V));
+    }
+    return MLA_STATUS_SUCCESS;
+}
+
+mla_status check_extents(const mla_decode_params& p) {
+    MLA_TRY(require_extent("q", p.total_q, p.q_stride_token, dtype_storage_bytes(p.q_dtype)));
+    MLA_TRY(require_extent("kv_cache", p.num_slots, p.kv_stride_slot,
+                           dtype_storage_bytes(p.kv_dtype)));
+    if (p.kv_dtype == MLA_DTYPE_MXFP4) {
+        MLA_TRY(require_extent("kv_block_scales", p.num_slots, p.kv_block_scale_stride, 1));
+    }
+    if (p.v_cache != nullptr) {
+        MLA_TRY(require_extent("v_cache", p.num_slots, p.v_stride_slot, 1));
+    }
+    MLA_TRY(require_extent("o", p.total_q, p.o_stride_token, dtype_storage_bytes(p.o_dtype)));
+    return require_extent("lse", p.total_q, p.num_heads, sizeof(float));
+}
+
+mla_status check_strides(const mla_decode_params& p) {
+    MLA_TRY(check_q_o_strides(p));
+    MLA_TRY(check_cache_strides(p));
+    return check_extents(p);
+}
+
+// ---- (h) values ----------------------------------------------------------------------------
+
+mla_status require_scale(const char* field, float value) {
+    if (finite_positive(value)) return MLA_STATUS_SUCCESS;
+    return fail(MLA_STATUS_INVALID_VALUE, "%s must be finite and > 0, got %g", field,
+                static_cast<double>(value));
+}
+
+mla_status require_unit_scale(const char* field, float value, const char* why) {
+    if (value == 1.0f) return MLA_STATUS_SUCCESS;
+    return fail(MLA_STATUS_INVALID_VALUE, "%s must be 1 %s, got %g", field, why,
+                static_cast<double>(value));
+}
+
+mla_status check_scales(const mla_decode_params& p) {
+    MLA_TRY(require_scale("sm_scale", p.sm_scale));
+    MLA_TRY(require_scale("q_scale", p.q_scale));
+    if (p.q_dtype == MLA_DTYPE_BF16) {
+        MLA_TRY(require_unit_scale("q_scale", p.q_scale, "for q_dtype BF16"));
+    }
+    MLA_TRY(require_scale("kv_scale", p.kv_scale));
+    if (!is_fp8(p.kv_dtype)) {
+        MLA_TRY(require_unit_scale("kv_scale", p.kv_scale, "unless kv_dtype is FP8"));
+    }
+    if (p.v_cache != nullptr) MLA_TRY(require_scale("v_scale", p.v_scale));
+    return MLA_STATUS_SUCCESS;
+}
+
+mla_status check_field_agreement(const mla_decode_params& p, ValidateFor what) {
+    bool mxfp4 = p.kv_dtype == MLA_DTYPE_MXFP4;
+    if (p.v_cache != nullptr && !mxfp4) {
+        return fail(MLA_STATUS_INVALID_VALUE, "v_cache is set but kv_dtype is %s (only MXFP4)",
+                    dtype_name_of(p.kv_dtype));
+    }
+    if (p.kv_block_scales != nullptr && !mxfp4) {
+        return fail(MLA_STATUS_INVALID_VALUE, "kv_block_scales is set but kv_dtype is %s",
+                    dtype_name_of(p.kv_dtype));
+    }
+    if (!mxfp4 && p.kv_block_scale_stride != 0) {
+        return fail(MLA_STATUS_INVALID_VALUE,
+                    "kv_block_scale_stride must be 0 unless kv_dtype is MXFP4, got %lld",
+                    static_cast<long long>(p.kv_block_scale_stride));
+    }
+    if (is_workspace_query(what)) return MLA_STATUS_SUCCESS;  // NULL pointers are "not known"
+    if (p.kv_page_indices != nullptr && p.kv_page_indptr == nullptr) {
+        return fail(MLA_STATUS_INVALID_VALUE, "kv_page_indices is set without kv_page_indptr");
+    }
+    if (p.kv_page_indptr == nullptr && p.page_size != 1) {
+        return fail(MLA_STATUS_INVALID_VALUE,
+                    "page_size must be 1 for a contiguous cache (kv_page_indptr NULL), got %d",
+                    p.page_size);
+    }
+    return MLA_STATUS_SUCCESS;
+}
+
+mla_status check_values(const mla_decode_params& p, ValidateFor what) {
+    MLA_TRY(check_scales(p));
+    return check_field_agreement(p, what);
+}
+
+// ---- (i) alignment -------------------------------------------------------------------------
+
+mla_status require_aligned(const char* field, const void* ptr, uintptr_t alignment) {
+    if (ptr == nullptr || aligned(ptr, alignment)) return MLA_STATUS_SUCCESS;
+    return fail(MLA_STATUS_MISALIGNED, "%s (%p) must be %u-byte aligned", field, ptr,
+                static_cast<unsigned>(alignment));
+}
+
+mla_status require_stride_bytes_multiple(const char* field, int64_t stride, int64_t element_bytes) {
+    int64_t bytes = stride * element_bytes;  // fits: extents were checked in (g)
+    if (bytes % 16 == 0) return MLA_STATUS_SUCCESS;
+    return fail(MLA_STATUS_MISALIGNED, "%s %lld is %lld bytes, not a multiple of 16", field,
+                static_cast<long long>(stride), static_cast<long long>(bytes));
+}
+
+mla_status check_pointer_alignment(const mla_decode_params& p) {
+    MLA_TRY(require_aligned("q", p.q, 16));
+    MLA_TRY(require_aligned("kv_cache", p.kv_cache, 16));
+    MLA_TRY(require_aligned("v_cache", p.v_cache, 16));
+    MLA_TRY(require_aligned("o", p.o, 16));
+    MLA_TRY(require_aligned("lse", p.lse, 4));
+    MLA_TRY(require_aligned("qo_indptr", p.qo_indptr, 4));
+    MLA_TRY(require_aligned("kv_indptr", p.kv_indptr, 4));
+    MLA_TRY(require_aligned("kv_page_indptr", p.kv_page_indptr, 4));
+    return require_aligned("kv_page_indices", p.kv_page_indices, 4);
+}
+
+mla_status check_stride_alignment(const mla_decode_params& p) {
+    int64_t q_bytes = dtype_storage_bytes(p.q_dtype), o_bytes = dtype_storage_bytes(p.o_dtype);
+    MLA_TRY(require_stride_bytes_multiple("q_stride_head", p.q_stride_head, q_bytes));
+    MLA_TRY(require_stride_bytes_multiple("q_stride_token", p.q_stride_token, q_bytes));
+    MLA_TRY(require_stride_bytes_multiple("o_stride_head", p.o_stride_head, o_bytes));
+    MLA_TRY(require_stride_bytes_multiple("o_stride_token", p.o_stride_token, o_bytes));
+    MLA_TRY(require_stride_bytes_multiple("kv_stride_slot", p.kv_stride_slot,
+                                          dtype_storage_bytes(p.kv_dtype)));
+    if (p.v_cache != nullptr) {
+        MLA_TRY(require_stride_bytes_multiple("v_stride_slot", p.v_stride_slot, 1));
+    }
+    return MLA_STATUS_SUCCESS;
+}
+
+mla_status check_alignment(const mla_decode_params& p) {
+    MLA_TRY(check_pointer_alignment(p));
+    return check_stride_alignment(p);
+}
+
+}  // namespace
+
+int dtype_storage_bytes(mla_dtype dtype) {
+    switch (raw_dtype(dtype)) {
+        case MLA_DTYPE_BF16: return 2;
+        case MLA_DTYPE_FP32: return 4;
+        case MLA_DTYPE_FP8_E4M3FN:
+        case MLA_DTYPE_FP8_E4M3FNUZ:
+        case MLA_DTYPE_MXFP4: return 1;
+    }
+    return 0;
+}
+
+int64_t kv_row_elements(mla_dtype dtype) {
+    return raw_dtype(dtype) == MLA_DTYPE_MXFP4 ? MLA_MXFP4_ROW_BYTES : MLA_HEAD_DIM_QK;
+}
+
+const char* dtype_name(mla_dtype dtype) { return dtype_name_of(raw_dtype(dtype)); }
+
+bool is_fp8(mla_dtype dtype) { return is_fp8_value(raw_dtype(dtype)); }
+
+mla_status validate_params(const mla_decode_params* p, ValidateFor what) {
+    if (p == nullptr) return fail(MLA_STATUS_NULL_POINTER, "params is NULL");
+    MLA_TRY(check_reserved(*p));
+    MLA_TRY(check_dtypes(*p, what));
+    MLA_TRY(check_sizes(*p));
+    MLA_TRY(check_geometry(*p));
+    if (!is_workspace_query(what)) MLA_TRY(check_pointers(*p));
+    MLA_TRY(check_strides(*p));
+    MLA_TRY(check_values(*p, what));
+    if (!is_workspace_query(what)) MLA_TRY(check_alignment(*p));
+    return MLA_STATUS_SUCCESS;
+}
+
+}  // namespace mla
