@@ -1,0 +1,50 @@
+// GoogleTest comparison helpers that check every element of O and LSE against a reference
+// (dense FP32 layout: row t, head h at (t * heads + h) * 512, LSE at t * heads + h).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace mla_test {
+
+// Tolerances for a path whose output is BF16 and which keeps Q in bf16.
+//  - O, per (token, head) row of 512: |got - ref| <= o_row_rel * max|ref over the row| + o_atol.
+//    2^-8 is one bf16 ulp at the row's largest magnitude: bf16 rounding of the output costs at
+//    most half an ulp of each value, leaving room for fp32 accumulation-order differences.
+//  - LSE: |got - ref| <= lse_atol + lse_rtol * |ref|; -inf must be exactly -inf.
+struct Tolerance {
+    double o_row_rel = 1.0 / 256.0;
+    double o_atol = 1e-6;
+    double lse_atol = 1e-3;
+    double lse_rtol = 1e-5;
+};
+
+// For FP32 outputs of double math against fp64 math cast to fp32: a few fp32 ulps of the row
+// maximum (host reference against the known-answer vectors, or against a naive evaluation).
+Tolerance fp32_tolerance();
+
+// Every element of O (total_q x heads x 512, dense). NaN always fails; a row whose reference
+// is all zero (a query that sees no token) must be exactly zero.
+::testing::AssertionResult check_o(const float* got, const float* ref, int64_t total_q, int heads,
+                                   const Tolerance& tol = Tolerance());
+::testing::AssertionResult check_o(const std::vector<float>& got, const std::vector<float>& ref,
+                                   int64_t total_q, int heads, const Tolerance& tol = Tolerance());
+
+// Every one of the n LSE values. NaN always fails; -inf (or any non-finite reference) must
+// match exactly.
+::testing::AssertionResult check_lse(const float* got, const float* ref, int64_t n,
+                                     const Tolerance& tol = Tolerance());
+::testing::AssertionResult check_lse(const std::vector<float>& got, const std::vector<float>& ref,
+                                     const Tolerance& tol = Tolerance());
+
+// BF16 O with a row stride (elements) -> dense FP32 (total_q x heads x 512), exact.
+std::vector<float> dense_o_from_bf16(const uint16_t* o, int64_t total_q, int heads,
+                                     int64_t o_stride_token);
+
+// FP32 O with a row stride (elements) -> dense FP32.
+std::vector<float> dense_o_from_fp32(const float* o, int64_t total_q, int heads,
+                                     int64_t o_stride_token);
+
+}  // namespace mla_test

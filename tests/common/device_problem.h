@@ -1,0 +1,64 @@
+// A HostProblem copied to the GPU, with device O/LSE/workspace buffers and the matching
+// mla_decode_params. Shared by the GPU tests and the benchmark. Only for builds with a GPU
+// runtime (MLA_HAVE_GPU_RUNTIME); every runtime call is checked and a failure throws
+// std::runtime_error carrying the runtime's message.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "arch/runtime.h"
+#include "mla_decode.h"
+#include "mla_problem.h"
+
+#if defined(MLA_HAVE_GPU_RUNTIME)
+namespace mla_test {
+
+// Owning device allocation (moves only).
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(size_t bytes);
+    ~DeviceBuffer();
+    DeviceBuffer(DeviceBuffer&& other) noexcept;
+    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+    void* get() const { return ptr_; }
+    size_t bytes() const { return bytes_; }
+    void upload(const void* host, size_t bytes);      // host -> device, bytes <= bytes()
+    void download(void* host, size_t bytes) const;    // device -> host
+    void fill_bytes(uint8_t value);                   // synchronous memset
+
+private:
+    void* ptr_ = nullptr;
+    size_t bytes_ = 0;
+};
+
+// True when the runtime reports at least one device.
+bool gpu_available();
+
+struct DeviceProblem {
+    // Uploads every input of `host`; allocates O (bf16), LSE and the workspace that
+    // mla_decode_workspace_size asks for (throws if it fails).
+    explicit DeviceProblem(const HostProblem& host, bool with_lse = true);
+
+    const HostProblem* host = nullptr;
+    DeviceBuffer q, kv, kv_block_scales, v, qo_indptr, kv_indptr, kv_page_indptr,
+        kv_page_indices, o, lse, workspace;
+    mla_decode_params params{};  // device pointers, o_dtype BF16
+    size_t workspace_bytes = 0;
+
+    // Sets every byte of O and LSE to `value` (0xFF gives NaN patterns: unwritten
+    // elements then fail any comparison).
+    void poison_outputs(uint8_t value = 0xFF);
+    // Runs mla_decode_fwd on `stream`; returns its status (does not synchronize).
+    mla_status run(mla::gpu::stream_t stream = nullptr) const;
+    // O converted to float, dense (total_q, heads, 512) whatever o_stride_token is.
+    std::vector<float> download_o() const;
+    std::vector<float> download_lse() const;
+};
+
+}  // namespace mla_test
+#endif

@@ -1,0 +1,422 @@
+// Random MLA decode problems in every SPEC format (see mla_problem.h).
+//
+// Determinism: std::mt19937_64 engines feed unit normal distributions. Q comes from an engine
+// seeded with spec.seed ((token, head, dim) order); the cache values of batch element b come
+// from an engine seeded with a splitmix64 mix of spec.seed and b ((position, dim) order), so
+// the elements are generated in parallel and the values depend on neither the thread count
+// nor the layout: a paged and a contiguous problem of the same spec hold the same logical
+// values. The page shuffle uses its own engine.
+// Per-tensor FP8 scales need the amax before encoding: the streams are replayed (nothing of
+// cache size is ever held in double).
+#include "mla_problem.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include "formats.h"
+
+namespace mla_test {
+namespace {
+
+namespace fmt = mla::fmt;
+
+constexpr int kDimQk = MLA_HEAD_DIM_QK;
+constexpr int kDimV = MLA_HEAD_DIM_V;
+constexpr int64_t kContiguousSpareSlots = 16;   // poisoned rows after the last sequence
+constexpr int64_t kScaleRowStride = 24;         // e8m0 scale row stride (bytes), as the vectors
+constexpr int64_t kScaleRowsMultiple = 32;      // scale rows padded like common quantizers
+constexpr uint64_t kPageShuffleSalt = 0x9E3779B97F4A7C15ull;
+
+bool is_fp8(mla_dtype dtype) {
+    return dtype == MLA_DTYPE_FP8_E4M3FN || dtype == MLA_DTYPE_FP8_E4M3FNUZ;
+}
+
+int storage_bytes(mla_dtype dtype) { return dtype == MLA_DTYPE_BF16 ? 2 : 1; }
+
+// A copyable stream of randn values (copy it to replay).
+class NormalStream {
+public:
+    explicit NormalStream(uint64_t seed) : engine_(seed) {}
+    double next() { return normal_(engine_); }
+
+private:
+    std::mt19937_64 engine_;
+    std::normal_distribution<double> normal_{0.0, 1.0};
+};
+
+void require(bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument("make_problem: " + what);
+}
+
+void check_spec(const ProblemSpec& spec) {
+    require(!spec.kv_lens.empty(), "kv_lens is empty");
+    require(spec.q_lens.empty() || spec.q_lens.size() == spec.kv_lens.size(),
+            "q_lens and kv_lens differ in size");
+    for (int len : spec.q_lens) require(len >= 0, "negative q_len");
+    for (int len : spec.kv_lens) require(len >= 0, "negative kv_len");
+    require(spec.num_heads >= 1, "num_heads < 1");
+    require(spec.q_dtype == MLA_DTYPE_BF16 || is_fp8(spec.q_dtype), "q_dtype not BF16/FP8");
+    require(spec.kv_dtype == MLA_DTYPE_BF16 || is_fp8(spec.kv_dtype) ||
+                spec.kv_dtype == MLA_DTYPE_MXFP4,
+            "kv_dtype not BF16/FP8/MXFP4");
+    if (spec.v_dtype != 0) {
+        require(spec.kv_dtype == MLA_DTYPE_MXFP4 && is_fp8(spec.v_dtype),
+                "v_dtype needs kv_dtype MXFP4 and an FP8 v_dtype");
+    }
+    require(spec.page_size >= 1, "page_size < 1");
+    require(spec.paged || spec.page_size == 1, "a contiguous cache has page_size 1");
+}
+
+// ---- batch layout ---------------------------------------------------------------------------
+
+void fill_layout(const ProblemSpec& spec, HostProblem& p) {
+    p.batch_size = static_cast<int>(spec.kv_lens.size());
+    p.qo_indptr.assign(1, 0);
+    p.kv_indptr.assign(1, 0);
+    for (int b = 0; b < p.batch_size; ++b) {
+        int q_len = spec.q_lens.empty() ? 1 : spec.q_lens[b];
+        p.qo_indptr.push_back(p.qo_indptr.back() + q_len);
+        p.kv_indptr.push_back(p.kv_indptr.back() + spec.kv_lens[b]);
+        p.max_q_len = std::max(p.max_q_len, q_len);
+        p.max_kv_len = std::max(p.max_kv_len, spec.kv_lens[b]);
+    }
+    p.total_q = p.qo_indptr.back();
+    require(p.total_q >= 1, "no query tokens");
+    const int64_t q_row = static_cast<int64_t>(spec.num_heads) * kDimQk;
+    const int64_t o_row = static_cast<int64_t>(spec.num_heads) * kDimV;
+    p.q_stride_token = spec.q_stride_token ? spec.q_stride_token : q_row;
+    p.o_stride_token = spec.o_stride_token ? spec.o_stride_token : o_row;
+    require(p.q_stride_token >= q_row, "q_stride_token below heads * 576");
+    require(p.o_stride_token >= o_row, "o_stride_token below heads * 512");
+}
+
+// Shuffled physical pages (Fisher-Yates on its own engine), spare pages left unused.
+void fill_page_table(const ProblemSpec& spec, HostProblem& p) {
+    const int64_t page_size = spec.page_size;
+    p.kv_page_indptr.assign(1, 0);
+    for (int b = 0; b < p.batch_size; ++b) {
+        int64_t pages = (spec.kv_lens[b] + page_size - 1) / page_size;
+        p.kv_page_indptr.push_back(static_cast<int32_t>(p.kv_page_indptr.back() + pages));
+    }
+    const int64_t used_pages = p.kv_page_indptr.back();
+    const int64_t num_pages = used_pages + 2 + used_pages / 16;
+    std::vector<int32_t> order(num_pages);
+    for (int64_t i = 0; i < num_pages; ++i) order[i] = static_cast<int32_t>(i);
+    std::mt19937_64 shuffle_engine(spec.seed ^ kPageShuffleSalt);
+    for (int64_t i = num_pages - 1; i > 0; --i) {
+        std::swap(order[i], order[shuffle_engine() % static_cast<uint64_t>(i + 1)]);
+    }
+    p.kv_page_indices.assign(order.begin(), order.begin() + used_pages);
+    p.num_slots = num_pages * page_size;
+}
+
+int64_t slot_of(const HostProblem& p, int b, int64_t j) {
+    if (!p.spec.paged) return p.kv_indptr[b] + j;
+    const int64_t page_size = p.spec.page_size;
+    int64_t page = p.kv_page_indices[p.kv_page_indptr[b] + j / page_size];
+    return page * page_size + j % page_size;
+}
+
+// ---- Q -----------------------------------------------------------------------------------------
+
+uint8_t nan_code(mla_dtype fp8) { return fmt::fp8_nan_code(fp8); }
+
+void store_bf16(uint8_t* dst, double x) {
+    uint16_t bits = fmt::bf16_from_double(x);
+    std::memcpy(dst, &bits, sizeof(bits));
+}
+
+// Fills `bytes` with the NaN code of `dtype` (BF16 0x7FC0, FP8 NaN), or zeros.
+void fill_poison(std::vector<uint8_t>& bytes, mla_dtype dtype, bool poison) {
+    if (!poison) {
+        std::fill(bytes.begin(), bytes.end(), 0);
+    } else if (dtype == MLA_DTYPE_BF16) {
+        const uint16_t nan_bits = fmt::kBf16QuietNan;
+        for (size_t i = 0; i + 1 < bytes.size(); i += 2) std::memcpy(&bytes[i], &nan_bits, 2);
+    } else {
+        std::fill(bytes.begin(), bytes.end(), nan_code(dtype));
+    }
+}
+
+// Per-tensor FP8 scale: amax / max code value (fn 448, fnuz 240); 1 for an all-zero tensor.
+float fp8_tensor_scale(mla_dtype dtype, double amax) {
+    return amax > 0.0 ? static_cast<float>(amax / fmt::fp8_max(dtype)) : 1.0f;
+}
+
+void fill_q(const ProblemSpec& spec, NormalStream& rng, HostProblem& p) {
+    const int64_t count = static_cast<int64_t>(p.total_q) * spec.num_heads * kDimQk;
+    const int bytes = storage_bytes(spec.q_dtype);
+    p.q.resize(static_cast<size_t>(p.total_q * p.q_stride_token * bytes));
+    fill_poison(p.q, spec.q_dtype, spec.poison_unused);  // row padding stays poisoned
+    if (is_fp8(spec.q_dtype)) {
+        NormalStream replay = rng;
+        double amax = 0.0;
+        for (int64_t i = 0; i < count; ++i) amax = std::max(amax, std::fabs(replay.next() * spec.q_std));
+        p.q_scale = fp8_tensor_scale(spec.q_dtype, amax);
+    }
+    for (int64_t t = 0; t < p.total_q; ++t) {
+        for (int h = 0; h < spec.num_heads; ++h) {
+            uint8_t* row = p.q.data() + (t * p.q_stride_token + h * kDimQk) * bytes;
+            for (int d = 0; d < kDimQk; ++d) {
+                double x = rng.next() * spec.q_std;
+                if (bytes == 2) {
+                    store_bf16(row + 2 * d, x);
+                } else {
+                    row[d] = fmt::fp8_from_double(spec.q_dtype, x / static_cast<double>(p.q_scale));
+                }
+            }
+        }
+    }
+}
+
+// ---- cache -------------------------------------------------------------------------------------
+
+void allocate_cache(const ProblemSpec& spec, HostProblem& p) {
+    const bool poison = spec.poison_unused;
+    if (spec.kv_dtype == MLA_DTYPE_MXFP4) {
+        p.kv_stride_slot = MLA_MXFP4_ROW_BYTES;
+        p.kv.assign(static_cast<size_t>(p.num_slots * p.kv_stride_slot), poison ? 0xFF : 0x00);
+        int64_t rows = (p.num_slots + kScaleRowsMultiple - 1) / kScaleRowsMultiple *
+                       kScaleRowsMultiple;
+        p.kv_block_scale_stride = kScaleRowStride;
+        // Unused rows, padded rows and padded columns: NaN scale (255), or 1.0 (127).
+        p.kv_block_scales.assign(static_cast<size_t>(rows * kScaleRowStride), poison ? 255 : 127);
+    } else {
+        p.kv_stride_slot = kDimQk;
+        p.kv.resize(static_cast<size_t>(p.num_slots * kDimQk * storage_bytes(spec.kv_dtype)));
+        fill_poison(p.kv, spec.kv_dtype, poison);
+    }
+    if (spec.v_dtype != 0) {
+        p.v_stride_slot = kDimQk;  // rows 576 wide like the vectors' v.bin; V = first 512
+        p.v.resize(static_cast<size_t>(p.num_slots * p.v_stride_slot));
+        fill_poison(p.v, spec.v_dtype, poison);
+    }
+}
+
+// Calls body(b) for every batch element b on up to hardware_concurrency() threads.
+void for_each_element(int batch, const std::function<void(int)>& body) {
+    std::atomic<int> next{0};
+    auto work = [&] {
+        for (int b = next++; b < batch; b = next++) body(b);
+    };
+    size_t hardware = std::max(1u, std::thread::hardware_concurrency());
+    size_t extra = std::min<size_t>(hardware, static_cast<size_t>(batch)) - 1;
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < extra; ++i) {
+        try {
+            threads.emplace_back(work);
+        } catch (const std::system_error&) {
+            break;  // fewer threads
+        }
+    }
+    work();
+    for (std::thread& t : threads) t.join();
+}
+
+uint64_t splitmix64(uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+// The cache values of batch element b: kv_lens[b] rows of 576, randn * kv_std.
+NormalStream element_stream(const ProblemSpec& spec, int b) {
+    return NormalStream(splitmix64(spec.seed ^ splitmix64(static_cast<uint64_t>(b) + 1)));
+}
+
+// Largest |value| over every used cache value (all 576 dims) and over the first 512 dims.
+struct CacheAmax {
+    double row = 0.0;
+    double v = 0.0;
+};
+
+CacheAmax cache_amax(const ProblemSpec& spec, int batch) {
+    std::vector<CacheAmax> per_element(batch);
+    for_each_element(batch, [&](int b) {
+        NormalStream rng = element_stream(spec, b);
+        CacheAmax& amax = per_element[b];
+        for (int64_t j = 0; j < spec.kv_lens[b]; ++j) {
+            for (int d = 0; d < kDimQk; ++d) {
+                double a = std::fabs(rng.next() * spec.kv_std);
+                amax.row = std::max(amax.row, a);
+                if (d < kDimV) amax.v = std::max(amax.v, a);
+            }
+        }
+    });
+    CacheAmax total;
+    for (const CacheAmax& a : per_element) {
+        total.row = std::max(total.row, a.row);
+        total.v = std::max(total.v, a.v);
+    }
+    return total;
+}
+
+// One 32-value block of e2m1 pairs and its e8m0 scale.
+void encode_mxfp4_block(const double* x, uint8_t* packed, uint8_t* scale_code) {
+    double amax = 0.0;
+    for (int i = 0; i < MLA_MXFP4_BLOCK_SIZE; ++i) amax = std::max(amax, std::fabs(x[i]));
+    *scale_code = fmt::mx_e2m1_scale_code(amax);
+    for (int i = 0; i < MLA_MXFP4_BLOCK_SIZE; i += 2) {
+        packed[i / 2] = fmt::mxfp4_pack(fmt::mx_e2m1_encode(x[i], *scale_code),
+                                        fmt::mx_e2m1_encode(x[i + 1], *scale_code));
+    }
+}
+
+void store_kv_row(const ProblemSpec& spec, HostProblem& p, int64_t slot, const double* x) {
+    if (spec.kv_dtype == MLA_DTYPE_MXFP4) {
+        uint8_t* row = p.kv.data() + slot * p.kv_stride_slot;
+        uint8_t* scales = p.kv_block_scales.data() + slot * p.kv_block_scale_stride;
+        for (int k = 0; k < MLA_MXFP4_ROW_SCALES; ++k) {
+            encode_mxfp4_block(x + k * MLA_MXFP4_BLOCK_SIZE, row + k * MLA_MXFP4_BLOCK_SIZE / 2,
+                               scales + k);
+        }
+    } else if (spec.kv_dtype == MLA_DTYPE_BF16) {
+        uint8_t* row = p.kv.data() + slot * kDimQk * 2;
+        for (int d = 0; d < kDimQk; ++d) store_bf16(row + 2 * d, x[d]);
+    } else {
+        uint8_t* row = p.kv.data() + slot * kDimQk;
+        for (int d = 0; d < kDimQk; ++d) {
+            row[d] = fmt::fp8_from_double(spec.kv_dtype, x[d] / static_cast<double>(p.kv_scale));
+        }
+    }
+}
+
+// Separate FP8 V row: the first 512 values with v_scale; dims 512..575 poisoned (or encoded).
+void store_v_row(const ProblemSpec& spec, HostProblem& p, int64_t slot, const double* x) {
+    uint8_t* row = p.v.data() + slot * p.v_stride_slot;
+    for (int d = 0; d < kDimQk; ++d) {
+        bool padding = d >= kDimV && spec.poison_unused;
+        row[d] = padding ? nan_code(spec.v_dtype)
+                         : fmt::fp8_from_double(spec.v_dtype, x[d] / static_cast<double>(p.v_scale));
+    }
+}
+
+void fill_cache(const ProblemSpec& spec, HostProblem& p) {
+    allocate_cache(spec, p);
+    if (is_fp8(spec.kv_dtype) || spec.v_dtype != 0) {
+        CacheAmax amax = cache_amax(spec, p.batch_size);
+        if (is_fp8(spec.kv_dtype)) p.kv_scale = fp8_tensor_scale(spec.kv_dtype, amax.row);
+        if (spec.v_dtype != 0) p.v_scale = fp8_tensor_scale(spec.v_dtype, amax.v);
+    }
+    for_each_element(p.batch_size, [&](int b) {  // elements own disjoint slots
+        NormalStream rng = element_stream(spec, b);
+        std::vector<double> x(kDimQk);
+        for (int64_t j = 0; j < spec.kv_lens[b]; ++j) {
+            for (int d = 0; d < kDimQk; ++d) x[d] = rng.next() * spec.kv_std;
+            int64_t slot = slot_of(p, b, j);
+            store_kv_row(spec, p, slot, x.data());
+            if (spec.v_dtype != 0) store_v_row(spec, p, slot, x.data());
+        }
+    });
+}
+
+}  // namespace
+
+HostProblem make_problem(const ProblemSpec& spec) {
+    check_spec(spec);
+    HostProblem p;
+    p.spec = spec;
+    fill_layout(spec, p);
+    if (spec.paged) {
+        fill_page_table(spec, p);
+    } else {
+        p.num_slots = p.kv_indptr.back() + kContiguousSpareSlots;
+    }
+    NormalStream q_rng(spec.seed);
+    fill_q(spec, q_rng, p);
+    fill_cache(spec, p);
+    return p;
+}
+
+mla_decode_params HostProblem::host_params(void* o, mla_dtype o_dtype, float* lse) const {
+    mla_decode_params p;
+    mla_decode_params_init(&p);
+    p.batch_size = batch_size;
+    p.total_q = total_q;
+    p.max_q_len = max_q_len;
+    p.max_kv_len = max_kv_len;
+    p.num_heads = spec.num_heads;
+    p.sm_scale = spec.sm_scale;
+    p.q = q.data();
+    p.q_dtype = spec.q_dtype;
+    p.q_scale = q_scale;
+    p.q_stride_token = q_stride_token;
+    p.q_stride_head = kDimQk;
+    p.kv_cache = kv.data();
+    p.kv_dtype = spec.kv_dtype;
+    p.kv_scale = kv_scale;
+    p.kv_stride_slot = kv_stride_slot;
+    if (spec.kv_dtype == MLA_DTYPE_MXFP4) {
+        p.kv_block_scales = kv_block_scales.data();
+        p.kv_block_scale_stride = kv_block_scale_stride;
+    }
+    if (!v.empty()) {
+        p.v_cache = v.data();
+        p.v_dtype = spec.v_dtype;
+        p.v_scale = v_scale;
+        p.v_stride_slot = v_stride_slot;
+    }
+    p.num_slots = num_slots;
+    if (spec.paged) {
+        p.kv_page_indptr = kv_page_indptr.data();
+        p.kv_page_indices = kv_page_indices.data();
+        p.page_size = spec.page_size;
+    }
+    p.qo_indptr = qo_indptr.data();
+    p.kv_indptr = kv_indptr.data();
+    p.o = o;
+    p.o_dtype = o_dtype;
+    p.o_stride_token = o_stride_token;
+    p.o_stride_head = kDimV;
+    p.lse = lse;
+    return p;
+}
+
+size_t HostProblem::o_elements() const {
+    return static_cast<size_t>(total_q) * static_cast<size_t>(o_stride_token);
+}
+
+size_t HostProblem::lse_elements() const {
+    return static_cast<size_t>(total_q) * static_cast<size_t>(spec.num_heads);
+}
+
+double HostProblem::min_bytes_moved() const {
+    double row_bytes = 0.0;
+    switch (spec.kv_dtype) {
+        case MLA_DTYPE_BF16: row_bytes = kDimQk * 2.0; break;
+        case MLA_DTYPE_MXFP4: row_bytes = MLA_MXFP4_ROW_BYTES + MLA_MXFP4_ROW_SCALES; break;
+        default: row_bytes = kDimQk; break;
+    }
+    if (spec.v_dtype != 0) row_bytes += kDimV;  // V row from the FP8 cache
+    const double rows = static_cast<double>(kv_indptr.back());
+    const double q_rows = static_cast<double>(total_q) * spec.num_heads;
+    return rows * row_bytes + q_rows * kDimQk * storage_bytes(spec.q_dtype) + q_rows * kDimV * 2.0;
+}
+
+Reference run_reference(const HostProblem& problem) {
+    Reference ref;
+    const int heads = problem.spec.num_heads;
+    ref.o.assign(static_cast<size_t>(problem.total_q) * heads * kDimV, 0.0f);
+    ref.lse.assign(problem.lse_elements(), 0.0f);
+    mla_decode_params p = problem.host_params(ref.o.data(), MLA_DTYPE_FP32, ref.lse.data());
+    p.o_stride_token = static_cast<int64_t>(heads) * kDimV;  // dense FP32 output
+    mla_status status = mla_decode_reference(&p);
+    if (status != MLA_STATUS_SUCCESS) {
+        throw std::runtime_error(std::string("mla_decode_reference failed: ") +
+                                 mla_status_string(status) + ": " + mla_last_error_message());
+    }
+    return ref;
+}
+
+float bf16_bits_to_float(uint16_t bits) { return fmt::bf16_to_float(bits); }
+
+}  // namespace mla_test

@@ -1,0 +1,925 @@
+// The C ABI: version, status strings, params defaults, the last-error message, and every
+// validation rule of mla_decode.h, one test per rule. Each rejection is checked for the exact
+// status and a message naming the field, through
+//  - mla_decode_reference with real host buffers: O and LSE (filled with a sentinel) must stay
+//    untouched byte for byte;
+//  - mla_decode_fwd with fake, never-dereferenced device pointer values;
+//  - mla_decode_workspace_size (for the rules that read host values): *bytes stays untouched.
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mla_decode.h"
+#include "mla_problem.h"
+
+namespace mla_test {
+namespace {
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr uint8_t kSentinel = 0xA5;
+constexpr size_t kUntouchedBytes = 0x5EEDF00D;
+
+enum Route : unsigned {
+    kReference = 1u,
+    kFwd = 2u,
+    kWorkspace = 4u,
+    kRefFwd = kReference | kFwd,
+    kAll = kReference | kFwd | kWorkspace,
+};
+
+enum class Base { kBf16, kFp8Kv, kFp8Q, kMxfp4, kMxfp4FpV, kPaged };
+
+ProblemSpec base_spec(Base base) {
+    ProblemSpec s;
+    s.num_heads = 16;
+    s.kv_lens = {3, 0, 5};
+    s.q_lens = {1, 2, 1};
+    switch (base) {
+        case Base::kBf16: break;
+        case Base::kFp8Kv: s.kv_dtype = MLA_DTYPE_FP8_E4M3FN; break;
+        case Base::kFp8Q: s.q_dtype = MLA_DTYPE_FP8_E4M3FNUZ; break;
+        case Base::kMxfp4: s.kv_dtype = MLA_DTYPE_MXFP4; break;
+        case Base::kMxfp4FpV:
+            s.kv_dtype = MLA_DTYPE_MXFP4;
+            s.v_dtype = MLA_DTYPE_FP8_E4M3FN;
+            break;
+        case Base::kPaged:
+            s.paged = true;
+            s.page_size = 2;
+            break;
+    }
+    return s;
+}
+
+// Stores any integer in an enum field (values outside the enumerators included).
+template <typename Enum>
+void set_raw(Enum* field, int value) {
+    static_assert(sizeof(Enum) == sizeof(int), "int-sized enum");
+    std::memcpy(field, &value, sizeof(value));
+}
+
+template <typename T>
+const T* offset_bytes(const T* ptr, int bytes) {
+    return reinterpret_cast<const T*>(reinterpret_cast<const char*>(ptr) + bytes);
+}
+template <typename T>
+T* offset_bytes(T* ptr, int bytes) {
+    return reinterpret_cast<T*>(reinterpret_cast<char*>(ptr) + bytes);
+}
+
+// Distinct, 256-byte aligned, never-dereferenced stand-ins for device pointers.
+template <typename T>
+void fake(T*& ptr, uintptr_t index) {
+    if (ptr != nullptr) ptr = reinterpret_cast<T*>(uintptr_t{0x4000000} + index * 0x100000);
+}
+
+mla_decode_params fake_device_params(mla_decode_params p) {
+    fake(p.q, 1);
+    fake(p.kv_cache, 2);
+    fake(p.kv_block_scales, 3);
+    fake(p.v_cache, 4);
+    fake(p.kv_page_indptr, 5);
+    fake(p.kv_page_indices, 6);
+    fake(p.qo_indptr, 7);
+    fake(p.kv_indptr, 8);
+    fake(p.o, 9);
+    fake(p.lse, 10);
+    return p;
+}
+
+using Mutation = std::function<void(mla_decode_params&)>;
+
+::testing::AssertionResult message_names(const char* field) {
+    std::string message = mla_last_error_message();
+    if (message.empty()) return ::testing::AssertionFailure() << "empty last-error message";
+    if (message.find(field) == std::string::npos) {
+        return ::testing::AssertionFailure() << "message '" << message << "' does not name " << field;
+    }
+    return ::testing::AssertionSuccess();
+}
+
+// Host buffers for O (room for FP32) and LSE, filled with a sentinel.
+struct SentinelOutputs {
+    explicit SentinelOutputs(const HostProblem& hp)
+        : o(hp.o_elements() * sizeof(float), kSentinel), lse(hp.lse_elements(), 0.0f) {
+        std::memset(lse.data(), kSentinel, lse.size() * sizeof(float));
+    }
+    ::testing::AssertionResult untouched() const {
+        for (uint8_t byte : o) {
+            if (byte != kSentinel) return ::testing::AssertionFailure() << "O was written";
+        }
+        const uint8_t* l = reinterpret_cast<const uint8_t*>(lse.data());
+        for (size_t i = 0; i < lse.size() * sizeof(float); ++i) {
+            if (l[i] != kSentinel) return ::testing::AssertionFailure() << "LSE was written";
+        }
+        return ::testing::AssertionSuccess();
+    }
+    std::vector<uint8_t> o;
+    std::vector<float> lse;
+};
+
+void expect_rejected_by_reference(const HostProblem& hp, mla_status want, const char* field,
+                                  const Mutation& mutate) {
+    SentinelOutputs out(hp);
+    mla_decode_params p = hp.host_params(out.o.data(), MLA_DTYPE_BF16, out.lse.data());
+    mutate(p);
+    EXPECT_EQ(mla_decode_reference(&p), want) << "reference: " << mla_last_error_message();
+    EXPECT_TRUE(message_names(field)) << "reference";
+    EXPECT_TRUE(out.untouched()) << "reference";
+}
+
+void expect_rejected_by_fwd(const mla_decode_params& device, mla_status want, const char* field,
+                            const Mutation& mutate) {
+    mla_decode_params p = device;
+    mutate(p);
+    EXPECT_EQ(mla_decode_fwd(&p, nullptr, 0, nullptr), want) << "fwd: " << mla_last_error_message();
+    EXPECT_TRUE(message_names(field)) << "fwd";
+}
+
+void expect_rejected_by_workspace(const mla_decode_params& device, mla_status want,
+                                  const char* field, const Mutation& mutate) {
+    mla_decode_params p = device;
+    mutate(p);
+    size_t bytes = kUntouchedBytes;
+    EXPECT_EQ(mla_decode_workspace_size(&p, &bytes), want)
+        << "workspace_size: " << mla_last_error_message();
+    EXPECT_TRUE(message_names(field)) << "workspace_size";
+    EXPECT_EQ(bytes, kUntouchedBytes) << "workspace_size wrote *bytes on failure";
+}
+
+// The base problem with `mutate` applied must be rejected with `want` on every route asked.
+void expect_rejected(Base base, unsigned routes, mla_status want, const char* field,
+                     const Mutation& mutate) {
+    HostProblem hp = make_problem(base_spec(base));
+    if (routes & kReference) expect_rejected_by_reference(hp, want, field, mutate);
+    SentinelOutputs unused(hp);
+    mla_decode_params device =
+        fake_device_params(hp.host_params(unused.o.data(), MLA_DTYPE_BF16, unused.lse.data()));
+    if (routes & kFwd) expect_rejected_by_fwd(device, want, field, mutate);
+    if (routes & kWorkspace) expect_rejected_by_workspace(device, want, field, mutate);
+}
+
+// Index-array contents: the host reference reads and rejects them.
+void expect_index_rejected(Base base, const char* field,
+                           const std::function<void(HostProblem&)>& mutate) {
+    HostProblem hp = make_problem(base_spec(base));
+    mutate(hp);
+    expect_rejected_by_reference(hp, MLA_STATUS_INVALID_VALUE, field, [](mla_decode_params&) {});
+}
+
+// ---- version, names, defaults, last error ------------------------------------------------------
+
+TEST(Version, MacrosMatchTheLoadedLibrary) {
+    EXPECT_EQ(MLA_DECODE_VERSION, MLA_DECODE_VERSION_MAJOR * 10000 +
+                                      MLA_DECODE_VERSION_MINOR * 100 + MLA_DECODE_VERSION_PATCH);
+    EXPECT_EQ(mla_version(), MLA_DECODE_VERSION);
+    std::string want = std::to_string(MLA_DECODE_VERSION_MAJOR) + "." +
+                       std::to_string(MLA_DECODE_VERSION_MINOR) + "." +
+                       std::to_string(MLA_DECODE_VERSION_PATCH);
+    EXPECT_EQ(std::string(mla_version_string()), want);
+}
+
+TEST(Version, BackendNameIsKnown) {
+    std::string name = mla_backend_name();
+    EXPECT_TRUE(name == "hip" || name == "cuda" || name == "none") << name;
+}
+
+TEST(StatusString, EveryStatusHasItsName) {
+    const std::pair<mla_status, const char*> names[] = {
+        {MLA_STATUS_SUCCESS, "MLA_STATUS_SUCCESS"},
+        {MLA_STATUS_NULL_POINTER, "MLA_STATUS_NULL_POINTER"},
+        {MLA_STATUS_INVALID_DTYPE, "MLA_STATUS_INVALID_DTYPE"},
+        {MLA_STATUS_INVALID_SIZE, "MLA_STATUS_INVALID_SIZE"},
+        {MLA_STATUS_INVALID_VALUE, "MLA_STATUS_INVALID_VALUE"},
+        {MLA_STATUS_UNSUPPORTED, "MLA_STATUS_UNSUPPORTED"},
+        {MLA_STATUS_MISALIGNED, "MLA_STATUS_MISALIGNED"},
+        {MLA_STATUS_WORKSPACE_TOO_SMALL, "MLA_STATUS_WORKSPACE_TOO_SMALL"},
+        {MLA_STATUS_NO_DEVICE, "MLA_STATUS_NO_DEVICE"},
+        {MLA_STATUS_DEVICE_ERROR, "MLA_STATUS_DEVICE_ERROR"},
+        {MLA_STATUS_OUT_OF_MEMORY, "MLA_STATUS_OUT_OF_MEMORY"},
+        {MLA_STATUS_INTERNAL_ERROR, "MLA_STATUS_INTERNAL_ERROR"},
+    };
+    for (const auto& [status, name] : names) {
+        ASSERT_NE(mla_status_string(status), nullptr);
+        EXPECT_STREQ(mla_status_string(status), name);
+    }
+    EXPECT_EQ(static_cast<int>(MLA_STATUS_INTERNAL_ERROR), 11);  // published values are fixed
+}
+
+TEST(StatusString, UnknownValues) {
+    for (int value : {12, 13, -1, 1000, INT_MIN, INT_MAX}) {
+        mla_status status;
+        set_raw(&status, value);
+        ASSERT_NE(mla_status_string(status), nullptr);
+        EXPECT_STREQ(mla_status_string(status), "unknown status") << value;
+    }
+}
+
+TEST(ParamsInit, Defaults) {
+    mla_decode_params p;
+    std::memset(&p, 0xFF, sizeof(p));
+    ASSERT_EQ(mla_decode_params_init(&p), MLA_STATUS_SUCCESS);
+    EXPECT_EQ(p.batch_size, 0);
+    EXPECT_EQ(p.total_q, 0);
+    EXPECT_EQ(p.max_q_len, 0);
+    EXPECT_EQ(p.max_kv_len, 0);
+    EXPECT_EQ(p.num_heads, 0);
+    EXPECT_EQ(p.head_dim_qk, 576);
+    EXPECT_EQ(p.head_dim_v, 512);
+    EXPECT_EQ(p.sm_scale, 1.0f);
+    EXPECT_EQ(p.q, nullptr);
+    EXPECT_EQ(p.q_dtype, MLA_DTYPE_BF16);
+    EXPECT_EQ(p.q_scale, 1.0f);
+    EXPECT_EQ(p.q_stride_token, 0);
+    EXPECT_EQ(p.q_stride_head, 0);
+    EXPECT_EQ(p.kv_cache, nullptr);
+    EXPECT_EQ(p.kv_dtype, MLA_DTYPE_BF16);
+    EXPECT_EQ(p.kv_scale, 1.0f);
+    EXPECT_EQ(p.kv_stride_slot, 0);
+    EXPECT_EQ(p.kv_block_scales, nullptr);
+    EXPECT_EQ(p.kv_block_scale_stride, 0);
+    EXPECT_EQ(p.v_cache, nullptr);
+    EXPECT_EQ(static_cast<int>(p.v_dtype), 0);
+    EXPECT_EQ(p.v_scale, 1.0f);
+    EXPECT_EQ(p.v_stride_slot, 0);
+    EXPECT_EQ(p.num_slots, 0);
+    EXPECT_EQ(p.kv_page_indptr, nullptr);
+    EXPECT_EQ(p.kv_page_indices, nullptr);
+    EXPECT_EQ(p.page_size, 1);
+    EXPECT_EQ(p.qo_indptr, nullptr);
+    EXPECT_EQ(p.kv_indptr, nullptr);
+    EXPECT_EQ(p.o, nullptr);
+    EXPECT_EQ(p.o_dtype, MLA_DTYPE_BF16);
+    EXPECT_EQ(p.o_stride_token, 0);
+    EXPECT_EQ(p.o_stride_head, 0);
+    EXPECT_EQ(p.lse, nullptr);
+    for (uint64_t r : p.reserved) EXPECT_EQ(r, 0u);
+}
+
+TEST(ParamsInit, NullIsRejected) {
+    EXPECT_EQ(mla_decode_params_init(nullptr), MLA_STATUS_NULL_POINTER);
+    EXPECT_STRNE(mla_last_error_message(), "");
+}
+
+TEST(LastError, SetOnFailureAndClearedOnSuccess) {
+    ASSERT_EQ(mla_decode_reference(nullptr), MLA_STATUS_NULL_POINTER);
+    EXPECT_STRNE(mla_last_error_message(), "");
+    mla_decode_params p;
+    ASSERT_EQ(mla_decode_params_init(&p), MLA_STATUS_SUCCESS);
+    EXPECT_STREQ(mla_last_error_message(), "");
+
+    ASSERT_EQ(mla_decode_fwd(nullptr, nullptr, 0, nullptr), MLA_STATUS_NULL_POINTER);
+    EXPECT_STRNE(mla_last_error_message(), "");
+    HostProblem hp = make_problem(base_spec(Base::kBf16));
+    std::vector<float> o(hp.o_elements());
+    mla_decode_params ok = hp.host_params(o.data(), MLA_DTYPE_FP32, nullptr);
+    ASSERT_EQ(mla_decode_reference(&ok), MLA_STATUS_SUCCESS);
+    EXPECT_STREQ(mla_last_error_message(), "");
+}
+
+TEST(LastError, IsPerThread) {
+    ASSERT_EQ(mla_decode_reference(nullptr), MLA_STATUS_NULL_POINTER);
+    std::string other;
+    std::thread([&] { other = mla_last_error_message(); }).join();
+    EXPECT_EQ(other, "");
+    EXPECT_STRNE(mla_last_error_message(), "");
+}
+
+// ---- valid calls (the bases of the rejection tests are valid) ----------------------------------
+
+TEST(ValidCalls, EveryBaseProblemRunsOnTheReference) {
+    for (Base base : {Base::kBf16, Base::kFp8Kv, Base::kFp8Q, Base::kMxfp4, Base::kMxfp4FpV,
+                      Base::kPaged}) {
+        HostProblem hp = make_problem(base_spec(base));
+        for (mla_dtype o_dtype : {MLA_DTYPE_BF16, MLA_DTYPE_FP32}) {
+            std::vector<float> o(hp.o_elements()), lse(hp.lse_elements());
+            mla_decode_params p = hp.host_params(o.data(), o_dtype, lse.data());
+            EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS)
+                << static_cast<int>(base) << ": " << mla_last_error_message();
+        }
+    }
+}
+
+TEST(ValidCalls, VDtypeIsIgnoredWithoutVCache) {
+    HostProblem hp = make_problem(base_spec(Base::kBf16));
+    std::vector<float> o(hp.o_elements());
+    mla_decode_params p = hp.host_params(o.data(), MLA_DTYPE_BF16, nullptr);
+    set_raw(&p.v_dtype, 99);
+    p.v_scale = NAN;
+    p.v_stride_slot = -1;
+    EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS) << mla_last_error_message();
+}
+
+// A GPU-servable problem whose pointers are all NULL passes validation of the workspace query.
+TEST(ValidCalls, WorkspaceQueryReadsNoPointer) {
+    HostProblem hp = make_problem(base_spec(Base::kPaged));
+    mla_decode_params p = hp.host_params(nullptr, MLA_DTYPE_BF16, nullptr);
+    p.max_q_len = 1;
+    p.q = p.kv_cache = nullptr;
+    p.qo_indptr = p.kv_indptr = p.kv_page_indptr = p.kv_page_indices = nullptr;
+    p.q_stride_head = 580;  // would be MISALIGNED for mla_decode_fwd
+    p.q_stride_token = 16 * 580;
+    size_t bytes = kUntouchedBytes;
+    mla_status status = mla_decode_workspace_size(&p, &bytes);
+    // Whatever the device side answers, validation must not have rejected it.
+    for (mla_status rejected : {MLA_STATUS_NULL_POINTER, MLA_STATUS_INVALID_DTYPE,
+                                MLA_STATUS_INVALID_SIZE, MLA_STATUS_INVALID_VALUE,
+                                MLA_STATUS_MISALIGNED}) {
+        EXPECT_NE(status, rejected) << mla_last_error_message();
+    }
+    if (status != MLA_STATUS_SUCCESS) {
+        EXPECT_EQ(bytes, kUntouchedBytes);
+    }
+}
+
+TEST(ValidCalls, NoGpuBackendReportsNoDevice) {
+    if (std::string(mla_backend_name()) != "none") GTEST_SKIP() << "built with a GPU backend";
+    HostProblem hp = make_problem(base_spec(Base::kBf16));
+    std::vector<float> o(hp.o_elements());
+    mla_decode_params p = fake_device_params(hp.host_params(o.data(), MLA_DTYPE_BF16, nullptr));
+    size_t bytes = kUntouchedBytes;
+    EXPECT_EQ(mla_decode_workspace_size(&p, &bytes), MLA_STATUS_NO_DEVICE);
+    EXPECT_EQ(bytes, kUntouchedBytes);
+    EXPECT_EQ(mla_decode_fwd(&p, nullptr, 0, nullptr), MLA_STATUS_NO_DEVICE);
+    EXPECT_STRNE(mla_last_error_message(), "");
+}
+
+// ---- (a) params NULL ---------------------------------------------------------------------------
+
+TEST(Validate, NullParams) {
+    size_t bytes = kUntouchedBytes;
+    EXPECT_EQ(mla_decode_reference(nullptr), MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(message_names("params"));
+    EXPECT_EQ(mla_decode_fwd(nullptr, nullptr, 0, nullptr), MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(message_names("params"));
+    EXPECT_EQ(mla_decode_workspace_size(nullptr, &bytes), MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(message_names("params"));
+    EXPECT_EQ(bytes, kUntouchedBytes);
+}
+
+TEST(Validate, NullWorkspaceBytesOutParam) {
+    mla_decode_params p;
+    mla_decode_params_init(&p);
+    EXPECT_EQ(mla_decode_workspace_size(&p, nullptr), MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(message_names("bytes"));
+}
+
+// ---- (b) reserved ------------------------------------------------------------------------------
+
+TEST(Validate, ReservedNotZero) {
+    for (int i = 0; i < 8; ++i) {
+        SCOPED_TRACE(i);
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "reserved",
+                        [i](mla_decode_params& p) { p.reserved[i] = uint64_t{1} << (i * 7); });
+    }
+}
+
+// ---- (c) dtypes --------------------------------------------------------------------------------
+
+TEST(Validate, QDtypeOutsideTheEnum) {
+    for (int v : {0, 6, 99, -1}) {
+        SCOPED_TRACE(v);
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_DTYPE, "q_dtype",
+                        [v](mla_decode_params& p) { set_raw(&p.q_dtype, v); });
+    }
+}
+
+TEST(Validate, QDtypeThatQCannotHave) {
+    for (mla_dtype d : {MLA_DTYPE_FP32, MLA_DTYPE_MXFP4}) {
+        SCOPED_TRACE(d);
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_DTYPE, "q_dtype",
+                        [d](mla_decode_params& p) { p.q_dtype = d; });
+    }
+}
+
+TEST(Validate, KvDtypeOutsideTheEnum) {
+    for (int v : {0, 6, 1000}) {
+        SCOPED_TRACE(v);
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_DTYPE, "kv_dtype",
+                        [v](mla_decode_params& p) { set_raw(&p.kv_dtype, v); });
+    }
+}
+
+TEST(Validate, KvDtypeFp32) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_DTYPE, "kv_dtype",
+                    [](mla_decode_params& p) { p.kv_dtype = MLA_DTYPE_FP32; });
+}
+
+TEST(Validate, ODtypeOutsideTheEnum) {
+    for (int v : {0, 7, -5}) {
+        SCOPED_TRACE(v);
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_DTYPE, "o_dtype",
+                        [v](mla_decode_params& p) { set_raw(&p.o_dtype, v); });
+    }
+}
+
+TEST(Validate, ODtypeThatOCannotHave) {
+    for (mla_dtype d : {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ, MLA_DTYPE_MXFP4}) {
+        SCOPED_TRACE(d);
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_DTYPE, "o_dtype",
+                        [d](mla_decode_params& p) { p.o_dtype = d; });
+    }
+}
+
+TEST(Validate, ODtypeFp32IsHostReferenceOnly) {
+    expect_rejected(Base::kBf16, kFwd | kWorkspace, MLA_STATUS_UNSUPPORTED, "o_dtype",
+                    [](mla_decode_params& p) { p.o_dtype = MLA_DTYPE_FP32; });
+    HostProblem hp = make_problem(base_spec(Base::kBf16));
+    std::vector<float> o(hp.o_elements());
+    mla_decode_params p = hp.host_params(o.data(), MLA_DTYPE_FP32, nullptr);
+    EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS) << mla_last_error_message();
+}
+
+TEST(Validate, VDtypeWithVCacheMustBeFp8) {
+    for (int v : {0, int{MLA_DTYPE_BF16}, int{MLA_DTYPE_FP32}, int{MLA_DTYPE_MXFP4}, 42}) {
+        SCOPED_TRACE(v);
+        expect_rejected(Base::kMxfp4FpV, kAll, MLA_STATUS_INVALID_DTYPE, "v_dtype",
+                        [v](mla_decode_params& p) { set_raw(&p.v_dtype, v); });
+    }
+}
+
+// ---- (d) sizes ---------------------------------------------------------------------------------
+
+TEST(Validate, BatchSizeBelowOne) {
+    for (int v : {0, -1}) {
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "batch_size",
+                        [v](mla_decode_params& p) { p.batch_size = v; });
+    }
+}
+
+TEST(Validate, TotalQBelowOne) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "total_q",
+                    [](mla_decode_params& p) { p.total_q = 0; });
+}
+
+TEST(Validate, MaxQLenBelowOne) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "max_q_len",
+                    [](mla_decode_params& p) { p.max_q_len = 0; });
+}
+
+TEST(Validate, MaxQLenAboveTotalQ) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "max_q_len",
+                    [](mla_decode_params& p) { p.max_q_len = p.total_q + 1; });
+}
+
+TEST(Validate, MaxKvLenNegative) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "max_kv_len",
+                    [](mla_decode_params& p) { p.max_kv_len = -1; });
+}
+
+TEST(Validate, NumHeadsBelowOne) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "num_heads",
+                    [](mla_decode_params& p) { p.num_heads = 0; });
+}
+
+TEST(Validate, HeadDimQkBelowOne) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "head_dim_qk",
+                    [](mla_decode_params& p) { p.head_dim_qk = 0; });
+}
+
+TEST(Validate, HeadDimVBelowOne) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "head_dim_v",
+                    [](mla_decode_params& p) { p.head_dim_v = -512; });
+}
+
+TEST(Validate, NumSlotsBelowOne) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "num_slots",
+                    [](mla_decode_params& p) { p.num_slots = 0; });
+}
+
+TEST(Validate, PageSizeBelowOne) {
+    expect_rejected(Base::kPaged, kAll, MLA_STATUS_INVALID_SIZE, "page_size",
+                    [](mla_decode_params& p) { p.page_size = 0; });
+}
+
+// ---- (e) geometry ------------------------------------------------------------------------------
+
+TEST(Validate, NumHeadsNotSupported) {
+    for (int h : {1, 8, 24, 48, 96, 256}) {
+        SCOPED_TRACE(h);
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_UNSUPPORTED, "num_heads",
+                        [h](mla_decode_params& p) { p.num_heads = h; });
+    }
+}
+
+TEST(Validate, HeadDimQkNot576) {
+    for (int d : {512, 575, 577, 192}) {
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_UNSUPPORTED, "head_dim_qk",
+                        [d](mla_decode_params& p) { p.head_dim_qk = d; });
+    }
+}
+
+TEST(Validate, HeadDimVNot512) {
+    for (int d : {576, 511, 128}) {
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_UNSUPPORTED, "head_dim_v",
+                        [d](mla_decode_params& p) { p.head_dim_v = d; });
+    }
+}
+
+// ---- (f) required pointers ---------------------------------------------------------------------
+
+TEST(Validate, NullQ) {
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_NULL_POINTER, "q",
+                    [](mla_decode_params& p) { p.q = nullptr; });
+}
+
+TEST(Validate, NullKvCache) {
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_NULL_POINTER, "kv_cache",
+                    [](mla_decode_params& p) { p.kv_cache = nullptr; });
+}
+
+TEST(Validate, NullQoIndptr) {
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_NULL_POINTER, "qo_indptr",
+                    [](mla_decode_params& p) { p.qo_indptr = nullptr; });
+}
+
+TEST(Validate, NullKvIndptr) {
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_NULL_POINTER, "kv_indptr",
+                    [](mla_decode_params& p) { p.kv_indptr = nullptr; });
+}
+
+TEST(Validate, NullO) {
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_NULL_POINTER, "o",
+                    [](mla_decode_params& p) { p.o = nullptr; });
+}
+
+TEST(Validate, NullKvBlockScalesWithMxfp4) {
+    expect_rejected(Base::kMxfp4, kRefFwd, MLA_STATUS_NULL_POINTER, "kv_block_scales",
+                    [](mla_decode_params& p) { p.kv_block_scales = nullptr; });
+}
+
+TEST(Validate, NullKvPageIndicesWithPageIndptr) {
+    expect_rejected(Base::kPaged, kRefFwd, MLA_STATUS_NULL_POINTER, "kv_page_indices",
+                    [](mla_decode_params& p) { p.kv_page_indices = nullptr; });
+}
+
+// ---- (g) strides and extents -------------------------------------------------------------------
+
+TEST(Validate, QStrideHeadTooSmall) {
+    for (int64_t s : {575, 0, -576}) {
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "q_stride_head",
+                        [s](mla_decode_params& p) { p.q_stride_head = s; });
+    }
+}
+
+TEST(Validate, QStrideTokenTooSmall) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "q_stride_token",
+                    [](mla_decode_params& p) { p.q_stride_token = 16 * 576 - 8; });
+}
+
+TEST(Validate, KvStrideSlotTooSmall) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "kv_stride_slot",
+                    [](mla_decode_params& p) { p.kv_stride_slot = 568; });
+    expect_rejected(Base::kMxfp4, kAll, MLA_STATUS_INVALID_SIZE, "kv_stride_slot",
+                    [](mla_decode_params& p) { p.kv_stride_slot = 272; });
+}
+
+TEST(Validate, KvBlockScaleStrideTooSmall) {
+    for (int64_t s : {17, 0, -24}) {
+        expect_rejected(Base::kMxfp4, kAll, MLA_STATUS_INVALID_SIZE, "kv_block_scale_stride",
+                        [s](mla_decode_params& p) { p.kv_block_scale_stride = s; });
+    }
+}
+
+TEST(Validate, VStrideSlotTooSmall) {
+    expect_rejected(Base::kMxfp4FpV, kAll, MLA_STATUS_INVALID_SIZE, "v_stride_slot",
+                    [](mla_decode_params& p) { p.v_stride_slot = 496; });
+}
+
+TEST(Validate, OStrideHeadTooSmall) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "o_stride_head",
+                    [](mla_decode_params& p) { p.o_stride_head = 504; });
+}
+
+TEST(Validate, OStrideTokenTooSmall) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "o_stride_token",
+                    [](mla_decode_params& p) { p.o_stride_token = 16 * 512 - 8; });
+}
+
+TEST(Validate, HeadsTimesHeadStrideOverflows) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "q_stride_head",
+                    [](mla_decode_params& p) { p.q_stride_head = kInt64Max / 8; });
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "o_stride_head",
+                    [](mla_decode_params& p) { p.o_stride_head = kInt64Max / 8; });
+}
+
+TEST(Validate, QByteExtentOverflows) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "q",
+                    [](mla_decode_params& p) { p.q_stride_token = kInt64Max / 4; });
+}
+
+TEST(Validate, KvCacheByteExtentOverflows) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "kv_cache",
+                    [](mla_decode_params& p) { p.num_slots = kInt64Max / 1000; });
+    expect_rejected(Base::kFp8Kv, kAll, MLA_STATUS_INVALID_SIZE, "kv_cache",
+                    [](mla_decode_params& p) { p.kv_stride_slot = kInt64Max / 4; });
+}
+
+TEST(Validate, BlockScaleByteExtentOverflows) {
+    expect_rejected(Base::kMxfp4, kAll, MLA_STATUS_INVALID_SIZE, "kv_block_scales",
+                    [](mla_decode_params& p) { p.kv_block_scale_stride = kInt64Max / 4; });
+}
+
+TEST(Validate, VCacheByteExtentOverflows) {
+    expect_rejected(Base::kMxfp4FpV, kAll, MLA_STATUS_INVALID_SIZE, "v_cache",
+                    [](mla_decode_params& p) { p.v_stride_slot = kInt64Max / 4; });
+}
+
+TEST(Validate, OByteExtentOverflows) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "o",
+                    [](mla_decode_params& p) { p.o_stride_token = kInt64Max / 4; });
+}
+
+// ---- (h) values --------------------------------------------------------------------------------
+
+TEST(Validate, SmScaleNotFinitePositive) {
+    for (float v : {0.0f, -0.0f, -1.0f, NAN, INFINITY, -INFINITY}) {
+        SCOPED_TRACE(v);
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "sm_scale",
+                        [v](mla_decode_params& p) { p.sm_scale = v; });
+    }
+}
+
+TEST(Validate, QScaleNotFinitePositive) {
+    for (float v : {0.0f, -0.5f, NAN, INFINITY}) {
+        SCOPED_TRACE(v);
+        expect_rejected(Base::kFp8Q, kAll, MLA_STATUS_INVALID_VALUE, "q_scale",
+                        [v](mla_decode_params& p) { p.q_scale = v; });
+    }
+}
+
+TEST(Validate, QScaleNotOneForBf16Q) {
+    for (float v : {2.0f, 0.5f}) {
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "q_scale",
+                        [v](mla_decode_params& p) { p.q_scale = v; });
+    }
+}
+
+TEST(Validate, KvScaleNotFinitePositive) {
+    for (float v : {0.0f, -1.0f, NAN, INFINITY}) {
+        SCOPED_TRACE(v);
+        expect_rejected(Base::kFp8Kv, kAll, MLA_STATUS_INVALID_VALUE, "kv_scale",
+                        [v](mla_decode_params& p) { p.kv_scale = v; });
+    }
+}
+
+TEST(Validate, KvScaleNotOneUnlessFp8) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "kv_scale",
+                    [](mla_decode_params& p) { p.kv_scale = 0.5f; });
+    expect_rejected(Base::kMxfp4, kAll, MLA_STATUS_INVALID_VALUE, "kv_scale",
+                    [](mla_decode_params& p) { p.kv_scale = 2.0f; });
+}
+
+TEST(Validate, VScaleNotFinitePositiveWithVCache) {
+    for (float v : {0.0f, -1.0f, NAN, INFINITY}) {
+        SCOPED_TRACE(v);
+        expect_rejected(Base::kMxfp4FpV, kAll, MLA_STATUS_INVALID_VALUE, "v_scale",
+                        [v](mla_decode_params& p) { p.v_scale = v; });
+    }
+}
+
+TEST(Validate, VCacheOnlyWithMxfp4) {
+    for (Base base : {Base::kBf16, Base::kFp8Kv}) {
+        expect_rejected(base, kAll, MLA_STATUS_INVALID_VALUE, "v_cache", [](mla_decode_params& p) {
+            p.v_cache = p.kv_cache;
+            p.v_dtype = MLA_DTYPE_FP8_E4M3FN;
+            p.v_scale = 1.0f;
+            p.v_stride_slot = 576;
+        });
+    }
+}
+
+TEST(Validate, KvBlockScalesOnlyWithMxfp4) {
+    expect_rejected(Base::kFp8Kv, kAll, MLA_STATUS_INVALID_VALUE, "kv_block_scales",
+                    [](mla_decode_params& p) {
+                        p.kv_block_scales = static_cast<const uint8_t*>(p.kv_cache);
+                    });
+}
+
+TEST(Validate, KvBlockScaleStrideZeroUnlessMxfp4) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "kv_block_scale_stride",
+                    [](mla_decode_params& p) { p.kv_block_scale_stride = 24; });
+}
+
+TEST(Validate, PageIndicesWithoutPageIndptr) {
+    expect_rejected(Base::kPaged, kRefFwd, MLA_STATUS_INVALID_VALUE, "kv_page_indices",
+                    [](mla_decode_params& p) {
+                        p.kv_page_indptr = nullptr;
+                        p.page_size = 1;
+                    });
+}
+
+TEST(Validate, PageSizeNotOneForContiguousCache) {
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_INVALID_VALUE, "page_size",
+                    [](mla_decode_params& p) { p.page_size = 16; });
+}
+
+// ---- (i) alignment -----------------------------------------------------------------------------
+
+TEST(Validate, QPointerMisaligned) {
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_MISALIGNED, "q",
+                    [](mla_decode_params& p) { p.q = offset_bytes(p.q, 8); });
+}
+
+TEST(Validate, KvCachePointerMisaligned) {
+    expect_rejected(Base::kFp8Kv, kRefFwd, MLA_STATUS_MISALIGNED, "kv_cache",
+                    [](mla_decode_params& p) { p.kv_cache = offset_bytes(p.kv_cache, 4); });
+}
+
+TEST(Validate, VCachePointerMisaligned) {
+    expect_rejected(Base::kMxfp4FpV, kRefFwd, MLA_STATUS_MISALIGNED, "v_cache",
+                    [](mla_decode_params& p) { p.v_cache = offset_bytes(p.v_cache, 8); });
+}
+
+TEST(Validate, OPointerMisaligned) {
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_MISALIGNED, "o",
+                    [](mla_decode_params& p) { p.o = offset_bytes(p.o, 2); });
+}
+
+TEST(Validate, LsePointerMisaligned) {
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_MISALIGNED, "lse",
+                    [](mla_decode_params& p) { p.lse = offset_bytes(p.lse, 2); });
+}
+
+TEST(Validate, QoIndptrPointerMisaligned) {
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_MISALIGNED, "qo_indptr",
+                    [](mla_decode_params& p) { p.qo_indptr = offset_bytes(p.qo_indptr, 1); });
+}
+
+TEST(Validate, KvIndptrPointerMisaligned) {
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_MISALIGNED, "kv_indptr",
+                    [](mla_decode_params& p) { p.kv_indptr = offset_bytes(p.kv_indptr, 2); });
+}
+
+TEST(Validate, KvPageIndptrPointerMisaligned) {
+    expect_rejected(Base::kPaged, kRefFwd, MLA_STATUS_MISALIGNED, "kv_page_indptr",
+                    [](mla_decode_params& p) {
+                        p.kv_page_indptr = offset_bytes(p.kv_page_indptr, 3);
+                    });
+}
+
+TEST(Validate, KvPageIndicesPointerMisaligned) {
+    expect_rejected(Base::kPaged, kRefFwd, MLA_STATUS_MISALIGNED, "kv_page_indices",
+                    [](mla_decode_params& p) {
+                        p.kv_page_indices = offset_bytes(p.kv_page_indices, 1);
+                    });
+}
+
+TEST(Validate, QStridesNotMultipleOf16Bytes) {
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_MISALIGNED, "q_stride_head",
+                    [](mla_decode_params& p) {
+                        p.q_stride_head = 580;  // 1160 bytes
+                        p.q_stride_token = 16 * 580 + 8;
+                    });
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_MISALIGNED, "q_stride_token",
+                    [](mla_decode_params& p) { p.q_stride_token = 16 * 576 + 4; });
+    expect_rejected(Base::kFp8Q, kRefFwd, MLA_STATUS_MISALIGNED, "q_stride_head",
+                    [](mla_decode_params& p) {
+                        p.q_stride_head = 584;  // fp8: 584 bytes
+                        p.q_stride_token = 16 * 592;
+                    });
+}
+
+TEST(Validate, OStridesNotMultipleOf16Bytes) {
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_MISALIGNED, "o_stride_head",
+                    [](mla_decode_params& p) {
+                        p.o_stride_head = 516;
+                        p.o_stride_token = 16 * 520;
+                    });
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_MISALIGNED, "o_stride_token",
+                    [](mla_decode_params& p) { p.o_stride_token = 16 * 512 + 4; });
+    expect_rejected(Base::kBf16, kReference, MLA_STATUS_MISALIGNED, "o_stride_token",
+                    [](mla_decode_params& p) {
+                        p.o_dtype = MLA_DTYPE_FP32;  // reference only: 4-byte elements
+                        p.o_stride_token = 16 * 512 + 2;
+                    });
+}
+
+TEST(Validate, KvStrideSlotNotMultipleOf16Bytes) {
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_MISALIGNED, "kv_stride_slot",
+                    [](mla_decode_params& p) { p.kv_stride_slot = 580; });
+    expect_rejected(Base::kFp8Kv, kRefFwd, MLA_STATUS_MISALIGNED, "kv_stride_slot",
+                    [](mla_decode_params& p) { p.kv_stride_slot = 584; });
+    expect_rejected(Base::kMxfp4, kRefFwd, MLA_STATUS_MISALIGNED, "kv_stride_slot",
+                    [](mla_decode_params& p) { p.kv_stride_slot = 296; });
+}
+
+TEST(Validate, VStrideSlotNotMultipleOf16Bytes) {
+    expect_rejected(Base::kMxfp4FpV, kRefFwd, MLA_STATUS_MISALIGNED, "v_stride_slot",
+                    [](mla_decode_params& p) { p.v_stride_slot = 520; });
+}
+
+// ---- order: the first violation wins -----------------------------------------------------------
+
+TEST(Validate, FirstViolationInOrderWins) {
+    // reserved (b) before dtype (c) before size (d) before geometry (e) before pointer (f)
+    // before stride (g) before value (h) before alignment (i).
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "reserved",
+                    [](mla_decode_params& p) {
+                        p.reserved[0] = 1;
+                        p.q_dtype = MLA_DTYPE_MXFP4;
+                    });
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_DTYPE, "kv_dtype",
+                    [](mla_decode_params& p) {
+                        p.kv_dtype = MLA_DTYPE_FP32;
+                        p.batch_size = 0;
+                    });
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "num_slots",
+                    [](mla_decode_params& p) {
+                        p.num_slots = 0;
+                        p.num_heads = 24;
+                    });
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_UNSUPPORTED, "num_heads",
+                    [](mla_decode_params& p) {
+                        p.num_heads = 24;
+                        p.q = nullptr;
+                    });
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_NULL_POINTER, "kv_indptr",
+                    [](mla_decode_params& p) {
+                        p.kv_indptr = nullptr;
+                        p.q_stride_head = 1;
+                    });
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "o_stride_head",
+                    [](mla_decode_params& p) {
+                        p.o_stride_head = 1;
+                        p.sm_scale = NAN;
+                    });
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_INVALID_VALUE, "sm_scale",
+                    [](mla_decode_params& p) {
+                        p.sm_scale = 0.0f;
+                        p.o = offset_bytes(p.o, 2);
+                    });
+}
+
+// ---- index-array contents (host reference) -----------------------------------------------------
+
+TEST(ReferenceIndices, QoIndptrNotStartingAtZero) {
+    expect_index_rejected(Base::kBf16, "qo_indptr", [](HostProblem& hp) { hp.qo_indptr[0] = 1; });
+}
+
+TEST(ReferenceIndices, QoIndptrDecreasing) {
+    expect_index_rejected(Base::kBf16, "qo_indptr", [](HostProblem& hp) {
+        hp.qo_indptr = {0, 2, 1, 4};  // total_q 4, max_q_len 2: only the order is wrong
+    });
+}
+
+TEST(ReferenceIndices, QoIndptrLastIsNotTotalQ) {
+    expect_index_rejected(Base::kBf16, "total_q", [](HostProblem& hp) { hp.qo_indptr.back() -= 1; });
+}
+
+TEST(ReferenceIndices, QLenAboveMaxQLen) {
+    expect_index_rejected(Base::kBf16, "max_q_len", [](HostProblem& hp) { hp.max_q_len = 1; });
+}
+
+TEST(ReferenceIndices, KvIndptrDecreasing) {
+    expect_index_rejected(Base::kBf16, "kv_indptr", [](HostProblem& hp) { hp.kv_indptr[2] = 1; });
+}
+
+TEST(ReferenceIndices, KvIndptrNegative) {
+    expect_index_rejected(Base::kBf16, "kv_indptr", [](HostProblem& hp) { hp.kv_indptr[0] = -1; });
+}
+
+TEST(ReferenceIndices, ContiguousKvIndptrBeyondNumSlots) {
+    expect_index_rejected(Base::kBf16, "num_slots", [](HostProblem& hp) {
+        hp.num_slots = hp.kv_indptr.back() - 1;
+    });
+}
+
+TEST(ReferenceIndices, PageIndptrNotStartingAtZero) {
+    expect_index_rejected(Base::kPaged, "kv_page_indptr",
+                          [](HostProblem& hp) { hp.kv_page_indptr[0] = 1; });
+}
+
+TEST(ReferenceIndices, PageIndptrDecreasing) {
+    expect_index_rejected(Base::kPaged, "kv_page_indptr", [](HostProblem& hp) {
+        hp.kv_page_indptr[1] = hp.kv_page_indptr[2] + 1;
+    });
+}
+
+TEST(ReferenceIndices, TooFewPagesForTheKvLength) {
+    expect_index_rejected(Base::kPaged, "pages", [](HostProblem& hp) {
+        hp.kv_page_indptr.back() -= 1;  // last element (5 tokens, page 2) needs 3 pages
+    });
+}
+
+TEST(ReferenceIndices, PageIdBeyondThePageTable) {
+    expect_index_rejected(Base::kPaged, "kv_page_indices", [](HostProblem& hp) {
+        hp.kv_page_indices[1] = static_cast<int32_t>(hp.num_slots / hp.spec.page_size);
+    });
+}
+
+TEST(ReferenceIndices, PageIdNegative) {
+    expect_index_rejected(Base::kPaged, "kv_page_indices",
+                          [](HostProblem& hp) { hp.kv_page_indices.back() = -1; });
+}
+
+}  // namespace
+}  // namespace mla_test
