@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The test command: set up, build and test the native backend, then the AMD compile check.
+#
+#   tests/run.sh [extra ctest arguments for the native build]
+#
+# 1. Installs missing Debian packages with apt-get where it can (root or passwordless sudo);
+#    where it cannot (no apt-get, no registry) it goes on with what is there.
+# 2. Native build in $MLA_BUILD_DIR (default build/): backend cuda (sm_90a) when nvcc exists,
+#    else none; builds everything and runs ctest (GPU tests skip without a GPU).
+# 3. AMD compile check in $MLA_HIP_BUILD_DIR (default build-hip/): backend hip through Debian's
+#    clang-19 for gfx940 (library, tests and benchmark compiled and linked; its ctest run, GPU
+#    tests skip), plus the gfx942 device-only assembly of every kernel. Skipped with a notice
+#    when the toolchain is not available here, unless MLA_REQUIRE_HIP=1 (then it fails).
+#    MLA_SKIP_HIP=1 skips it on purpose (still fails under MLA_REQUIRE_HIP=1).
+# See tests/setup.sh for the other environment variables. Exits non-zero on any failure.
+set -euo pipefail
+# shellcheck source=tests/setup.sh
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+mla_banner "setup"
+mla_setup_native tests
+
+mla_banner "native build ($MLA_NATIVE_BACKEND, $MLA_BUILD_TYPE) in $MLA_BUILD_DIR"
+mla_configure_native
+cmake --build "$MLA_BUILD_DIR" --parallel "$MLA_JOBS"
+mla_banner "native tests"
+ctest --test-dir "$MLA_BUILD_DIR" --output-on-failure --no-tests=error -j "$MLA_JOBS" "$@"
+native_result="passed"
+
+hip_result=""
+if [ "${MLA_SKIP_HIP:-0}" = 1 ]; then
+  hip_result="skipped (MLA_SKIP_HIP=1)"
+else
+  mla_banner "AMD compile check: setup"
+  if ! mla_setup_hip; then
+    hip_result="skipped: no clang-19 + HIP toolchain here (Debian: ${MLA_HIP_PACKAGES[*]})"
+  fi
+fi
+
+if [ -z "$hip_result" ]; then
+  mla_banner "AMD compile check: hip backend via $MLA_HIP_CXX for gfx940, in $MLA_HIP_BUILD_DIR"
+  mla_configure "$MLA_HIP_BUILD_DIR" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DMLA_BACKEND=hip -DMLA_HIP_COMPILE=cxx -DMLA_ROCM_PATH=/usr \
+    -DCMAKE_CXX_COMPILER="$MLA_HIP_CXX" -DCMAKE_C_COMPILER="$MLA_HIP_CC" \
+    -DCMAKE_HIP_ARCHITECTURES=gfx940 -DMLA_HIP_DEVICE_CHECK_ARCHS=gfx942
+  # Everything, the gfx942 device-code check (target mla_hip_device_check) included.
+  cmake --build "$MLA_HIP_BUILD_DIR" --parallel "$MLA_JOBS"
+  cmake --build "$MLA_HIP_BUILD_DIR" --target mla_hip_device_check
+  mla_banner "AMD compile check: ctest (no AMD GPU here: GPU tests skip)"
+  ctest --test-dir "$MLA_HIP_BUILD_DIR" --output-on-failure --no-tests=error -j "$MLA_JOBS"
+  hip_result="passed (gfx940 build + tests, gfx942 device code)"
+fi
+
+mla_banner "summary"
+mla_log "native ($MLA_NATIVE_BACKEND): $native_result"
+case "$hip_result" in
+  passed*) mla_log "AMD compile check: $hip_result" ;;
+  *)
+    if [ "${MLA_REQUIRE_HIP:-0}" = 1 ]; then
+      mla_log "AMD compile check: $hip_result"
+      mla_log "error: MLA_REQUIRE_HIP=1 requires the AMD compile check"
+      exit 1
+    fi
+    mla_log "NOTICE: AMD compile check $hip_result"
+    ;;
+esac
