@@ -20,7 +20,11 @@
  *  - Every function returns an mla_status; on failure it also sets a thread-local message
  *    (mla_last_error_message) and writes nothing to any output: not to O, LSE, the workspace
  *    nor any out-parameter.
- *  - No function exits, aborts, or lets a C++ exception cross this boundary.
+ *  - No function exits, aborts, or lets a C++ exception cross this boundary. Besides the statuses
+ *    each function lists, any of them may return MLA_STATUS_INTERNAL_ERROR (a library bug; the
+ *    message says where).
+ *  - Every function is thread-safe. mla_decode_fwd calls may run concurrently on different streams
+ *    as long as each has its own workspace and outputs.
  *  - "Device pointer" means memory of the current HIP device (CUDA device in an NVIDIA build),
  *    as returned by hipMalloc / cudaMalloc; "host pointer" means ordinary process memory.
  *  - Sizes are in elements of the tensor's storage type unless the field says bytes. The storage
@@ -138,6 +142,7 @@ typedef enum mla_dtype {
  *   - contiguous (kv_page_indptr == NULL):  kv_indptr[b] + j
  *   - paged:  kv_page_indices[kv_page_indptr[b] + j / page_size] * page_size + j % page_size
  * The paged form is the CSR page table of FlashInfer and aiter; pages may come in any order.
+ * Element b needs ceil(kv_len_b / page_size) pages; its list may hold more (they are not read).
  * Row layout by kv_dtype:
  *   - BF16 / FP8_*: 576 elements; value = element (BF16) or element * kv_scale (FP8).
  *   - MXFP4: 288 bytes of e2m1 pairs, plus row `slot` of kv_block_scales (18 e8m0 codes used;
@@ -218,8 +223,9 @@ MLA_API const char* mla_backend_name(void);
  * outside the enum. Static storage; never NULL. */
 MLA_API const char* mla_status_string(mla_status status);
 
-/* The message of the last failed call on this thread ("" if none has failed yet). The pointer
- * stays valid until the next library call on the same thread. Never NULL. */
+/* The message of this thread's most recent library call if it failed: every entry point clears
+ * the message first, so after a successful call it is "". The pointer stays valid until the next
+ * library call on the same thread. Never NULL. */
 MLA_API const char* mla_last_error_message(void);
 
 /*

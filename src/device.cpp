@@ -83,8 +83,8 @@ mla_status current_multiprocessors(int* count) {
     int devices = 0;
     gpu::error_t e = gpu::device_count(&devices);
     if (e != gpu::kSuccess || devices <= 0)
-        return fail(MLA_STATUS_NO_DEVICE, "no GPU device available (%s)",
-                    e != gpu::kSuccess ? gpu::error_string(e) : "device count is 0");
+        return fail(MLA_STATUS_NO_DEVICE, "no GPU device available (the runtime says: %s)",
+                    e != gpu::kSuccess ? gpu::error_string(e) : "0 devices");
     int dev = 0;
     e = gpu::get_device(&dev);
     if (e != gpu::kSuccess)

@@ -102,9 +102,8 @@ mla_setup_native() {
   command -v cmake >/dev/null 2>&1 || missing+=(cmake)
   { command -v c++ >/dev/null 2>&1 && command -v cc >/dev/null 2>&1; } || missing+=(g++ gcc)
   command -v ninja >/dev/null 2>&1 || missing+=(ninja-build)
-  if [ "${1:-}" != bench ]; then
-    mla_have_cmake_config GTest GTestConfig.cmake || missing+=(libgtest-dev)
-  fi
+  # GoogleTest for the bench too: bench/run.sh builds into the same tree as the tests.
+  mla_have_cmake_config GTest GTestConfig.cmake || missing+=(libgtest-dev)
   mla_have_cmake_config benchmark benchmarkConfig.cmake || missing+=(libbenchmark-dev)
   if [ "${#missing[@]}" -gt 0 ]; then
     mla_log "native build: missing ${missing[*]}"
