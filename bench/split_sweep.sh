@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Calibration aid for the split-KV cost model (src/planner.cpp): runs the benchmark once per
 # forced split count (MLA_DECODE_NUM_SPLITS) and prints the median of every case per count,
-# next to the planner's own choice (the run without the override).
+# next to the planner's own choice (the run without the override). Timing only: outputs are
+# not compared with the host reference here (--mla_no_check); the tests do that.
 #   bench/split_sweep.sh BENCH_BINARY OUT_CSV [benchmark filter] [split counts...]
 set -euo pipefail
 bench=$1 out=$2 filter=${3:-fp8_e4m3fn} ; shift 3 || true
 counts=("$@"); [ ${#counts[@]} -gt 0 ] || counts=(1 2 4 8 16 32)
 tmp=$(mktemp -d)
-"$bench" --benchmark_filter="$filter" --mla_csv="$tmp/auto.csv" > /dev/null
+"$bench" --mla_no_check --benchmark_filter="$filter" --mla_csv="$tmp/auto.csv" > /dev/null
 for s in "${counts[@]}"; do
-  MLA_DECODE_NUM_SPLITS=$s "$bench" --benchmark_filter="$filter" --mla_csv="$tmp/s$s.csv" > /dev/null
+  MLA_DECODE_NUM_SPLITS=$s "$bench" --mla_no_check --benchmark_filter="$filter" --mla_csv="$tmp/s$s.csv" > /dev/null
 done
 {
   head -1 "$tmp/auto.csv" | sed 's/^/splits,/'
