@@ -164,42 +164,14 @@ INSTANTIATE_TEST_SUITE_P(Formats, GpuFormat,
 
 // ---- known-answer vectors on the GPU ----------------------------------------------------------
 
-// Uploads a vector case and runs it; returns the status.
+// Uploads a vector case and runs it on the GPU; returns the status (and outputs on success).
 struct VectorRun {
     mla_status status = MLA_STATUS_INTERNAL_ERROR;
     std::vector<float> o, lse;
 };
 
 VectorRun run_vector_on_gpu(const VectorCase& vc) {
-    // Reuse DeviceProblem by describing the case as a HostProblem with the case's own buffers.
-    HostProblem host;
-    host.spec.num_heads = vc.heads;
-    host.spec.q_dtype = vc.q_dtype;
-    host.spec.kv_dtype = vc.kv_dtype;
-    host.spec.v_dtype = vc.v_dtype;
-    host.spec.page_size = vc.page_size;
-    host.spec.paged = vc.paged();
-    host.spec.sm_scale = vc.sm_scale;
-    host.batch_size = vc.batch;
-    host.total_q = vc.total_q;
-    host.max_q_len = vc.max_q_len();
-    host.max_kv_len = vc.max_kv_len();
-    host.num_slots = vc.total_cache_slots;
-    host.q_stride_token = static_cast<int64_t>(vc.heads) * 576;
-    host.o_stride_token = static_cast<int64_t>(vc.heads) * 512;
-    host.q = vc.q;
-    host.kv = vc.kv;
-    host.kv_stride_slot = vc.kv_stride_slot;
-    host.kv_scale = vc.kv_scale;
-    host.kv_block_scales = vc.kv_block_scales;
-    host.kv_block_scale_stride = vc.kv_block_scale_stride;
-    host.v = vc.v;
-    host.v_stride_slot = vc.v_stride_slot;
-    host.v_scale = vc.v_scale;
-    host.qo_indptr = vc.qo_indptr;
-    host.kv_indptr = vc.kv_indptr;
-    host.kv_page_indptr = vc.page_indptr;
-    host.kv_page_indices = vc.page_indices;
+    const HostProblem host = vc.to_problem();
     VectorRun r;
     size_t ws = 0;
     const mla_decode_params probe = host.host_params(nullptr, MLA_DTYPE_BF16, nullptr);
@@ -264,6 +236,23 @@ TEST(GpuBadInput, WorkspaceTooSmallLeavesOutputsUntouched) {
     dev.lse.download(lse.data(), lse.size());
     EXPECT_TRUE(std::all_of(o.begin(), o.end(), [](uint8_t b) { return b == 0x5A; }));
     EXPECT_TRUE(std::all_of(lse.begin(), lse.end(), [](uint8_t b) { return b == 0x5A; }));
+}
+
+TEST(GpuBadInput, NullWorkspaceWhenOneIsNeeded) {
+    SKIP_WITHOUT_GPU();
+    ProblemSpec s;
+    s.kv_lens = {100, 3000};
+    const HostProblem host = make_problem(s);
+    DeviceProblem dev(host);
+    ASSERT_GT(dev.workspace_bytes, 0u);
+    dev.poison_outputs(0x5A);
+    EXPECT_EQ(mla_decode_fwd(&dev.params, nullptr, dev.workspace_bytes, nullptr),
+              MLA_STATUS_NULL_POINTER);
+    EXPECT_STRNE(mla_last_error_message(), "");
+    ASSERT_EQ(mla::gpu::device_synchronize(), mla::gpu::kSuccess);
+    std::vector<uint8_t> o(dev.o.bytes());
+    dev.o.download(o.data(), o.size());
+    EXPECT_TRUE(std::all_of(o.begin(), o.end(), [](uint8_t b) { return b == 0x5A; }));
 }
 
 TEST(GpuBadInput, MisalignedWorkspace) {

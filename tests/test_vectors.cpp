@@ -64,6 +64,14 @@ TEST_P(VectorCaseTest, ManifestIsConsistent) {
     EXPECT_EQ(c.expected_lse.size(), static_cast<size_t>(c.total_q) * c.heads);
 }
 
+// The case as a HostProblem (what the GPU tests upload) describes the same problem.
+TEST_P(VectorCaseTest, AsHostProblemReproducesTheAnswer) {
+    const VectorCase c = load_vector_case(GetParam());
+    const Reference ref = run_reference(c.to_problem());
+    EXPECT_TRUE(check_o(ref.o, c.expected_o, c.total_q, c.heads, fp32_tolerance()));
+    EXPECT_TRUE(check_lse(ref.lse, c.expected_lse, fp32_tolerance()));
+}
+
 TEST_P(VectorCaseTest, ReferenceWithFp32OutputMatchesAtBf16Tolerance) {
     VectorCase c = load_vector_case(GetParam());
     Outputs got = run_case(c, MLA_DTYPE_FP32);

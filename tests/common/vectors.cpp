@@ -240,6 +240,40 @@ std::vector<std::string> vector_case_names() {
     return names;
 }
 
+HostProblem VectorCase::to_problem() const {
+    HostProblem host;
+    host.spec.num_heads = heads;
+    host.spec.q_dtype = q_dtype;
+    host.spec.kv_dtype = kv_dtype;
+    host.spec.v_dtype = v_dtype;
+    host.spec.page_size = page_size;
+    host.spec.paged = paged();
+    host.spec.sm_scale = sm_scale;
+    host.spec.q_lens = q_lens;
+    host.spec.kv_lens = kv_lens;
+    host.batch_size = batch;
+    host.total_q = total_q;
+    host.max_q_len = max_q_len();
+    host.max_kv_len = max_kv_len();
+    host.num_slots = total_cache_slots;
+    host.q_stride_token = static_cast<int64_t>(heads) * d_qk;
+    host.o_stride_token = static_cast<int64_t>(heads) * d_v;
+    host.q = q;
+    host.kv = kv;
+    host.kv_stride_slot = kv_stride_slot;
+    host.kv_scale = kv_scale;
+    host.kv_block_scales = kv_block_scales;
+    host.kv_block_scale_stride = kv_block_scale_stride;
+    host.v = v;
+    host.v_stride_slot = v_stride_slot;
+    host.v_scale = v_scale;
+    host.qo_indptr = qo_indptr;
+    host.kv_indptr = kv_indptr;
+    host.kv_page_indptr = page_indptr;
+    host.kv_page_indices = page_indices;
+    return host;
+}
+
 mla_decode_params VectorCase::host_params(void* o, mla_dtype o_dtype, float* lse) const {
     mla_decode_params p;
     mla_decode_params_init(&p);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mla_decode.h"
+#include "mla_problem.h"
 
 namespace mla_test {
 
@@ -51,6 +52,10 @@ struct VectorCase {
     bool paged() const { return !page_indptr.empty(); }
     int max_q_len() const;
     int max_kv_len() const;
+
+    // The case's inputs as a HostProblem (copies of the buffers, packed Q/O rows), so that
+    // everything built for random problems (DeviceProblem, ...) serves the vectors too.
+    HostProblem to_problem() const;
 
     // Params over this case's host buffers, writing dense O ((total_q, heads, 512) of o_dtype)
     // to `o` and LSE to `lse` (may be NULL).
