@@ -154,7 +154,8 @@ typedef struct mla_decode_params {
     /* ---- problem size: host values ---------------------------------------------------- */
     int32_t batch_size;   /* sequences in the batch, >= 1                                     */
     int32_t total_q;      /* query rows = qo_indptr[batch_size], >= 1                         */
-    int32_t max_q_len;    /* >= every q_len_b, >= 1. Used for planning and path choice        */
+    int32_t max_q_len;    /* >= every q_len_b, >= 1 (the GPU computes query tokens up to
+                             max_q_len of each element: a longer q_len_b is not computed)     */
     int32_t max_kv_len;   /* >= every kv_len_b, >= 0. Used for planning only: results stay
                              correct if it is exceeded, the work split may then be poor       */
     int32_t num_heads;    /* query heads sharing the one KV head: 16, 32, 64 or 128           */
@@ -253,12 +254,17 @@ MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, si
  * mla_decode_workspace_size() bytes, 256-byte aligned (NULL allowed when that size is 0), not
  * used by another call in flight. Device-resident index contents (indptrs, page ids) are not
  * checked: they must describe slots below num_slots.
- * GPU paths of this release: num_heads 16, max_q_len 1, kv_dtype BF16, FP8_E4M3FN or
- * FP8_E4M3FNUZ with V from the same rows, q_dtype BF16, o_dtype BF16, contiguous or paged cache.
- * Numerics: scores and O accumulate in fp32 over exactly decoded cache values (bf16, or fp8 in
- * f16); Q keeps its bf16 value (scaled by a power of two per head; only elements below 2^-28
- * of their row's largest magnitude lose bits); P reaches the value product with f16 precision.
- * fp8 codes that mean NaN are not propagated (they decode as finite values).
+ * GPU paths of this release: every valid problem with o_dtype BF16: num_heads 16, 32, 64, 128;
+ * any q_len (causal, mixed through qo_indptr); q_dtype BF16 or FP8; kv_dtype BF16, FP8_E4M3FN,
+ * FP8_E4M3FNUZ or MXFP4 (V from the MXFP4 rows, or from an FP8 v_cache); contiguous or paged.
+ * The route (single-split, or split-KV with metadata + reduce) and split count come from a cost
+ * model of the device; MLA_DECODE_DEBUG=1 prints them (see mla_decode_plan_describe).
+ * Numerics: scores and O accumulate in fp32 over exactly decoded cache values (bf16; fp8 in
+ * f16; MXFP4 with its block scale in bf16); Q keeps its value (bf16, or fp8 widened exactly;
+ * against an fp8 cache it is scaled by a power of two per head into f16, so only elements below
+ * 2^-28 of their row's largest magnitude lose bits); P reaches the value product with f16
+ * precision. fp8 codes that mean NaN are not propagated (they decode as finite values); MXFP4
+ * values of magnitude >= 2^128 (e8m0 codes 253, 254 with large elements) become infinite.
  * Returns: SUCCESS; NULL_POINTER; INVALID_DTYPE; INVALID_SIZE; INVALID_VALUE; UNSUPPORTED;
  * MISALIGNED; WORKSPACE_TOO_SMALL; NO_DEVICE; DEVICE_ERROR (a launch failed; the message holds
  * the runtime's error string).
@@ -277,6 +283,84 @@ MLA_API mla_status mla_decode_fwd(const mla_decode_params* params, void* workspa
  * arrays that contradict the sizes); UNSUPPORTED; MISALIGNED; OUT_OF_MEMORY.
  */
 MLA_API mla_status mla_decode_reference(const mla_decode_params* params);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Plan-then-run                                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * A plan fixes, for one problem shape on one device, the GPU path and the split-KV layout:
+ * made once per decode step, then reused by every layer's run. The shape of a plan is the
+ * host-value fields batch_size, total_q, max_q_len, max_kv_len, num_heads, q_dtype, kv_dtype
+ * and o_dtype, and the current device; every run must pass params with the same shape and run
+ * on that device. Everything else may change between runs: pointers, strides, scales, page
+ * table, v_cache, and the device-resident lengths (every q_len_b <= max_q_len; kv lengths
+ * above max_kv_len stay correct, only less well balanced).
+ *
+ * Per step:   mla_decode_plan_prepare   computes the split metadata (which CTA handles which
+ *                                       tokens of which batch element, where each reduce
+ *                                       reads) on the device from the device-resident
+ *                                       qo_indptr / kv_indptr, into the workspace;
+ * per layer:  mla_decode_plan_run       launches the attention kernels, which read it.
+ * Neither synchronizes with the host nor allocates memory, so a step can be captured into a
+ * HIP/CUDA graph once and replayed with new lengths in the same device buffers. A workspace
+ * belongs to one plan at a time: runs on it must follow a prepare of the same plan on the same
+ * stream order, with the indptrs unchanged in between. Two plans may be alive and in use at
+ * once, on different streams with different workspaces.
+ *
+ * mla_decode_fwd is prepare + run with a plan taken from a process-wide cache keyed by shape
+ * and device (the cache is bounded; it never allocates device memory).
+ */
+typedef struct mla_decode_plan mla_decode_plan;
+
+/*
+ * Make a plan for the shape of *params on the current device. Reads only the host-value fields
+ * (pointer fields may be NULL), validated like mla_decode_workspace_size. Host memory only.
+ * *plan is set only on success; free it with mla_decode_plan_destroy.
+ * Returns: SUCCESS; NULL_POINTER (params or plan NULL); INVALID_DTYPE; INVALID_SIZE;
+ * INVALID_VALUE; UNSUPPORTED; NO_DEVICE; DEVICE_ERROR; OUT_OF_MEMORY.
+ */
+MLA_API mla_status mla_decode_plan_create(const mla_decode_params* params,
+                                          mla_decode_plan** plan);
+
+/* Free a plan (NULL is allowed and does nothing). Work already queued with it is unaffected.
+ * Returns: SUCCESS. */
+MLA_API mla_status mla_decode_plan_destroy(mla_decode_plan* plan);
+
+/* Device workspace bytes that prepare and run of this plan need (may be 0).
+ * Returns: SUCCESS; NULL_POINTER (plan or bytes NULL). */
+MLA_API mla_status mla_decode_plan_workspace_size(const mla_decode_plan* plan, size_t* bytes);
+
+/*
+ * Write a one-line, NUL-terminated description of the plan's route and the reason it was
+ * chosen (path, split count, predicted time, device compute units) into buffer, truncated to
+ * buffer_bytes. The same line is printed to stderr for every call when the environment
+ * variable MLA_DECODE_DEBUG=1 is set.
+ * Returns: SUCCESS; NULL_POINTER (plan or buffer NULL); INVALID_SIZE (buffer_bytes 0).
+ */
+MLA_API mla_status mla_decode_plan_describe(const mla_decode_plan* plan, char* buffer,
+                                            size_t buffer_bytes);
+
+/*
+ * Compute the step's split metadata into `workspace` (device memory of at least
+ * mla_decode_plan_workspace_size bytes, 256-byte aligned), ordered on `stream`. Reads
+ * qo_indptr and kv_indptr of *params on the device; every other field is checked as for
+ * mla_decode_fwd. Plans whose path needs no metadata queue nothing.
+ * Returns: as mla_decode_fwd, plus INVALID_VALUE when *params does not have the plan's shape
+ * (and NULL_POINTER for a NULL plan).
+ */
+MLA_API mla_status mla_decode_plan_prepare(const mla_decode_plan* plan,
+                                           const mla_decode_params* params, void* workspace,
+                                           size_t workspace_bytes, void* stream);
+
+/*
+ * Run the decode with a prepared workspace, ordered on `stream`; otherwise exactly as
+ * mla_decode_fwd.
+ * Returns: as mla_decode_plan_prepare.
+ */
+MLA_API mla_status mla_decode_plan_run(const mla_decode_plan* plan,
+                                       const mla_decode_params* params, void* workspace,
+                                       size_t workspace_bytes, void* stream);
 
 #ifdef __cplusplus
 } /* extern "C" */

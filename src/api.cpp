@@ -1,5 +1,6 @@
 // The extern "C" layer: every entry point clears the last error, runs the internal call, and
 // turns any escaping C++ exception into a status. Nothing here throws.
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -110,6 +111,75 @@ MLA_API mla_status mla_decode_reference(const mla_decode_params* params) {
     return guarded([&]() -> mla_status {
         MLA_TRY(mla::validate_params(params, mla::ValidateFor::kHostReference));
         return mla::reference_decode(*params);
+    });
+}
+
+}  // extern "C"
+
+// A plan handle is the device plan, immutable after creation (shared by concurrent runs).
+struct mla_decode_plan {
+    mla::DevicePlan plan;
+};
+
+extern "C" {
+
+MLA_API mla_status mla_decode_plan_create(const mla_decode_params* params,
+                                          mla_decode_plan** plan) {
+    return guarded([&]() -> mla_status {
+        if (params == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "params is NULL");
+        if (plan == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "plan is NULL");
+        MLA_TRY(mla::validate_params(params, mla::ValidateFor::kWorkspaceQuery));
+        mla::DevicePlan made;
+        MLA_TRY(mla::device_plan_create(*params, &made));
+        *plan = new mla_decode_plan{made};
+        return MLA_STATUS_SUCCESS;
+    });
+}
+
+MLA_API mla_status mla_decode_plan_destroy(mla_decode_plan* plan) {
+    return guarded([&]() -> mla_status {
+        delete plan;
+        return MLA_STATUS_SUCCESS;
+    });
+}
+
+MLA_API mla_status mla_decode_plan_workspace_size(const mla_decode_plan* plan, size_t* bytes) {
+    return guarded([&]() -> mla_status {
+        if (plan == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "plan is NULL");
+        if (bytes == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "bytes is NULL");
+        *bytes = plan->plan.workspace_bytes;
+        return MLA_STATUS_SUCCESS;
+    });
+}
+
+MLA_API mla_status mla_decode_plan_describe(const mla_decode_plan* plan, char* buffer,
+                                            size_t buffer_bytes) {
+    return guarded([&]() -> mla_status {
+        if (plan == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "plan is NULL");
+        if (buffer == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "buffer is NULL");
+        if (buffer_bytes == 0) return mla::fail(MLA_STATUS_INVALID_SIZE, "buffer_bytes is 0");
+        std::snprintf(buffer, buffer_bytes, "%s", plan->plan.description);
+        return MLA_STATUS_SUCCESS;
+    });
+}
+
+MLA_API mla_status mla_decode_plan_prepare(const mla_decode_plan* plan,
+                                           const mla_decode_params* params, void* workspace,
+                                           size_t workspace_bytes, void* stream) {
+    return guarded([&]() -> mla_status {
+        if (plan == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "plan is NULL");
+        MLA_TRY(mla::validate_params(params, mla::ValidateFor::kDevice));
+        return mla::device_prepare(plan->plan, *params, workspace, workspace_bytes, stream);
+    });
+}
+
+MLA_API mla_status mla_decode_plan_run(const mla_decode_plan* plan,
+                                       const mla_decode_params* params, void* workspace,
+                                       size_t workspace_bytes, void* stream) {
+    return guarded([&]() -> mla_status {
+        if (plan == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "plan is NULL");
+        MLA_TRY(mla::validate_params(params, mla::ValidateFor::kDevice));
+        return mla::device_run(plan->plan, *params, workspace, workspace_bytes, stream);
     });
 }
 

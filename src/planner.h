@@ -10,26 +10,36 @@ namespace mla {
 struct SplitKvShape {
     int batch_size = 0;
     int total_q = 0;
+    int max_q_len = 1;
     int max_kv_len = 0;
     int num_heads = 16;
-    int kv_row_bytes = 0;      // bytes of one cache row the kernel streams (576 x element size)
+    int kv_row_bytes = 0;      // cache bytes per token the kernel streams (K, scales, V)
     int tile_tokens = 64;      // cache rows per stage-1 tile (the split granularity)
     int multiprocessors = 0;   // SMs / CUs of the device; one stage-1 CTA is resident per unit
 };
 
 struct SplitKvPlan {
-    int num_splits = 1;
-    size_t partial_o_offset = 0;    // workspace bytes: fp32 [total_q][splits][heads][512]
-    size_t partial_lse_offset = 0;  // fp32 [total_q][splits][heads]
-    size_t workspace_bytes = 0;
+    int num_splits = 1;        // 1: the single-split path (no metadata, no reduce)
+    int tiles_per_split = 1;   // for an element of max_kv_len tokens
+    int row_groups = 1;        // stage-1 CTAs per (element, split): max_q_len * heads / 16
+    size_t split_meta_offset = 0;   // workspace bytes: SplitMeta [batch]
+    size_t row_meta_offset = 0;     // RowMeta [total_q]
+    size_t partial_o_offset = 0;    // fp32 [total_q * splits][heads][512]
+    size_t partial_lse_offset = 0;  // fp32 [total_q * splits][heads]
+    size_t workspace_bytes = 0;     // 0 on the single-split path
     double predicted_us = 0.0;      // the cost model's estimate for the chosen split count
 };
 
 inline constexpr int kMaxSplits = 64;
 inline constexpr size_t kWorkspaceAlignment = 256;
+inline constexpr size_t kSplitMetaBytes = 16;  // sizeof(splitkv::SplitMeta)
+inline constexpr size_t kRowMetaBytes = 8;     // sizeof(splitkv::RowMeta)
 
 // Chooses the split count with the cost model described in planner.cpp. `forced_splits` > 0
 // overrides the choice (clamped to [1, kMaxSplits]); the workspace always matches the result.
 SplitKvPlan plan_split_kv(const SplitKvShape& shape, int forced_splits = 0);
+
+// The model's prediction for a given split count (microseconds).
+double predict_split_kv_us(const SplitKvShape& shape, int splits);
 
 }  // namespace mla

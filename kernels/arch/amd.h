@@ -137,13 +137,16 @@ MLA_DEVICE void copy_16_async(void* smem, const void* gmem, bool valid) {
     if (valid) v = *reinterpret_cast<const uint4*>(gmem);
     *reinterpret_cast<uint4*>(smem) = v;
 }
+MLA_DEVICE void copy_4_async(void* smem, const void* gmem, bool valid) {
+    *reinterpret_cast<uint32_t*>(smem) = valid ? *reinterpret_cast<const uint32_t*>(gmem) : 0u;
+}
 MLA_DEVICE void copy_commit() {}
 template <int N>
 MLA_DEVICE void copy_wait() {}
 
 // ---- kernel shapes that fit this architecture (64 KiB of LDS on MI300) -----------------------
 inline constexpr int kStage1Warps = 4;
-inline constexpr int kStage1StagesFp8 = 1;
-inline constexpr int kStage1StagesBf16 = 1;
+inline constexpr int kStage1MaxStages = 1;           // copies are synchronous: no pipeline
+inline constexpr int kStage1SharedBytes = 64 * 1024;  // LDS per workgroup (gfx942)
 
 }  // namespace mla::arch

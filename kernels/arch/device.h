@@ -73,6 +73,7 @@ MLA_DEVICE uint32_t pack_bf16x2(float a, float b) {
 }  // namespace mla::arch
 
 #include "arch/fp8.h"
+#include "arch/mxfp4.h"
 
 #if defined(MLA_ARCH_AMD)
 #include "arch/amd.h"

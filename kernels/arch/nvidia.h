@@ -134,6 +134,13 @@ MLA_DEVICE void copy_16_async(void* smem, const void* gmem, bool valid) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem),
                  "r"(src_bytes));
 }
+// 4 bytes (cp.async.ca: the source needs only 4-byte alignment); `valid` false writes zeros.
+MLA_DEVICE void copy_4_async(void* smem, const void* gmem, bool valid) {
+    const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+    const int src_bytes = valid ? 4 : 0;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem),
+                 "r"(src_bytes));
+}
 MLA_DEVICE void copy_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 // Wait until at most `N` committed groups of this thread are still in flight.
 template <int N>
@@ -143,7 +150,7 @@ MLA_DEVICE void copy_wait() {
 
 // ---- kernel shapes that fit this architecture ------------------------------------------------
 inline constexpr int kStage1Warps = 8;          // 256 threads, one CTA per SM
-inline constexpr int kStage1StagesFp8 = 3;      // 3 x 37 KiB fp8 tiles + a 65 KiB f16 V tile
-inline constexpr int kStage1StagesBf16 = 2;     // 2 x 73 KiB
+inline constexpr int kStage1MaxStages = 3;      // cp.async pipeline depth
+inline constexpr int kStage1SharedBytes = 227 * 1024;  // opt-in shared memory per block (sm_90)
 
 }  // namespace mla::arch

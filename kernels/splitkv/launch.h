@@ -11,9 +11,13 @@ namespace mla::splitkv {
 // Cache tokens per stage-1 tile on this build's architecture (the split granularity).
 int stage1_tile_tokens();
 
-// Launches stage 1 (batch * num_splits CTAs) then the reduce, on `stream`.
-// Returns the runtime's error for the launches (kSuccess if both were queued).
-gpu::error_t launch_decode(const Params& params, KvFormat format, gpu::stream_t stream);
+// Queues the split-metadata kernel (params.split_meta != nullptr), which fills split_meta and
+// row_meta from the device-resident indptrs.
+gpu::error_t launch_split_metadata(const Params& params, gpu::stream_t stream);
+
+// Queues stage 1 (batch * max_splits * row_groups CTAs) and, on the split path
+// (split_meta != nullptr), the reduce. Returns the runtime's error for the launches.
+gpu::error_t launch_attention(const Params& params, KvFormat format, gpu::stream_t stream);
 
 }  // namespace mla::splitkv
 #endif

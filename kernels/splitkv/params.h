@@ -1,5 +1,5 @@
-// Parameters of the split-KV family (stage 1 + LSE reduce). Plain data, passed by value to the
-// kernels, never part of the public ABI. Host- and device-includable.
+// Parameters of the split-KV family (split metadata, stage 1, LSE reduce). Plain data, passed
+// by value to the kernels, never part of the public ABI. Host- and device-includable.
 #pragma once
 
 #include <cstdint>
@@ -9,19 +9,57 @@ namespace mla::splitkv {
 inline constexpr int kHeadDimQk = 576;
 inline constexpr int kHeadDimV = 512;
 inline constexpr int kHeadsPerCta = 16;  // one matrix-atom row block of query heads
+inline constexpr int kMxfp4BlockSize = 32;
+inline constexpr int kMxfp4RowBytes = kHeadDimQk / 2;
+inline constexpr int kMxfp4RowScales = kHeadDimQk / kMxfp4BlockSize;
 
-enum class KvFormat { kBf16, kFp8E4M3FN, kFp8E4M3FNUZ };
+// Cache formats with a stage-1 kernel of their own (compile-time: they change the data flow).
+//   kBf16, kFp8*: K and V from the same 576-element rows.
+//   kMxfp4: K and V from the same MXFP4 rows (288 bytes + 18 e8m0 scales).
+//   kMxfp4Fp8*: K from the MXFP4 rows, V from a separate fp8 cache (512 codes per slot).
+enum class KvFormat { kBf16, kFp8E4M3FN, kFp8E4M3FNUZ, kMxfp4, kMxfp4Fp8E4M3FN, kMxfp4Fp8E4M3FNUZ };
+
+// Q storage (run-time: only the prologue that loads Q depends on it).
+enum class QFormat : int32_t { kBf16 = 0, kFp8E4M3FN = 1, kFp8E4M3FNUZ = 2 };
+
+// How stage 1 copies a tile's MXFP4 scale rows (run-time, from the scale tensor's alignment).
+enum class ScaleCopy : int32_t { k16Bytes = 0, k4Bytes = 1, kBytes = 2 };
+
+// Split metadata, written by the metadata kernel from the device-resident indptrs:
+//   element b: its cache is cut into `splits` ranges of `tiles_per_split` tiles; query token t
+//   of b, split s writes partial row  partial_base + t * splits + s.
+struct SplitMeta {
+    int32_t splits;
+    int32_t tiles_per_split;
+    int32_t partial_base;
+    int32_t reserved;
+};
+// Per query row: where the reduce reads (partial rows first .. first + splits - 1).
+struct RowMeta {
+    int32_t first;
+    int32_t splits;
+};
 
 struct Params {
-    // Q: bf16, row of (token t, head h) at q + t * q_stride_token + h * q_stride_head.
-    const uint16_t* q;
+    // Q: row of (token t, head h) at q + (t * q_stride_token + h * q_stride_head) elements.
+    const void* q;
+    QFormat q_format;
+    float q_scale;           // fp8 Q dequant scale (1 for bf16)
     int64_t q_stride_token;  // elements
     int64_t q_stride_head;   // elements
 
-    // Latent cache: row `slot` at kv + slot * kv_stride_bytes (576 elements of the format).
+    // Latent cache: row `slot` at kv + slot * kv_stride_bytes. MXFP4: 288 bytes of e2m1 pairs,
+    // scales at kv_scales + slot * kv_scale_stride.
     const uint8_t* kv;
     int64_t kv_stride_bytes;
-    float kv_scale;  // fp8 dequant scale (1 for bf16)
+    float kv_scale;  // fp8 dequant scale (1 otherwise)
+    const uint8_t* kv_scales;
+    int64_t kv_scale_stride;
+    ScaleCopy scale_copy;
+    // Separate fp8 V cache (kMxfp4Fp8*): row `slot` at v + slot * v_stride_bytes.
+    const uint8_t* v;
+    int64_t v_stride_bytes;
+    float v_scale;
 
     // Batch layout (device). page_indptr == nullptr: contiguous, token j of b in slot
     // kv_indptr[b] + j. Otherwise slot = page_indices[page_indptr[b] + j / page_size] *
@@ -33,18 +71,26 @@ struct Params {
     int32_t page_size;
 
     int32_t batch;
-    int32_t num_splits;  // CTAs per batch element in stage 1
     int32_t total_q;
+    int32_t num_heads;        // multiple of kHeadsPerCta
+    int32_t row_groups;       // stage-1 CTAs per (element, split): max_q_len * num_heads / 16
+    int32_t max_splits;       // stage-1 CTAs per element and row group (grid bound)
+    int32_t tiles_per_split;  // the plan's split length, for elements up to max_kv_len
     float sm_scale;
 
-    // Stage-1 outputs, read by the reduce (workspace):
-    //   partial_o  [total_q][num_splits][16][512] fp32, already divided by its split's sum
-    //   partial_lse[total_q][num_splits][16] fp32, log2 domain (-inf: split saw no token)
+    // Split metadata (workspace). split_meta == nullptr: the single-split path, where stage 1
+    // writes O and LSE itself and there is no reduce.
+    SplitMeta* split_meta;  // (batch)
+    RowMeta* row_meta;      // (total_q)
+
+    // Stage-1 outputs read by the reduce (workspace), per partial row r and head h:
+    //   partial_o  [r][num_heads][512] fp32, already divided by its split's sum
+    //   partial_lse[r][num_heads] fp32, log2 domain (-inf: the split saw no token)
     float* partial_o;
     float* partial_lse;
 
     // Final outputs: O bf16 at o + t * o_stride_token + h * o_stride_head; lse (may be null)
-    // natural log, [total_q][16].
+    // natural log, [total_q][num_heads].
     uint16_t* o;
     int64_t o_stride_token;
     int64_t o_stride_head;

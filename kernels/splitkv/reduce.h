@@ -1,7 +1,7 @@
-// Split-KV reduce: combines the num_splits partial results of each (query row, head) into the
-// final bf16 O and natural-log LSE. One warp per (row, head); each lane owns 512 / kWarpSize
-// dims as float4 runs. Weight of split s: 2^(lse2_s - max_s lse2_s); a row no split saw gets
-// O = 0 and LSE = -inf.
+// Split-KV reduce: combines the partial results of each (query row, head) into the final bf16 O
+// and natural-log LSE. One warp per (row, head); each lane owns 512 / kWarpSize dims as float4
+// runs. Row r reads partial rows row_meta[r].first .. + splits - 1 (split metadata). Weight of
+// split s: 2^(lse2_s - max_s lse2_s); a row no split saw gets O = 0 and LSE = -inf.
 #pragma once
 
 #include "arch/device.h"
@@ -19,15 +19,17 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     constexpr float kLn2 = 0.6931471805599453f;
 
     const int64_t unit = static_cast<int64_t>(blockIdx.x) * kReduceWarps + arch::warp_id();
-    if (unit >= static_cast<int64_t>(p.total_q) * kHeadsPerCta) return;
-    const int64_t row = unit / kHeadsPerCta;
-    const int head = static_cast<int>(unit % kHeadsPerCta);
+    if (unit >= static_cast<int64_t>(p.total_q) * p.num_heads) return;
+    const int64_t row = unit / p.num_heads;
+    const int head = static_cast<int>(unit % p.num_heads);
     const int lane = arch::lane_id();
-    const int splits = p.num_splits;
+    const RowMeta meta = p.row_meta[row];
+    const int splits = meta.splits;
+    const int64_t first = static_cast<int64_t>(meta.first) * p.num_heads + head;
 
-    const float* lse_part = p.partial_lse + row * splits * kHeadsPerCta + head;
+    const float* lse_part = p.partial_lse + first;
     float m = kNegInf;
-    for (int s = 0; s < splits; ++s) m = fmaxf(m, lse_part[s * kHeadsPerCta]);
+    for (int s = 0; s < splits; ++s) m = fmaxf(m, lse_part[s * p.num_heads]);
 
     float acc[kVecs][4];
 #pragma unroll
@@ -38,10 +40,10 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
         // An empty split has weight 0 and a zero partial O, so it needs no branch.
 #pragma unroll 4
         for (int s = 0; s < splits; ++s) {
-            const float w = arch::fast_exp2(lse_part[s * kHeadsPerCta] - m);
+            const float w = arch::fast_exp2(lse_part[s * p.num_heads] - m);
             wsum += w;
             const float4* src = reinterpret_cast<const float4*>(
-                p.partial_o + ((row * splits + s) * kHeadsPerCta + head) * kHeadDimV);
+                p.partial_o + (first + static_cast<int64_t>(s) * p.num_heads) * kHeadDimV);
 #pragma unroll
             for (int v = 0; v < kVecs; ++v) {
                 const float4 x = src[v * kW + lane];
@@ -62,7 +64,7 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
         *reinterpret_cast<uint2*>(o + 4 * (v * kW + lane)) = packed;
     }
     if (p.lse != nullptr && lane == 0)
-        p.lse[row * kHeadsPerCta + head] = wsum > 0.0f ? (m + __log2f(wsum)) * kLn2 : kNegInf;
+        p.lse[row * p.num_heads + head] = wsum > 0.0f ? (m + __log2f(wsum)) * kLn2 : kNegInf;
 }
 
 }  // namespace mla::splitkv

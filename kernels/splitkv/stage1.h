@@ -30,9 +30,24 @@ namespace mla::splitkv {
 
 template <KvFormat F>
 struct Stage1Config {
-    static constexpr bool kFp8 = F != KvFormat::kBf16;
-    static constexpr arch::MmaType kMma = kFp8 ? arch::MmaType::kF16 : arch::MmaType::kBF16;
-    static constexpr int kElemBytes = kFp8 ? 1 : 2;
+    // What the format changes: how K arrives, where V comes from, which products it feeds.
+    static constexpr bool kKFp8 = F == KvFormat::kFp8E4M3FN || F == KvFormat::kFp8E4M3FNUZ;
+    static constexpr bool kKMxfp4 = F == KvFormat::kMxfp4 || F == KvFormat::kMxfp4Fp8E4M3FN ||
+                                    F == KvFormat::kMxfp4Fp8E4M3FNUZ;
+    static constexpr bool kVSeparate = F == KvFormat::kMxfp4Fp8E4M3FN ||
+                                       F == KvFormat::kMxfp4Fp8E4M3FNUZ;
+    static constexpr bool kVFp8 = kKFp8 || kVSeparate;  // V decoded from fp8 into f16
+    static constexpr bool kVFromRawTile = F == KvFormat::kBf16;  // V read as stored
+    // fp8 flavour of whichever operand is fp8 (K and V, or V alone).
+    static constexpr arch::Fp8Flavor kFp8Flavor =
+        F == KvFormat::kFp8E4M3FNUZ || F == KvFormat::kMxfp4Fp8E4M3FNUZ
+            ? arch::Fp8Flavor::kE4M3FNUZ
+            : arch::Fp8Flavor::kE4M3FN;
+    // Scores multiply f16 when K is fp8 (Q scaled into f16 range per head), bf16 otherwise
+    // (bf16 K as stored; MXFP4 K decoded to bf16 with its block scale, exactly). Values
+    // multiply f16 for fp8 V, bf16 otherwise (P then travels as a bf16 hi + lo pair).
+    static constexpr arch::MmaType kScoreMma = kKFp8 ? arch::MmaType::kF16 : arch::MmaType::kBF16;
+    static constexpr arch::MmaType kValueMma = kVFp8 ? arch::MmaType::kF16 : arch::MmaType::kBF16;
 
     static constexpr int kWarps = arch::kStage1Warps;
     static constexpr int kThreads = kWarps * arch::kWarpSize;
@@ -40,46 +55,67 @@ struct Stage1Config {
     static constexpr int kBlocks = kWarps / kDimSplits;  // 16-token blocks per tile
     static constexpr int kTileTokens = 16 * kBlocks;
 
-    // A lane loads kE contiguous elements (16 bytes) of a row per chunk; a chunk spans the
-    // kKGroups lanes of a row, i.e. kChunkDims dims = kStepsPerChunk k16 steps.
-    static constexpr int kE = 16 / kElemBytes;
+    // K bytes of a cache row, and what one lane loads of a row per chunk: kLoadBytes holding kE
+    // contiguous elements; a chunk spans the kKGroups lanes of a row, i.e. kChunkDims dims =
+    // kStepsPerChunk k16 steps.
+    static constexpr int kKRowBytes = kKMxfp4 ? kMxfp4RowBytes : (kKFp8 ? kHeadDimQk : 2 * kHeadDimQk);
+    static constexpr int kLoadBytes = kKMxfp4 ? 8 : 16;
+    static constexpr int kE = kKMxfp4 ? 16 : (kKFp8 ? 16 : 8);
     static constexpr int kChunkDims = arch::ScoreAtom::kKGroups * kE;
     static constexpr int kChunks = kHeadDimQk / kChunkDims;
     static constexpr int kStepsPerChunk = kE / 4;
     static constexpr int kMaxChunks = (kChunks + kDimSplits - 1) / kDimSplits;
     static_assert(kChunks * kChunkDims == kHeadDimQk, "576 dims must split into chunks");
+    static_assert(!kKMxfp4 || kE <= kMxfp4BlockSize, "a lane's MXFP4 run must share one scale");
 
-    static constexpr int kRowBytes = kHeadDimQk * kElemBytes + 16;
-    static constexpr int kRowCopies = kHeadDimQk * kElemBytes / 16;
-    static constexpr int kTileBytes = kTileTokens * kRowBytes;
-    static constexpr int kStages = kFp8 ? arch::kStage1StagesFp8 : arch::kStage1StagesBf16;
+    // Shared tiles, per pipeline stage: K rows (raw, padded by 16 bytes so that fragment loads
+    // spread over the banks); MXFP4 scale rows; separate fp8 V rows.
+    static constexpr int kRowBytes = kKRowBytes + 16;
+    static constexpr int kRowCopies = kKRowBytes / 16;
+    static constexpr int kScaleRowBytes = kKMxfp4 ? 32 : 0;
+    static constexpr int kVRawRowBytes = kVSeparate ? kHeadDimV + 16 : 0;
+    static constexpr int kVRawCopies = kHeadDimV / 16;
+    static constexpr int kStageBytes =
+        kTileTokens * (kRowBytes + kScaleRowBytes + kVRawRowBytes);
     static constexpr int kThreadsPerRow = kThreads / kTileTokens;
     static_assert(kThreadsPerRow * kTileTokens == kThreads, "copy threads must tile the rows");
 
-    // Values: bf16 tiles are multiplied as they are; fp8 tiles are decoded once, by the score
-    // warps (which decode K anyway), into an f16 tile of the 512 value dims that the value
-    // product then reads. Its 16-bit slots keep the decoder's pair order: within each group of
-    // four, slots hold dims (0, 2, 1, 3), so slot -> dim swaps the two low bits.
+    // Values: bf16 tiles are multiplied as they are; otherwise V is decoded once per tile into
+    // a 16-bit tile of the 512 value dims that the value product reads. fp8-decoded slots keep
+    // the decoder's pair order: within each group of four, slots hold dims (0, 2, 1, 3), so
+    // slot -> dim swaps the two low bits. MXFP4-decoded slots are in dim order.
     using VLoader = arch::ValueLoader16;
     static constexpr int kPvDims = kHeadDimV / kWarps;
     static constexpr int kVGroups = kPvDims / VLoader::kDims;
     static_assert(kVGroups * VLoader::kDims == kPvDims, "value loads must tile a warp's dims");
-    static constexpr int kPSplit = kFp8 ? 1 : 2;
-    static constexpr int kVRowBytes = kFp8 ? kHeadDimV * 2 + 16 : kRowBytes;
-    static constexpr int kVChunks = kHeadDimV / kChunkDims;  // chunks holding value dims
+    static constexpr int kPSplit = kValueMma == arch::MmaType::kBF16 ? 2 : 1;
+    static constexpr int kVRowBytes = kVFromRawTile ? kRowBytes : kHeadDimV * 2 + 16;
+    static constexpr int kVChunks = kHeadDimV / kChunkDims;  // K chunks holding value dims
     MLA_DEVICE static int v_slot_to_dim(int slot) {
-        return kFp8 ? (slot & ~3) | ((slot & 1) << 1) | ((slot >> 1) & 1) : slot;
+        return kVFp8 ? (slot & ~3) | ((slot & 1) << 1) | ((slot >> 1) & 1) : slot;
     }
 
-    // Shared memory: tiles | f16 V tile (fp8) | partial scores | P | block maxima (later row
-    // sums) | Q maxima.
-    static constexpr int kOffVTile = kStages * kTileBytes;
-    static constexpr int kOffPartial = kOffVTile + (kFp8 ? kTileTokens * kVRowBytes : 0);
-    static constexpr int kOffP = kOffPartial + kWarps * arch::ScoreAtom::kAcc * arch::kWarpSize * 4;
-    static constexpr int kOffBlockMax =
-        kOffP + kBlocks * kPSplit * arch::ValueAtom::kPRegs * arch::kWarpSize * 4;
+    // Shared memory: stages | decoded V tile | partial scores | P | block maxima (later row
+    // sums) | Q maxima. As many stages as fit (at most the architecture's pipeline depth).
+    static constexpr int kVTileBytes = kVFromRawTile ? 0 : kTileTokens * kVRowBytes;
+    static constexpr int kPartialBytes = kWarps * arch::ScoreAtom::kAcc * arch::kWarpSize * 4;
+    static constexpr int kPBytes = kBlocks * kPSplit * arch::ValueAtom::kPRegs * arch::kWarpSize * 4;
+    static constexpr int kScratchBytes = kPartialBytes > kPBytes ? kPartialBytes : kPBytes;
+    static constexpr int kFixedBytes =
+        kVTileBytes + kScratchBytes + kBlocks * kHeadsPerCta * 4 + kDimSplits * kHeadsPerCta * 4;
+    static constexpr int kStagesFit = (arch::kStage1SharedBytes - kFixedBytes) / kStageBytes;
+    static constexpr int kStages =
+        kStagesFit < arch::kStage1MaxStages ? kStagesFit : arch::kStage1MaxStages;
+    static_assert(kStages >= 1, "one tile must fit in shared memory");
+    static constexpr int kOffVTile = kStages * kStageBytes;
+    static constexpr int kOffPartial = kOffVTile + kVTileBytes;
+    static constexpr int kOffP = kOffPartial;  // P is written after the partials are consumed
+    static constexpr int kOffBlockMax = kOffPartial + kScratchBytes;
     static constexpr int kOffQMax = kOffBlockMax + kBlocks * kHeadsPerCta * 4;
     static constexpr int kSmemBytes = kOffQMax + kDimSplits * kHeadsPerCta * 4;
+    // Within a stage: K rows | scale rows | V rows.
+    static constexpr int kOffScales = kTileTokens * kRowBytes;
+    static constexpr int kOffVRaw = kOffScales + kTileTokens * kScaleRowBytes;
 };
 
 // Power of two 2^k as a float, k in [-126, 127].
@@ -94,6 +130,93 @@ MLA_DEVICE int f16_row_scale_exponent(float amax) {
     return k < -120 ? -120 : (k > 120 ? 120 : k);
 }
 
+// Loads kWords 32-bit words of Q as bf16 pairs (dims 2w, 2w+1 in word w), starting at element
+// `elem` of the row at `row`: bf16 as stored, fp8 codes converted exactly (bf16 holds every
+// e4m3 value; the fp8 scale is applied to the scores, not here).
+template <int kWords>
+MLA_DEVICE void load_q_bf16_words(const void* row, QFormat format, int64_t elem,
+                                  uint32_t (&w)[kWords]) {
+    if (format == QFormat::kBf16) {
+        const uint4* src = reinterpret_cast<const uint4*>(static_cast<const uint16_t*>(row) + elem);
+#pragma unroll
+        for (int i = 0; i < kWords / 4; ++i) {
+            const uint4 v = src[i];
+            w[4 * i] = v.x;
+            w[4 * i + 1] = v.y;
+            w[4 * i + 2] = v.z;
+            w[4 * i + 3] = v.w;
+        }
+        return;
+    }
+    const uint8_t* src = static_cast<const uint8_t*>(row) + elem;
+#pragma unroll
+    for (int i = 0; i < kWords / 4; ++i) {  // 8 codes = 4 words per 8-byte load
+        const uint2 v = *reinterpret_cast<const uint2*>(src + 8 * i);
+        const uint32_t codes[2] = {v.x, v.y};
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const uint32_t c = codes[j >> 1] >> (16 * (j & 1));
+            uint32_t lo, hi;
+            if (format == QFormat::kFp8E4M3FN) {
+                lo = arch::fp8_to_bf16<arch::Fp8Flavor::kE4M3FN>(c & 0xffu);
+                hi = arch::fp8_to_bf16<arch::Fp8Flavor::kE4M3FN>((c >> 8) & 0xffu);
+            } else {
+                lo = arch::fp8_to_bf16<arch::Fp8Flavor::kE4M3FNUZ>(c & 0xffu);
+                hi = arch::fp8_to_bf16<arch::Fp8Flavor::kE4M3FNUZ>((c >> 8) & 0xffu);
+            }
+            w[4 * i + j] = lo | (hi << 16);
+        }
+    }
+}
+
+// The work of one stage-1 CTA: which query row, heads and cache tokens, and where it writes.
+struct Stage1Work {
+    bool active;
+    int batch;
+    int q_row;          // global query row
+    int head0;          // first of its 16 heads
+    int64_t kv_begin;   // first slot (contiguous caches)
+    int64_t tok_begin;  // token range of this split, causal limit applied
+    int64_t tok_end;
+    int64_t partial_row;  // split path: partial row; single-split path: -1
+};
+
+template <int kTileTokens>
+MLA_DEVICE Stage1Work stage1_work(const Params& p) {
+    Stage1Work w{};
+    int id = static_cast<int>(blockIdx.x);
+    const int group = id % p.row_groups;
+    id /= p.row_groups;
+    const int split = id % p.max_splits;
+    w.batch = id / p.max_splits;
+    const int head_groups = p.num_heads / kHeadsPerCta;
+    const int t = group / head_groups;
+    w.head0 = (group % head_groups) * kHeadsPerCta;
+
+    const int q_begin = p.qo_indptr[w.batch];
+    const int q_len = p.qo_indptr[w.batch + 1] - q_begin;
+    w.kv_begin = p.kv_indptr[w.batch];
+    const int64_t kv_len = p.kv_indptr[w.batch + 1] - w.kv_begin;
+    int splits = 1;
+    int64_t tiles_per_split = (kv_len + kTileTokens - 1) / kTileTokens;
+    w.partial_row = -1;
+    if (p.split_meta != nullptr) {
+        const SplitMeta m = p.split_meta[w.batch];
+        splits = m.splits;
+        tiles_per_split = m.tiles_per_split;
+        w.partial_row = static_cast<int64_t>(m.partial_base) + static_cast<int64_t>(t) * splits + split;
+    }
+    w.active = t < q_len && split < splits;
+    w.q_row = q_begin + t;
+    // Whole tiles, spread evenly over the splits; then the causal limit of query t: it sees
+    // cache positions 0 .. kv_len - q_len + t.
+    const int64_t visible = max(int64_t{0}, kv_len - q_len + t + 1);
+    w.tok_begin = min(kv_len, split * tiles_per_split * kTileTokens);
+    w.tok_end = min(min(kv_len, w.tok_begin + tiles_per_split * kTileTokens), visible);
+    w.tok_end = max(w.tok_end, w.tok_begin);
+    return w;
+}
+
 template <KvFormat F>
 __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(const Params p) {
     using Cfg = Stage1Config<F>;
@@ -101,6 +224,7 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
     using VA = arch::ValueAtom;
     constexpr int kW = arch::kWarpSize;
     constexpr float kLog2e = 1.4426950408889634f;
+    constexpr float kLn2 = 0.6931471805599453f;
     constexpr float kNegInf = -__builtin_huge_valf();
 
     extern __shared__ __align__(16) uint8_t smem[];
@@ -110,26 +234,19 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
     float* s_blockmax = reinterpret_cast<float*>(smem + Cfg::kOffBlockMax);
     float* s_qmax = reinterpret_cast<float*>(smem + Cfg::kOffQMax);
 
-    const int batch = static_cast<int>(blockIdx.x) / p.num_splits;
-    const int split = static_cast<int>(blockIdx.x) % p.num_splits;
+    const Stage1Work work = stage1_work<Cfg::kTileTokens>(p);
+    if (!work.active) return;  // no such query token, or no such split: nothing to write
+    const int batch = work.batch;
+    const int64_t tok_begin = work.tok_begin;
+    const int64_t tok_end = work.tok_end;
+    const int n_tiles = static_cast<int>((tok_end - tok_begin + Cfg::kTileTokens - 1) /
+                                         Cfg::kTileTokens);
+
     const int warp = arch::warp_id();
     const int lane = arch::lane_id();
     const int blk = warp % Cfg::kBlocks;
     const int dsplit = warp / Cfg::kBlocks;
     const int kgroup = SA::kgroup(lane);
-
-    const int q_row = p.qo_indptr[batch];
-    if (p.qo_indptr[batch + 1] - q_row <= 0) return;  // no query: nothing to write
-    const int64_t kv_begin = p.kv_indptr[batch];
-    const int64_t kv_len = p.kv_indptr[batch + 1] - kv_begin;
-
-    // This split's tokens: whole tiles, spread evenly over the splits.
-    const int64_t tiles_total = (kv_len + Cfg::kTileTokens - 1) / Cfg::kTileTokens;
-    const int64_t tiles_per_split = (tiles_total + p.num_splits - 1) / p.num_splits;
-    const int64_t tok_begin = min(kv_len, split * tiles_per_split * Cfg::kTileTokens);
-    const int64_t tok_end = min(kv_len, tok_begin + tiles_per_split * Cfg::kTileTokens);
-    const int n_tiles = static_cast<int>((tok_end - tok_begin + Cfg::kTileTokens - 1) /
-                                         Cfg::kTileTokens);
 
     // ---- tile copies: thread -> (row, every kThreadsPerRow-th 16-byte piece) -----------------
     const int cp_row = static_cast<int>(threadIdx.x) / Cfg::kThreadsPerRow;
@@ -138,20 +255,42 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
         if (t < n_tiles) {
             const int64_t tok = tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens + cp_row;
             const bool valid = tok < tok_end;
-            const uint8_t* src = p.kv;
+            int64_t slot = 0;
             if (valid) {
-                int64_t slot;
                 if (p.page_indptr == nullptr) {
-                    slot = kv_begin + tok;
+                    slot = work.kv_begin + tok;
                 } else {
-                    const int page = p.page_indices[p.page_indptr[batch] + tok / p.page_size];
-                    slot = static_cast<int64_t>(page) * p.page_size + tok % p.page_size;
+                    const int64_t page =
+                        p.page_indices[p.page_indptr[batch] + tok / p.page_size];
+                    slot = page * p.page_size + tok % p.page_size;
                 }
-                src = p.kv + slot * p.kv_stride_bytes;
             }
-            uint8_t* dst = smem + (t % Cfg::kStages) * Cfg::kTileBytes + cp_row * Cfg::kRowBytes;
+            uint8_t* stage = smem + (t % Cfg::kStages) * Cfg::kStageBytes;
+            const uint8_t* src = p.kv + slot * p.kv_stride_bytes;
+            uint8_t* dst = stage + cp_row * Cfg::kRowBytes;
             for (int c = cp_sub; c < Cfg::kRowCopies; c += Cfg::kThreadsPerRow)
                 arch::copy_16_async(dst + 16 * c, src + 16 * c, valid);
+            if constexpr (Cfg::kKMxfp4) {
+                // 18 scale codes of the row (the rest of the 32-byte shared row is not read).
+                const uint8_t* ssrc = p.kv_scales + slot * p.kv_scale_stride;
+                uint8_t* sdst = stage + Cfg::kOffScales + cp_row * Cfg::kScaleRowBytes;
+                if (p.scale_copy == ScaleCopy::k16Bytes) {
+                    for (int c = cp_sub; c < 2; c += Cfg::kThreadsPerRow)
+                        arch::copy_16_async(sdst + 16 * c, ssrc + 16 * c, valid);
+                } else if (p.scale_copy == ScaleCopy::k4Bytes) {
+                    for (int c = cp_sub; c < 5; c += Cfg::kThreadsPerRow)
+                        arch::copy_4_async(sdst + 4 * c, ssrc + 4 * c, valid);
+                } else {
+                    for (int c = cp_sub; c < kMxfp4RowScales; c += Cfg::kThreadsPerRow)
+                        sdst[c] = valid ? ssrc[c] : uint8_t{0};
+                }
+            }
+            if constexpr (Cfg::kVSeparate) {
+                const uint8_t* vsrc = p.v + slot * p.v_stride_bytes;
+                uint8_t* vdst = stage + Cfg::kOffVRaw + cp_row * Cfg::kVRawRowBytes;
+                for (int c = cp_sub; c < Cfg::kVRawCopies; c += Cfg::kThreadsPerRow)
+                    arch::copy_16_async(vdst + 16 * c, vsrc + 16 * c, valid);
+            }
         }
         arch::copy_commit();
     };
@@ -166,28 +305,28 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
     arch::Quad qf[Cfg::kMaxChunks][Cfg::kStepsPerChunk][SA::kHeadsPerLane];
     float score_coef[SA::kHeadsPerLane];  // raw dot -> log2-domain score, per head
     {
-        constexpr int kWords = Cfg::kE / 2;  // 32-bit words of raw bf16 Q per lane and chunk
+        constexpr int kWords = Cfg::kE / 2;  // 32-bit words of bf16 Q per lane and chunk
         uint32_t raw[Cfg::kMaxChunks][SA::kHeadsPerLane][kWords];
+        const int q_elem_bytes = p.q_format == QFormat::kBf16 ? 2 : 1;
 #pragma unroll
         for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
-            const uint16_t* q_head = p.q + q_row * p.q_stride_token +
-                                     SA::head(lane, hs) * p.q_stride_head;
+            const uint8_t* q_head =
+                static_cast<const uint8_t*>(p.q) +
+                (work.q_row * p.q_stride_token + (work.head0 + SA::head(lane, hs)) * p.q_stride_head) *
+                    q_elem_bytes;
 #pragma unroll
             for (int c = 0; c < Cfg::kMaxChunks; ++c) {
+                if (c < n_chunks) {
+                    load_q_bf16_words(q_head, p.q_format,
+                                      (chunk0 + c) * Cfg::kChunkDims + kgroup * Cfg::kE, raw[c][hs]);
+                } else {
 #pragma unroll
-                for (int w = 0; w < kWords; w += 4) {
-                    uint4 v = make_uint4(0u, 0u, 0u, 0u);
-                    if (c < n_chunks)
-                        v = *reinterpret_cast<const uint4*>(
-                            q_head + (chunk0 + c) * Cfg::kChunkDims + kgroup * Cfg::kE + 2 * w);
-                    raw[c][hs][w] = v.x;
-                    raw[c][hs][w + 1] = v.y;
-                    raw[c][hs][w + 2] = v.z;
-                    raw[c][hs][w + 3] = v.w;
+                    for (int w = 0; w < kWords; ++w) raw[c][hs][w] = 0u;
                 }
             }
         }
-        if constexpr (Cfg::kFp8) {
+        const float q_coef = p.sm_scale * kLog2e * p.q_scale;
+        if constexpr (Cfg::kScoreMma == arch::MmaType::kF16) {
             // Per-head power-of-two scale into f16 range: max |q| over the whole row.
             float amax[SA::kHeadsPerLane];
 #pragma unroll
@@ -211,10 +350,7 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
                     row_max = fmaxf(row_max, s_qmax[d * kHeadsPerCta + SA::head(lane, hs)]);
                 const int k = f16_row_scale_exponent(row_max);
                 const float up = exp2_int(k);
-                constexpr arch::Fp8Flavor kFlavor = F == KvFormat::kFp8E4M3FN
-                                                        ? arch::Fp8Flavor::kE4M3FN
-                                                        : arch::Fp8Flavor::kE4M3FNUZ;
-                score_coef[hs] = p.sm_scale * kLog2e * p.kv_scale * arch::kFp8F16Scale<kFlavor> *
+                score_coef[hs] = q_coef * p.kv_scale * arch::kFp8F16Scale<Cfg::kFp8Flavor> *
                                  exp2_int(-k);
 #pragma unroll
                 for (int c = 0; c < Cfg::kMaxChunks; ++c)
@@ -234,7 +370,7 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
         } else {
 #pragma unroll
             for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
-                score_coef[hs] = p.sm_scale * kLog2e;
+                score_coef[hs] = q_coef;
 #pragma unroll
                 for (int c = 0; c < Cfg::kMaxChunks; ++c)
 #pragma unroll
@@ -281,7 +417,7 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
         }
         __syncthreads();  // everyone's copies landed; everyone left tile t-1
         if constexpr (Cfg::kStages > 1) issue_tile(t + Cfg::kStages - 1);
-        const uint8_t* tile = smem + (t % Cfg::kStages) * Cfg::kTileBytes;
+        const uint8_t* stage = smem + (t % Cfg::kStages) * Cfg::kStageBytes;
         const int64_t tile_tok0 = tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
 
         // 1. Partial scores over this warp's dims, in two accumulator sets (even / odd k16
@@ -293,31 +429,45 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
         for (int c = 0; c < Cfg::kMaxChunks; ++c) {
             if (c >= n_chunks) continue;
             const int chunk = chunk0 + c;
-            uint4 kraw[SA::kTokensPerLane];
-#pragma unroll
-            for (int i = 0; i < SA::kTokensPerLane; ++i)
-                kraw[i] = *reinterpret_cast<const uint4*>(
-                    tile + (blk * 16 + SA::token(lane, i)) * Cfg::kRowBytes +
-                    (chunk * Cfg::kChunkDims + kgroup * Cfg::kE) * Cfg::kElemBytes);
             arch::Quad kq[Cfg::kStepsPerChunk][SA::kTokensPerLane];
 #pragma unroll
             for (int i = 0; i < SA::kTokensPerLane; ++i) {
-                const uint32_t words[4] = {kraw[i].x, kraw[i].y, kraw[i].z, kraw[i].w};
+                const int row = blk * 16 + SA::token(lane, i);
+                const uint8_t* src = stage + row * Cfg::kRowBytes +
+                                     (chunk * Cfg::kChunkDims + kgroup * Cfg::kE) *
+                                         Cfg::kKRowBytes / kHeadDimQk;
+                if constexpr (Cfg::kKMxfp4) {
+                    const uint2 raw = *reinterpret_cast<const uint2*>(src);
+                    const int block = (chunk * Cfg::kChunkDims + kgroup * Cfg::kE) / kMxfp4BlockSize;
+                    const uint32_t code = stage[Cfg::kOffScales + row * Cfg::kScaleRowBytes + block];
+                    const arch::Mxfp4Bf16Table table = arch::mxfp4_bf16_table(code);
+                    uint32_t w[2][4];
+                    arch::decode_mxfp4x8_bf16(raw.x, table, w[0]);
+                    arch::decode_mxfp4x8_bf16(raw.y, table, w[1]);
 #pragma unroll
-                for (int st = 0; st < Cfg::kStepsPerChunk; ++st) {
-                    if constexpr (Cfg::kFp8) {
-                        kq[st][i] = arch::decode_fp8x4(words[st]);
-                    } else {
-                        kq[st][i].lo = words[2 * st];
-                        kq[st][i].hi = words[2 * st + 1];
+                    for (int st = 0; st < Cfg::kStepsPerChunk; ++st) {
+                        kq[st][i].lo = w[st >> 1][2 * (st & 1)];
+                        kq[st][i].hi = w[st >> 1][2 * (st & 1) + 1];
+                    }
+                } else {
+                    const uint4 raw = *reinterpret_cast<const uint4*>(src);
+                    const uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+                    for (int st = 0; st < Cfg::kStepsPerChunk; ++st) {
+                        if constexpr (Cfg::kKFp8) {
+                            kq[st][i] = arch::decode_fp8x4(words[st]);
+                        } else {
+                            kq[st][i].lo = words[2 * st];
+                            kq[st][i].hi = words[2 * st + 1];
+                        }
                     }
                 }
             }
 #pragma unroll
             for (int st = 0; st < Cfg::kStepsPerChunk; ++st)
-                arch::mma_scores<Cfg::kMma>(s2[st & 1], qf[c][st], kq[st]);
-            if constexpr (Cfg::kFp8) {
-                static_assert(Cfg::kStepsPerChunk == 4, "one chunk = 16 fp8 codes per lane");
+                arch::mma_scores<Cfg::kScoreMma>(s2[st & 1], qf[c][st], kq[st]);
+            if constexpr (!Cfg::kVFromRawTile && !Cfg::kVSeparate) {
+                static_assert(Cfg::kStepsPerChunk == 4, "one chunk = 16 values per lane");
                 // Hand the decoded value dims to the value product (slots in decoder order).
                 if (chunk < Cfg::kVChunks) {
 #pragma unroll
@@ -329,6 +479,21 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
                         dst[1] = make_uint4(kq[2][i].lo, kq[2][i].hi, kq[3][i].lo, kq[3][i].hi);
                     }
                 }
+            }
+        }
+        if constexpr (Cfg::kVSeparate) {
+            // Decode the tile's fp8 V rows into the 16-bit V tile, 16 codes per step.
+            constexpr int kPieces = Cfg::kTileTokens * (kHeadDimV / 16);
+            for (int piece = static_cast<int>(threadIdx.x); piece < kPieces; piece += Cfg::kThreads) {
+                const int row = piece / (kHeadDimV / 16);
+                const int col = piece % (kHeadDimV / 16);
+                const uint4 raw = *reinterpret_cast<const uint4*>(
+                    stage + Cfg::kOffVRaw + row * Cfg::kVRawRowBytes + 16 * col);
+                const arch::Quad a = arch::decode_fp8x4(raw.x), b = arch::decode_fp8x4(raw.y);
+                const arch::Quad c = arch::decode_fp8x4(raw.z), d = arch::decode_fp8x4(raw.w);
+                uint4* dst = reinterpret_cast<uint4*>(v_tile + row * Cfg::kVRowBytes + 32 * col);
+                dst[0] = make_uint4(a.lo, a.hi, b.lo, b.hi);
+                dst[1] = make_uint4(c.lo, c.hi, d.lo, d.hi);
             }
         }
 
@@ -398,7 +563,7 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
             for (int j = 0; j < VA::kPRegs; ++j) {
                 const float a = pr[2 * j], b = pr[2 * j + 1];
                 uint32_t* dst = s_p + (blk * Cfg::kPSplit * VA::kPRegs + j) * kW + lane;
-                if constexpr (Cfg::kFp8) {
+                if constexpr (Cfg::kValueMma == arch::MmaType::kF16) {
                     dst[0] = arch::pack_f16x2(a, b);
                 } else {
                     const uint32_t hi = arch::pack_bf16x2(a, b);
@@ -423,19 +588,19 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
 #pragma unroll
             for (int g = 0; g < Cfg::kVGroups; ++g) {
                 uint32_t v[Cfg::VLoader::kTiles][2];
-                Cfg::VLoader::load(Cfg::kFp8 ? v_tile : tile, Cfg::kVRowBytes, kb * 16,
+                Cfg::VLoader::load(Cfg::kVFromRawTile ? stage : v_tile, Cfg::kVRowBytes, kb * 16,
                                    warp * Cfg::kPvDims + g * Cfg::VLoader::kDims, v);
 #pragma unroll
                 for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
 #pragma unroll
                     for (int ps = 0; ps < Cfg::kPSplit; ++ps)
-                        arch::mma_values<Cfg::kMma>(o_acc[g][j], pf[ps], v[j]);
+                        arch::mma_values<Cfg::kValueMma>(o_acc[g][j], pf[ps], v[j]);
             }
         }
     }
     arch::copy_wait<0>();
 
-    // ---- epilogue: row sums meet in shared memory; write O / sum and the split's LSE ---------
+    // ---- epilogue: row sums meet in shared memory; write O / sum and the LSE -----------------
     if (dsplit == 0) {
 #pragma unroll
         for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
@@ -451,31 +616,49 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
         return l;
     };
     float v_scale = 1.0f;
-    if constexpr (F == KvFormat::kFp8E4M3FN)
-        v_scale = p.kv_scale * arch::kFp8F16Scale<arch::Fp8Flavor::kE4M3FN>;
-    if constexpr (F == KvFormat::kFp8E4M3FNUZ)
-        v_scale = p.kv_scale * arch::kFp8F16Scale<arch::Fp8Flavor::kE4M3FNUZ>;
-    const int64_t part_row = (static_cast<int64_t>(q_row) * p.num_splits + split) * kHeadsPerCta;
+    if constexpr (Cfg::kKFp8) v_scale = p.kv_scale * arch::kFp8F16Scale<Cfg::kFp8Flavor>;
+    if constexpr (Cfg::kVSeparate) v_scale = p.v_scale * arch::kFp8F16Scale<Cfg::kFp8Flavor>;
+    const bool single = work.partial_row < 0;
 #pragma unroll
     for (int i = 0; i < VA::kOAcc; ++i) {
         const int head = VA::o_head(lane, i);
         const float l = row_sum(head);
         const float scale = l > 0.0f ? v_scale / l : 0.0f;
-        float* dst = p.partial_o + (part_row + head) * kHeadDimV + warp * Cfg::kPvDims;
+        const int dim0 = warp * Cfg::kPvDims;
+        if (single) {
+            uint16_t* dst = p.o + work.q_row * p.o_stride_token +
+                            (work.head0 + head) * p.o_stride_head + dim0;
 #pragma unroll
-        for (int g = 0; g < Cfg::kVGroups; ++g)
+            for (int g = 0; g < Cfg::kVGroups; ++g)
 #pragma unroll
-            for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
-                dst[Cfg::v_slot_to_dim(g * Cfg::VLoader::kDims +
-                                       Cfg::VLoader::dim(j, VA::o_col(lane, i)))] =
-                    o_acc[g][j][i] * scale;
+                for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
+                    dst[Cfg::v_slot_to_dim(g * Cfg::VLoader::kDims +
+                                           Cfg::VLoader::dim(j, VA::o_col(lane, i)))] =
+                        arch::float_to_bf16_rne(o_acc[g][j][i] * scale);
+        } else {
+            float* dst = p.partial_o +
+                         (work.partial_row * p.num_heads + work.head0 + head) * kHeadDimV + dim0;
+#pragma unroll
+            for (int g = 0; g < Cfg::kVGroups; ++g)
+#pragma unroll
+                for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
+                    dst[Cfg::v_slot_to_dim(g * Cfg::VLoader::kDims +
+                                           Cfg::VLoader::dim(j, VA::o_col(lane, i)))] =
+                        o_acc[g][j][i] * scale;
+        }
     }
     if (dsplit == 0 && blk == 0 && kgroup == 0) {
 #pragma unroll
         for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
             const int head = SA::head(lane, hs);
             const float l = row_sum(head);
-            p.partial_lse[part_row + head] = l > 0.0f ? m_s[hs] + __log2f(l) : kNegInf;
+            const float lse2 = l > 0.0f ? m_s[hs] + __log2f(l) : kNegInf;
+            if (!single) {
+                p.partial_lse[work.partial_row * p.num_heads + work.head0 + head] = lse2;
+            } else if (p.lse != nullptr) {
+                p.lse[static_cast<int64_t>(work.q_row) * p.num_heads + work.head0 + head] =
+                    l > 0.0f ? lse2 * kLn2 : kNegInf;
+            }
         }
     }
 }
