@@ -1,14 +1,18 @@
 // The exact host codecs of src/formats.h against values computed here from the bit fields
-// (std::ldexp), and encoders against a brute-force nearest-code search.
+// (std::ldexp), and encoders against a brute-force nearest-code search; the kernels' MXFP4 -> bf16
+// decoder (kernels/arch/mxfp4.h, compiled here as host code) exhaustively against those codecs.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "arch/mxfp4.h"
 #include "formats.h"
 
 namespace fmt = mla::fmt;
@@ -402,4 +406,181 @@ TEST(Bf16, RandomDoublesRoundOnceToTheNearestNeighbour) {
         if (std::fabs(x) >= std::ldexp(255.0, 120) + std::ldexp(1.0, 119)) best = (x < 0) ? 0xFF80 : 0x7F80;
         ASSERT_EQ(fmt::bf16_from_double(x), best) << "x = " << x;
     }
+}
+
+// ---- MXFP4 -> bf16 decoder of the kernels (kernels/arch/mxfp4.h) --------------------------------
+//
+// The decoder runs here as host code with the same integer algorithm as on the GPU: both byte-
+// permute encodings (NVIDIA nibble selectors, AMD byte selectors) are emulated and both are
+// checked, as well as the public entry points. Expected values: e2m1 * e8m0 in double (exact),
+// which must be exactly the decoded bf16 for every code c <= 252 and for c = 253 / 254 where
+// |value| < 2^128; above that +-inf; c = 255 NaN for every element.
+
+namespace {
+
+namespace mx = mla::arch;
+namespace mxd = mla::arch::mxfp4_detail;
+
+// Checks the 8 decoded elements of `packed` with scale code c; appends the first failures to msg.
+int check_mxfp4_word(uint32_t packed, uint32_t c, const uint32_t (&out)[4], std::string& msg) {
+    int failures = 0;
+    for (int k = 0; k < 8; ++k) {
+        const uint8_t code = static_cast<uint8_t>((packed >> (4 * k)) & 0xFu);
+        const uint16_t got = static_cast<uint16_t>(out[k / 2] >> (16 * (k & 1)));
+        const double value =
+            fmt::e2m1_to_double(code) * fmt::e8m0_to_double(static_cast<uint8_t>(c));
+        const bool got_nan = (got & 0x7F80) == 0x7F80 && (got & 0x7F) != 0;
+        const bool got_inf = (got & 0x7FFF) == 0x7F80;
+        bool ok;
+        if (c == 255) {
+            ok = got_nan;
+        } else {
+            const uint16_t want = fmt::bf16_from_double(value);
+            ok = got == want;
+            if (got_inf) {  // only past the bf16 range, only for c >= 253, with the value's sign
+                ok = ok && c >= 253 && std::fabs(value) >= std::ldexp(1.0, 128) &&
+                     std::signbit(value) == ((got & 0x8000) != 0);
+            } else {        // exact: the decoded bf16 is the value itself (sign of zero included)
+                const double decoded = fmt::bf16_to_double(got);
+                ok = ok && !got_nan && decoded == value &&
+                     std::signbit(decoded) == std::signbit(value);
+            }
+        }
+        if (!ok) {
+            if (++failures <= 3) {
+                char line[160];
+                std::snprintf(line, sizeof(line),
+                              "packed 0x%08x scale %u element %d (code 0x%x): got 0x%04x, "
+                              "value %a\n",
+                              static_cast<unsigned>(packed), static_cast<unsigned>(c), k, code, got,
+                              value);
+                msg += line;
+            }
+        }
+    }
+    return failures;
+}
+
+// Words that put every code in every position with varied neighbours: position k holds v, the
+// others (7 b + 5 i + 3 v) mod 16, so across b each neighbour sees all 16 codes.
+std::vector<uint32_t> mxfp4_test_words() {
+    std::vector<uint32_t> words;
+    for (uint32_t k = 0; k < 8; ++k) {
+        for (uint32_t v = 0; v < 16; ++v) {
+            for (uint32_t b = 0; b < 16; ++b) {
+                uint32_t w = 0;
+                for (uint32_t i = 0; i < 8; ++i) {
+                    const uint32_t nibble = i == k ? v : (7 * b + 5 * i + 3 * v) & 15u;
+                    w |= nibble << (4 * i);
+                }
+                words.push_back(w);
+            }
+        }
+    }
+    std::mt19937 rng(2024);
+    for (int i = 0; i < 2048; ++i) words.push_back(static_cast<uint32_t>(rng()));
+    words.insert(words.end(), {0x00000000u, 0x88888888u, 0x77777777u, 0xFFFFFFFFu, 0x76543210u,
+                               0xFEDCBA98u, 0x01234567u, 0x89ABCDEFu});
+    return words;
+}
+
+template <typename Decode>
+void check_mxfp4_all_scales(Decode decode, const char* what) {
+    const std::vector<uint32_t> words = mxfp4_test_words();
+    long failures = 0;
+    std::string msg;
+    for (uint32_t c = 0; c < 256; ++c) {
+        for (uint32_t w : words) {
+            uint32_t out[4] = {0xDEADBEEFu, 0xDEADBEEFu, 0xDEADBEEFu, 0xDEADBEEFu};
+            decode(w, c, out);
+            failures += check_mxfp4_word(w, c, out, msg);
+        }
+    }
+    EXPECT_EQ(failures, 0) << what << ":\n" << msg;
+}
+
+bool same_table(const mx::Mxfp4Bf16Table& a, const mx::Mxfp4Bf16Table& b) {
+    return a.lo0 == b.lo0 && a.lo1 == b.lo1 && a.hi0 == b.hi0 && a.hi1 == b.hi1;
+}
+
+}  // namespace
+
+TEST(Mxfp4Bf16, TableEntriesAreTheExactProducts) {
+    for (uint32_t c = 0; c < 256; ++c) {
+        for (uint32_t x = 0; x < 8; ++x) {
+            const uint32_t e = mxd::bf16_entry(x, c);
+            const double value = fmt::e2m1_to_double(static_cast<uint8_t>(x)) *
+                                 fmt::e8m0_to_double(static_cast<uint8_t>(c));
+            if (c == 255) {
+                EXPECT_TRUE(std::isnan(fmt::bf16_to_double(static_cast<uint16_t>(e))))
+                    << "scale " << c << " magnitude " << x;
+            } else {
+                EXPECT_EQ(e, fmt::bf16_from_double(value)) << "scale " << c << " magnitude " << x;
+            }
+        }
+    }
+}
+
+TEST(Mxfp4Bf16, FastTableMatchesPerEntryTable) {
+    for (uint32_t c = 2; c <= 252; ++c) {
+        EXPECT_TRUE(same_table(mxd::table_fast<mxd::PermKind::kNibble>(c),
+                               mxd::table_generic<mxd::PermKind::kNibble>(c))) << "scale " << c;
+        EXPECT_TRUE(same_table(mxd::table_fast<mxd::PermKind::kByte>(c),
+                               mxd::table_generic<mxd::PermKind::kByte>(c))) << "scale " << c;
+    }
+    for (uint32_t c = 0; c < 256; ++c) {  // the table is a plain byte table in either encoding
+        EXPECT_TRUE(same_table(mxd::table<mxd::PermKind::kNibble>(c),
+                               mxd::table<mxd::PermKind::kByte>(c))) << "scale " << c;
+        const mx::Mxfp4Bf16Table t = mx::mxfp4_bf16_table(c);
+        EXPECT_EQ((t.hi0 | t.hi1) & 0x80808080u, 0u) << "scale " << c;  // room for the sign bit
+    }
+}
+
+TEST(Mxfp4Bf16, NvidiaPermEveryScaleEveryCodeEveryPosition) {
+    check_mxfp4_all_scales(
+        [](uint32_t w, uint32_t c, uint32_t (&out)[4]) {
+            mxd::decode<mxd::PermKind::kNibble>(w, mxd::table<mxd::PermKind::kNibble>(c), out);
+        },
+        "nibble-selector (NVIDIA) decode");
+}
+
+TEST(Mxfp4Bf16, AmdPermEveryScaleEveryCodeEveryPosition) {
+    check_mxfp4_all_scales(
+        [](uint32_t w, uint32_t c, uint32_t (&out)[4]) {
+            mxd::decode<mxd::PermKind::kByte>(w, mxd::table<mxd::PermKind::kByte>(c), out);
+        },
+        "byte-selector (AMD) decode");
+}
+
+TEST(Mxfp4Bf16, PublicEntryPoints) {
+    check_mxfp4_all_scales(
+        [](uint32_t w, uint32_t c, uint32_t (&out)[4]) { mx::decode_mxfp4x8_bf16(w, c, out); },
+        "decode_mxfp4x8_bf16(packed, scale_code)");
+    check_mxfp4_all_scales(
+        [](uint32_t w, uint32_t c, uint32_t (&out)[4]) {
+            mx::decode_mxfp4x8_bf16(w, mx::mxfp4_bf16_table(c), out);
+        },
+        "decode_mxfp4x8_bf16(packed, mxfp4_bf16_table(scale_code))");
+}
+
+TEST(Mxfp4Bf16, KnownValuesAndOrder) {
+    uint32_t out[4];
+    // Elements 0..7 = 0.5, -0, 6, -1.5, 0, 1, -6, 3 with scale 2^0: natural order, even index low.
+    mx::decode_mxfp4x8_bf16(0x5F20B781u, 127u, out);
+    EXPECT_EQ(out[0], 0x80003F00u);  // (0.5, -0)
+    EXPECT_EQ(out[1], 0xBFC040C0u);  // (6, -1.5)
+    EXPECT_EQ(out[2], 0x3F800000u);  // (0, 1)
+    EXPECT_EQ(out[3], 0x4040C0C0u);  // (-6, 3)
+    mx::decode_mxfp4x8_bf16(0x00000091u, 0u, out);  // scale 2^-127: 0.5 -> 2^-128, -0.5
+    EXPECT_EQ(out[0], 0x80200020u);
+    mx::decode_mxfp4x8_bf16(0x00000032u, 0u, out);  // 1 -> 2^-127 (subnormal), 1.5 -> 1.5 * 2^-127
+    EXPECT_EQ(out[0], 0x00600040u);
+    mx::decode_mxfp4x8_bf16(0x00000071u, 1u, out);  // 0.5 * 2^-126 subnormal, 6 * 2^-126 normal
+    EXPECT_EQ(out[0], 0x01C00040u);
+    mx::decode_mxfp4x8_bf16(0x000000F3u, 254u, out);  // 1.5 * 2^127 finite, -6 * 2^127 -> -inf
+    EXPECT_EQ(out[0], 0xFF807F40u);
+    mx::decode_mxfp4x8_bf16(0x00000064u, 253u, out);  // 2 * 2^126 = 2^127, 4 * 2^126 -> inf
+    EXPECT_EQ(out[0], 0x7F807F00u);
+    mx::decode_mxfp4x8_bf16(0x00000080u, 255u, out);  // NaN scale: zeros become NaN too
+    EXPECT_EQ(out[0] & 0x7FC07FC0u, 0x7FC07FC0u);
 }
