@@ -1,30 +1,45 @@
 // mla_bench: the project's benchmark of mla_decode_fwd, measured the way SPEC.md and the
 // anchors' METHOD.md prescribe, so its figures compare column for column with the peers.
 //
-//   * Inputs made once per case (Q = randn * 0.02 in bf16, cache = randn * 0.02 in the KV
-//     format, contiguous, every batch element the same length).
+//   * Inputs made once per case (Q = randn * 0.02, cache = randn * 0.02 in the KV format,
+//     every batch element the same length unless the shape says uneven).
 //   * Before every timed call a device buffer larger than the L2 (512 MiB) is written with
-//     memset_async; device events are recorded around the whole mla_decode_fwd call.
+//     memset_async; device events are recorded around the whole call.
+//   * The timed call is mla_decode_plan_run with a plan made and prepared once per case outside
+//     the timed region (an engine prepares once per decode step and runs once per layer; the
+//     FlashMLA anchor was taken the same way, its metadata outside the timed call). The
+//     one-shot mla_decode_fwd (cached plan + metadata kernel + run) is timed after it with the
+//     same method: column "fwd us" / CSV fwd_median_us; both must write the same O.
 //   * One warm-up call, then --mla_iters timed calls (default 50, SPEC asks >= 30); the case
 //     reports Google Benchmark manual time per call plus our own median/min/max counters.
+//   * After the warm-up call, a plan is made for the same params (mla_decode_plan_create) and
+//     its one-line description gives the case's route (CSV columns route, splits and plan;
+//     the table's route column; the benchmark label).
 //   * Every element of O (and LSE) is compared with the host reference (FP32 O) computed from
 //     the same stored values; `ok` = every element within bf16 output rounding.
 //
+// Formats: bf16, fp8 e4m3fn / e4m3fnuz, MXFP4 (K and V from the 306-byte rows), MXFP4 keys with
+// fp8 values (v_cache), all with bf16 Q; with --mla_extra also fp8 Q on an fp8 cache. A case the
+// library refuses with MLA_STATUS_UNSUPPORTED is reported as skipped, with its message.
 // Without a GPU (or with a library built with backend "none") it times the host reference
-// through the C ABI instead, so the binary still runs on CI machines.
+// through the C ABI instead (bf16 and fp8 e4m3fn; every format with --mla_extra), so the
+// binary still runs on CI machines.
 //
 // Flags of our own (the --benchmark_* flags of Google Benchmark work as usual):
 //   --mla_iters=N    timed calls per case (GPU default 50; host-reference mode default 1)
-//   --mla_extra      also run the engine shapes (H 128, q_len 2/4, uneven lengths, pages)
+//   --mla_extra      also run the engine shapes (H 128 with q_len 1 and 4, q_len 2/4 and mixed
+//                    at H 16, uneven lengths, pages of 1/16/64) and the fp8-Q formats
 //   --mla_csv=PATH   where to write the CSV rows (default mla_bench.csv; "" = none)
 //   --mla_no_lse     do not request the LSE output (default: requested and checked)
 //   --mla_no_check   skip the host reference and the error columns (faster; ok = "unchecked")
 //   --mla_host       time the host reference even when a GPU is present
-// Exit status: 0 when every case that ran succeeded and was ok (an extra shape reporting
-// MLA_STATUS_UNSUPPORTED counts as success), 1 otherwise, 2 for bad flags.
+// Exit status: 0 when every case that ran succeeded and was ok, 1 otherwise, 2 for bad flags.
+// UNSUPPORTED counts as a skip, not a failure, except for the formats the GPU already served in
+// 0.1.0 (bf16, fp8 e4m3fn / e4m3fnuz with bf16 Q) on the eight competition shapes.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -33,6 +48,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -155,39 +171,47 @@ bool parse_options(int* argc, char** argv, Options* opt) {
 
 struct Format {
     const char* name;
+    const char* q_name;  // the CSV's q_format
+    mla_dtype q;
     mla_dtype kv;
-    mla_dtype v;  // 0 = V from the same rows
+    mla_dtype v;     // 0 = V from the same rows
+    bool baseline;   // served by the GPU since 0.1.0: UNSUPPORTED on a competition shape fails
+    bool host;       // timed in host-reference mode without --mla_extra
+    bool extra;      // only with --mla_extra
 };
 
-// Every format the SPEC names; which of them run is asked of the library.
-constexpr Format kGpuFormats[] = {
-    {"bf16", MLA_DTYPE_BF16, static_cast<mla_dtype>(0)},
-    {"fp8_e4m3fn", MLA_DTYPE_FP8_E4M3FN, static_cast<mla_dtype>(0)},
-    {"fp8_e4m3fnuz", MLA_DTYPE_FP8_E4M3FNUZ, static_cast<mla_dtype>(0)},
-    {"mxfp4", MLA_DTYPE_MXFP4, static_cast<mla_dtype>(0)},
-    {"mxfp4k_fp8v_e4m3fn", MLA_DTYPE_MXFP4, MLA_DTYPE_FP8_E4M3FN},
-    {"mxfp4k_fp8v_e4m3fnuz", MLA_DTYPE_MXFP4, MLA_DTYPE_FP8_E4M3FNUZ},
-};
-constexpr Format kHostFormats[] = {
-    {"bf16", MLA_DTYPE_BF16, static_cast<mla_dtype>(0)},
-    {"fp8_e4m3fn", MLA_DTYPE_FP8_E4M3FN, static_cast<mla_dtype>(0)},
+constexpr mla_dtype kBf16 = MLA_DTYPE_BF16, kFn = MLA_DTYPE_FP8_E4M3FN,
+                    kFnuz = MLA_DTYPE_FP8_E4M3FNUZ, kMx = MLA_DTYPE_MXFP4,
+                    kNoV = static_cast<mla_dtype>(0);
+
+// Every format the SPEC names; which of them run is asked of the library, case by case.
+// Columns: name, Q name, Q, cache (K, and V unless a V dtype follows), V, baseline, host, extra.
+constexpr Format kFormats[] = {
+    {"bf16", "bf16", kBf16, kBf16, kNoV, true, true, false},
+    {"fp8_e4m3fn", "bf16", kBf16, kFn, kNoV, true, true, false},
+    {"fp8_e4m3fnuz", "bf16", kBf16, kFnuz, kNoV, true, false, false},
+    {"mxfp4", "bf16", kBf16, kMx, kNoV, false, false, false},
+    {"mxfp4k_fp8v_e4m3fn", "bf16", kBf16, kMx, kFn, false, false, false},
+    {"mxfp4k_fp8v_e4m3fnuz", "bf16", kBf16, kMx, kFnuz, false, false, false},
+    {"fp8_e4m3fn_qfp8", "fp8_e4m3fn", kFn, kFn, kNoV, false, false, true},
+    {"fp8_e4m3fnuz_qfp8", "fp8_e4m3fnuz", kFnuz, kFnuz, kNoV, false, false, true},
 };
 
 struct Shape {
     int bs = 0;
     int kv_len = 0;  // every element's length, or the maximum when uneven
     int heads = 16;
-    int q_len = 1;
-    int page_size = 1;  // > 1: paged (shuffled pages)
+    int q_len = 1;   // every element's query tokens, or the maximum when mixed_q
+    int page_size = 0;  // 0: contiguous cache; else paged (shuffled pages of this size)
     bool uneven = false;
+    bool mixed_q = false;      // q_len 1, 2, .., q_len, 1, 2, .. over the batch
     bool competition = false;  // one of the eight ranked shapes
 
     std::string tag() const {  // "bs32/kv8192/h16/q1[/page16]"
-        std::string s = "bs" + std::to_string(bs) + "/kv" +
-                        (uneven ? std::string("uneven") + std::to_string(kv_len)
-                                : std::to_string(kv_len)) +
-                        "/h" + std::to_string(heads) + "/q" + std::to_string(q_len);
-        if (page_size > 1) s += "/page" + std::to_string(page_size);
+        std::string s = "bs" + std::to_string(bs) + "/kv" + (uneven ? "uneven" : "") +
+                        std::to_string(kv_len) + "/h" + std::to_string(heads) + "/q" +
+                        (mixed_q ? "1-" : "") + std::to_string(q_len);
+        if (page_size > 0) s += "/page" + std::to_string(page_size);
         return s;
     }
     std::string label() const {  // the same with spaces, for the table
@@ -197,39 +221,49 @@ struct Shape {
     }
 };
 
+Shape shape(int bs, int kv_len, int heads = 16, int q_len = 1) {
+    Shape s;
+    s.bs = bs, s.kv_len = kv_len, s.heads = heads, s.q_len = q_len;
+    return s;
+}
+Shape paged(Shape s, int page_size) {
+    s.page_size = page_size;
+    return s;
+}
+Shape uneven(Shape s) {
+    s.uneven = true;
+    return s;
+}
+Shape mixed_q(Shape s) {
+    s.mixed_q = true;
+    return s;
+}
+
 std::vector<Shape> competition_shapes() {
     std::vector<Shape> v;
     for (int bs : {4, 32, 64, 256}) {
         for (int kv : {1024, 8192}) {
-            Shape s;
-            s.bs = bs;
-            s.kv_len = kv;
-            s.competition = true;
-            v.push_back(s);
+            v.push_back(shape(bs, kv));
+            v.back().competition = true;
         }
     }
     return v;
 }
 
+// Engine shapes (SPEC.md): the anchors' three extra shapes first (FlashMLA has figures).
 std::vector<Shape> extra_shapes() {
-    std::vector<Shape> v;
-    Shape s;
-    s.bs = 64, s.kv_len = 4096, s.heads = 128;
-    v.push_back(s);
-    s = Shape();
-    s.bs = 128, s.kv_len = 4096, s.q_len = 2;
-    v.push_back(s);
-    s.q_len = 4;
-    v.push_back(s);
-    s = Shape();
-    s.bs = 64, s.kv_len = 8192, s.uneven = true;
-    v.push_back(s);
-    for (int page : {16, 64}) {
-        s = Shape();
-        s.bs = 32, s.kv_len = 8192, s.page_size = page;
-        v.push_back(s);
-    }
-    return v;
+    return {
+        shape(64, 4096, 128), shape(128, 4096, 16, 2), shape(128, 4096, 16, 4),
+        // H 128 (one GPU holding every head), decode and MTP
+        shape(32, 8192, 128), shape(128, 4096, 128), shape(32, 4096, 128, 4),
+        // q_len 2 and 4 at H 16 on long caches, and q_len mixed 1..4 inside one batch
+        shape(32, 8192, 16, 2), shape(32, 8192, 16, 4), mixed_q(shape(64, 4096, 16, 4)),
+        // uneven lengths, zeros among them
+        uneven(shape(64, 8192)), uneven(shape(32, 8192, 128)),
+        // paged caches: pages of 1 (a slot table), 16 and 64, shuffled
+        paged(shape(32, 8192), 1), paged(shape(32, 8192), 16), paged(shape(32, 8192), 64),
+        paged(uneven(shape(64, 4096, 128, 4)), 64),
+    };
 }
 
 // Uneven lengths: a fixed pseudo-random spread over [0, max_len], with zeros among them and
@@ -248,13 +282,14 @@ std::vector<int> uneven_lengths(int bs, int max_len) {
 ProblemSpec make_spec(const Format& f, const Shape& s) {
     ProblemSpec spec;
     spec.num_heads = s.heads;
-    spec.q_lens.assign(s.bs, s.q_len);
+    spec.q_lens.resize(s.bs);
+    for (int b = 0; b < s.bs; ++b) spec.q_lens[b] = s.mixed_q ? 1 + b % s.q_len : s.q_len;
     spec.kv_lens = s.uneven ? uneven_lengths(s.bs, s.kv_len) : std::vector<int>(s.bs, s.kv_len);
-    spec.q_dtype = MLA_DTYPE_BF16;
+    spec.q_dtype = f.q;
     spec.kv_dtype = f.kv;
     spec.v_dtype = f.v;
-    spec.paged = s.page_size > 1;
-    spec.page_size = s.page_size;
+    spec.paged = s.page_size > 0;
+    spec.page_size = std::max(s.page_size, 1);
     spec.q_std = kInputStd;
     spec.kv_std = kInputStd;
     spec.seed = 20261130;
@@ -313,8 +348,10 @@ ErrorStats compare(const std::vector<float>& o, const std::vector<float>& lse,
         const float* got = o.data() + r * d;
         double row_max = 0.0;
         for (size_t i = 0; i < d; ++i) row_max = std::max(row_max, std::fabs(double(want[i])));
-        const double tol = kORowRel * row_max + kOAtol;
+        const double row_tol = kORowRel * row_max + kOAtol;
         for (size_t i = 0; i < d; ++i) {
+            // tests/common/compare.h: a row-relative bound, or one bf16 ulp of the element.
+            const double tol = row_max == 0.0 ? 0.0 : std::max(row_tol, mla_test::bf16_ulp(want[i]));
             double err = std::fabs(double(got[i]) - double(want[i]));
             if (!std::isfinite(err)) err = inf;  // NaN / Inf output: worst possible
             const double rel = err == 0.0 ? 0.0 : (row_max > 0.0 ? err / row_max : inf);
@@ -354,25 +391,33 @@ ErrorStats compare(const std::vector<float>& o, const std::vector<float>& lse,
 
 struct Row {
     std::string name;  // the benchmark name
-    std::string format;
+    Format format{};
     Shape shape;
     bool ran = false;
     bool success = false;    // the decode call(s) returned SUCCESS and the case completed
     std::string status;      // status name, or "ERROR" for a harness failure
     std::string message;
+    std::string plan;        // mla_decode_plan_describe of these params, or why there is none
+                             // ("" = not asked: host-reference mode, or the call failed first)
     int iters = 0;
-    double median_us = 0, min_us = 0, max_us = 0;
+    double median_us = 0, min_us = 0, max_us = 0;  // GPU: mla_decode_plan_run, prepared once
+    double fwd_median_us = 0;                       // GPU: one-shot mla_decode_fwd
     double min_bytes = 0;
     ErrorStats err;
 
-    // Counts against the exit status: any failure, except an extra shape the library
-    // declines with UNSUPPORTED.
+    // The library declined the problem (a path not built yet): reported, not timed.
+    bool skipped() const { return ran && !success && status == "MLA_STATUS_UNSUPPORTED"; }
+    // Counts against the exit status: any failure, except a skip, unless the format has been
+    // served since 0.1.0 and the shape is a competition one.
     bool failed() const {
         if (!ran) return false;
         if (success) return !err.ok;
-        return shape.competition || status != "MLA_STATUS_UNSUPPORTED";
+        return !skipped() || (format.baseline && shape.competition);
     }
 };
+
+// The bytes floor: the least traffic of the call at the attainable HBM bandwidth.
+double floor_us_of(const Row& r) { return r.min_bytes / kAttainableBytesPerSecond * 1e6; }
 
 // The row of a case about to run: its identity kept, every result reset.
 Row fresh_row(const Row& old) {
@@ -447,22 +492,60 @@ struct Bench {
     }
 };
 
+// The value of `key=` in a plan's description, "" when absent (words separated by spaces).
+std::string plan_word(const std::string& plan, const std::string& key) {
+    const std::string k = key + "=";
+    for (size_t at = plan.find(k); at != std::string::npos; at = plan.find(k, at + 1)) {
+        if (at > 0 && plan[at - 1] != ' ') continue;
+        const size_t begin = at + k.size();
+        return plan.substr(begin, plan.find_first_of(" ,;:", begin) - begin);
+    }
+    return "";
+}
+
+// The split count a plan's description states ("splits=N" or "N splits"), 1 for a
+// single-split route, 0 when it says neither.
+int plan_splits(const std::string& plan) {
+    const std::string word = plan_word(plan, "splits");
+    if (!word.empty()) return std::atoi(word.c_str());
+    for (size_t at = plan.find(" splits"); at != std::string::npos;
+         at = plan.find(" splits", at + 1)) {
+        size_t begin = at;
+        while (begin > 0 && std::isdigit(static_cast<unsigned char>(plan[begin - 1]))) --begin;
+        if (begin < at) return std::atoi(plan.substr(begin, at - begin).c_str());
+    }
+    return plan_word(plan, "route").find("single") != std::string::npos ? 1 : 0;
+}
+
+// The route for the table and the label: "path xN" (N splits) from the description, or its
+// head (up to the first ':', at most 40 characters) when it names no route.
+std::string route_of(const std::string& plan) {
+    const std::string path = plan_word(plan, "route");
+    if (path.empty()) return plan.substr(0, std::min<size_t>(plan.find(':'), 40));
+    const int splits = plan_splits(plan);
+    return splits > 0 ? path + " x" + std::to_string(splits) : path;
+}
+
 void fill_common_counters(benchmark::State& state, const Row& row) {
     state.counters["median_us"] = row.median_us;
     state.counters["min_us"] = row.min_us;
     state.counters["max_us"] = row.max_us;
-    if (!row.err.checked) return;
-    state.counters["max_abs_err"] = row.err.max_abs;
-    state.counters["max_rel_err_row"] = row.err.max_rel_row;
-    state.counters["lse_max_abs_err"] = row.err.lse_max_abs;
-    state.counters["ok"] = row.err.ok ? 1.0 : 0.0;
-    if (!row.err.ok) {
+    if (const int splits = plan_splits(row.plan)) state.counters["splits"] = splits;
+    std::string label = route_of(row.plan);
+    if (row.err.checked) {
+        state.counters["max_abs_err"] = row.err.max_abs;
+        state.counters["max_rel_err_row"] = row.err.max_rel_row;
+        state.counters["lse_max_abs_err"] = row.err.lse_max_abs;
+        state.counters["ok"] = row.err.ok ? 1.0 : 0.0;
+    }
+    if (row.err.checked && !row.err.ok) {
         char buf[200];
         std::snprintf(buf, sizeof buf, "NOT OK: %zu elements off, first at %zu: %.6g vs %.6g",
                       row.err.bad, row.err.first_bad, row.err.first_bad_got,
                       row.err.first_bad_want);
-        state.SetLabel(buf);
+        label += (label.empty() ? "" : "; ") + std::string(buf);
     }
+    if (!label.empty()) state.SetLabel(label);
 }
 
 void fail_case(benchmark::State& state, Row& row, const std::string& status,
@@ -524,12 +607,36 @@ bool init_gpu(Bench& b, std::string* message) {
     return true;
 }
 
-void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index, const Format& f) {
+// The plan mla_decode_fwd's cache holds for these params, described in one line (made, read
+// and freed outside the timed calls), or why no plan could be made.
+std::string describe_plan(const mla_decode_params& p) {
+    mla_decode_plan* plan = nullptr;
+    mla_status st = mla_decode_plan_create(&p, &plan);
+    char text[512] = "";
+    if (st == MLA_STATUS_SUCCESS) {
+        st = mla_decode_plan_describe(plan, text, sizeof text);
+        (void)mla_decode_plan_destroy(plan);
+    }
+    if (st != MLA_STATUS_SUCCESS)
+        return std::string("no plan (") + mla_status_string(st) + "): " + mla_last_error_message();
+    return text;
+}
+
+// Owns a plan for one case (destroyed on every exit path).
+struct PlanHandle {
+    mla_decode_plan* p = nullptr;
+    PlanHandle() = default;
+    PlanHandle(const PlanHandle&) = delete;
+    PlanHandle& operator=(const PlanHandle&) = delete;
+    ~PlanHandle() { (void)mla_decode_plan_destroy(p); }
+};
+
+void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index) {
     namespace gpu = mla::gpu;
     Row& row = b.rows[row_index];
     row = fresh_row(row);
     row.ran = true;
-    const ProblemSpec spec = make_spec(f, row.shape);
+    const ProblemSpec spec = make_spec(row.format, row.shape);
     std::string msg;
 
     try {
@@ -552,37 +659,69 @@ void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index, const For
         }
         if (!gpu_ok(gpu::stream_synchronize(b.stream), "warm-up: stream_synchronize", &msg))
             return fail_case(state, row, "DEVICE_ERROR", msg);
+        row.plan = describe_plan(dp.params);
 
-        // 4. Timed calls: flush L2, event, the call, event.
-        std::vector<double> us;
-        us.reserve(static_cast<size_t>(b.iters));
-        bool failed = false;
+        // 4. Timed calls: flush L2, event, the call, event. The per-layer call is timed the
+        //    way an engine makes it, and the way the FlashMLA anchor was taken: a plan made
+        //    and prepared once per decode step (outside the timed region), then
+        //    mla_decode_plan_run. The one-shot mla_decode_fwd (plan cache + metadata + run) is
+        //    timed after it, same method, as a second figure.
+        PlanHandle plan;
+        if ((st = mla_decode_plan_create(&dp.params, &plan.p)) != MLA_STATUS_SUCCESS ||
+            (st = mla_decode_plan_prepare(plan.p, &dp.params, dp.workspace.get(),
+                                          dp.workspace_bytes, b.stream)) != MLA_STATUS_SUCCESS)
+            return fail_case(state, row, mla_status_string(st), mla_last_error_message());
+        auto plan_run = [&]() {
+            return mla_decode_plan_run(plan.p, &dp.params, dp.workspace.get(), dp.workspace_bytes,
+                                       b.stream);
+        };
+        auto fwd = [&]() { return dp.run(b.stream); };
+        // One timed call; false (with fail_status / msg set) on failure.
         std::string fail_status;
-        for (auto _ : state) {
+        auto timed = [&](auto&& call, double* us_out) {
             float ms = 0.0f;
             if (!gpu_ok(gpu::memset_async(b.flush.get(), 0, b.flush.bytes(), b.stream),
                         "memset_async (L2 flush)", &msg) ||
                 !gpu_ok(gpu::event_record(b.ev_start, b.stream), "event_record", &msg)) {
-                failed = true, fail_status = "DEVICE_ERROR";
-            } else if ((st = dp.run(b.stream)) != MLA_STATUS_SUCCESS) {
-                failed = true, fail_status = mla_status_string(st);
+                fail_status = "DEVICE_ERROR";
+                return false;
+            }
+            const mla_status cs = call();
+            if (cs != MLA_STATUS_SUCCESS) {
+                fail_status = mla_status_string(cs);
                 msg = mla_last_error_message();
-            } else if (!gpu_ok(gpu::event_record(b.ev_stop, b.stream), "event_record", &msg) ||
-                       !gpu_ok(gpu::event_synchronize(b.ev_stop), "event_synchronize", &msg) ||
-                       !gpu_ok(gpu::event_elapsed_ms(&ms, b.ev_start, b.ev_stop),
-                               "event_elapsed_ms", &msg)) {
-                failed = true, fail_status = "DEVICE_ERROR";
+                return false;
             }
-            if (failed) {
-                fail_case(state, row, fail_status, msg);
-                break;
+            if (!gpu_ok(gpu::event_record(b.ev_stop, b.stream), "event_record", &msg) ||
+                !gpu_ok(gpu::event_synchronize(b.ev_stop), "event_synchronize", &msg) ||
+                !gpu_ok(gpu::event_elapsed_ms(&ms, b.ev_start, b.ev_stop), "event_elapsed_ms",
+                        &msg)) {
+                fail_status = "DEVICE_ERROR";
+                return false;
             }
-            state.SetIterationTime(ms * 1e-3);
-            us.push_back(ms * 1e3);
+            *us_out = ms * 1e3;
+            return true;
+        };
+        std::vector<double> us;
+        us.reserve(static_cast<size_t>(b.iters));
+        for (auto _ : state) {
+            double t = 0.0;
+            if (!timed(plan_run, &t)) return fail_case(state, row, fail_status, msg);
+            state.SetIterationTime(t * 1e-6);
+            us.push_back(t);
         }
-        if (failed) return;
         if (!gpu_ok(gpu::stream_synchronize(b.stream), "stream_synchronize", &msg))
             return fail_case(state, row, "DEVICE_ERROR", msg);
+        const std::vector<float> o_plan = dp.download_o();
+        std::vector<double> us_fwd;
+        for (int i = 0; i < b.iters; ++i) {
+            double t = 0.0;
+            if (!timed(fwd, &t)) return fail_case(state, row, fail_status, msg);
+            us_fwd.push_back(t);
+        }
+        if (!gpu_ok(gpu::stream_synchronize(b.stream), "stream_synchronize", &msg))
+            return fail_case(state, row, "DEVICE_ERROR", msg);
+        row.fwd_median_us = median_of(us_fwd);
 
         // 5. Statistics and accuracy.
         row.iters = static_cast<int>(us.size());
@@ -591,11 +730,14 @@ void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index, const For
         row.max_us = *std::max_element(us.begin(), us.end());
         const std::vector<float> o = dp.download_o();
         const std::vector<float> lse = dp.download_lse();
+        if (o != o_plan)
+            return fail_case(state, row, "ERROR",
+                             "mla_decode_fwd and mla_decode_plan_run wrote different O");
         if (b.opt.check) row.err = compare(o, lse, b.reference_for(row.name, hp));
         row.success = true;
         row.status = mla_status_string(MLA_STATUS_SUCCESS);
 
-        const double floor_us = row.min_bytes / kAttainableBytesPerSecond * 1e6;
+        const double floor_us = floor_us_of(row);
         state.SetBytesProcessed(static_cast<int64_t>(row.min_bytes) * state.iterations());
         fill_common_counters(state, row);
         state.counters["TBps"] = row.min_bytes / (row.median_us * 1e-6) / 1e12;
@@ -613,11 +755,11 @@ void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index, const For
 
 // ---- host-reference case -----------------------------------------------------------------
 
-void run_host_case(benchmark::State& state, Bench& b, size_t row_index, const Format& f) {
+void run_host_case(benchmark::State& state, Bench& b, size_t row_index) {
     Row& row = b.rows[row_index];
     row = fresh_row(row);
     row.ran = true;
-    const ProblemSpec spec = make_spec(f, row.shape);
+    const ProblemSpec spec = make_spec(row.format, row.shape);
     try {
         const HostProblem& hp = b.inputs_for(row.name, spec);
         row.min_bytes = hp.min_bytes_moved();
@@ -660,7 +802,7 @@ void run_host_case(benchmark::State& state, Bench& b, size_t row_index, const Fo
 // ---- report ------------------------------------------------------------------------------
 
 const PeerFigure* peer_for(const Shape& s) {
-    if (s.uneven || s.page_size > 1) return nullptr;
+    if (s.uneven || s.mixed_q || s.page_size > 0) return nullptr;
     for (const PeerFigure& p : kPeers)
         if (p.bs == s.bs && p.q_len == s.q_len && p.kv_len == s.kv_len && p.heads == s.heads)
             return &p;
@@ -675,19 +817,19 @@ std::string fmt(const char* f, double v) {
 
 std::string ok_text(const Row& r) {
     if (r.success) return !r.err.checked ? "unchecked" : r.err.ok ? "yes" : "NO";
-    return r.status;
+    return r.skipped() ? "skipped (UNSUPPORTED)" : r.status;
 }
 
-void print_table(const Bench& b) {
+void print_cases(const Bench& b) {
     std::printf("\n## libmla_decode %s (backend %s): %s\n\n", mla_version_string(),
                 mla_backend_name(),
-                b.gpu_mode ? "mla_decode_fwd, device events, L2 flushed before every call"
+                b.gpu_mode ? "mla_decode_plan_run (prepared once per step; fwd us = one-shot mla_decode_fwd), device events, L2 flushed before every call"
                            : "host reference mla_decode_reference, wall clock (NOT GPU times)");
     if (b.gpu_mode) {
-        std::printf("| format | shape | median us | min us | max us | TB/s | floor us | "
+        std::printf("| format | shape | median us | min us | max us | fwd us | TB/s | floor us | "
                     "frac of floor | max abs err | max rel err (row) | lse err | ok | "
-                    "FlashMLA bf16 us | seed fp8 split-KV best us |\n");
-        std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n");
+                    "FlashMLA bf16 us | seed fp8 split-KV best us | route |\n");
+        std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n");
     } else {
         std::printf("| format | shape | median us | min us | max us | max abs err | "
                     "max rel err (row) | lse err | ok |\n");
@@ -697,10 +839,11 @@ void print_table(const Bench& b) {
         if (!r.ran) continue;
         std::string cells;
         if (r.success) {
-            const double floor_us = r.min_bytes / kAttainableBytesPerSecond * 1e6;
+            const double floor_us = floor_us_of(r);
             cells = fmt("%.1f", r.median_us) + " | " + fmt("%.1f", r.min_us) + " | " +
                     fmt("%.1f", r.max_us) + " | ";
             if (b.gpu_mode) {
+                cells += fmt("%.1f", r.fwd_median_us) + " | ";
                 cells += fmt("%.2f", r.min_bytes / (r.median_us * 1e-6) / 1e12) + " | " +
                          fmt("%.1f", floor_us) + " | " + fmt("%.2f", floor_us / r.median_us) +
                          " | ";
@@ -713,60 +856,85 @@ void print_table(const Bench& b) {
                 cells += "- | - | - | ";
             }
         } else {
-            const int empty = b.gpu_mode ? 9 : 6;  // the numeric columns before `ok`
+            const int empty = b.gpu_mode ? 10 : 6;  // the numeric columns before `ok`
             for (int i = 0; i < empty; ++i) cells += "- | ";
         }
         cells += ok_text(r);
         if (b.gpu_mode) {
             const PeerFigure* p = peer_for(r.shape);
+            const std::string route = route_of(r.plan);
             cells += " | " + (p && p->flashmla_bf16 > 0 ? fmt("%.1f", p->flashmla_bf16) : "-") +
                      " | " +
-                     (p && p->seed_splitkv_fp8 > 0 ? fmt("%.1f", p->seed_splitkv_fp8) : "-");
+                     (p && p->seed_splitkv_fp8 > 0 ? fmt("%.1f", p->seed_splitkv_fp8) : "-") +
+                     " | " + (route.empty() ? "-" : route);
         }
-        std::printf("| %s | %s | %s |\n", r.format.c_str(), r.shape.label().c_str(),
-                    cells.c_str());
+        std::printf("| %s | %s | %s |\n", r.format.name, r.shape.label().c_str(), cells.c_str());
     }
+}
 
-    // Geometric mean of the eight competition medians, per format.
+// Geometric mean of the eight competition medians (and of their floors), per format.
+void print_geomeans(const Bench& b) {
     std::vector<std::string> formats;
     for (const Row& r : b.rows)
         if (r.ran && r.shape.competition &&
-            std::find(formats.begin(), formats.end(), r.format) == formats.end())
-            formats.push_back(r.format);
+            std::find(formats.begin(), formats.end(), r.format.name) == formats.end())
+            formats.push_back(r.format.name);
     if (formats.empty()) return;  // only extra shapes ran
     std::printf("\n### Geometric mean over the eight competition shapes (H 16, q_len 1)\n\n");
-    std::printf("| format | geomean us | shapes | vs FlashMLA bf16 %.1f us | vs torch bf16 %.1f us "
-                "| vs seed Triton fp8 split-KV best %.1f us |\n",
+    std::printf("| format | geomean us | shapes | floor geomean us | frac of floor | "
+                "vs FlashMLA bf16 %.1f us | vs torch bf16 %.1f us | "
+                "vs seed Triton fp8 split-KV best %.1f us |\n",
                 kAnchorFlashMla, kAnchorTorch, kAnchorSeedSplitKv);
-    std::printf("|---|---:|---:|---:|---:|---:|\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (const std::string& name : formats) {
-        double log_sum = 0.0;
-        int n = 0, total = 0;
+        double log_us = 0.0, log_floor = 0.0;
+        int n = 0;
         for (const Row& r : b.rows) {
-            if (!r.ran || r.format != name || !r.shape.competition) continue;
-            ++total;
-            if (r.success) log_sum += std::log(r.median_us), ++n;
+            if (!r.success || r.format.name != name || !r.shape.competition) continue;
+            log_us += std::log(r.median_us);
+            log_floor += std::log(floor_us_of(r));
+            ++n;
         }
-        if (total == 0) continue;
         if (n != 8) {
-            std::printf("| %s | - | %d of 8 succeeded | - | - | - |\n", name.c_str(), n);
+            std::printf("| %s | - | %d of 8 succeeded | - | - | - | - | - |\n", name.c_str(), n);
             continue;
         }
-        const double g = std::exp(log_sum / n);
-        if (!b.gpu_mode) {  // host wall clock: a ratio to GPU anchors would mean nothing
-            std::printf("| %s | %.1f | 8 | - | - | - |\n", name.c_str(), g);
+        const double g = std::exp(log_us / n), floor_g = std::exp(log_floor / n);
+        if (!b.gpu_mode) {  // host wall clock: a ratio to GPU figures would mean nothing
+            std::printf("| %s | %.1f | 8 | %.1f | - | - | - | - |\n", name.c_str(), g, floor_g);
             continue;
         }
         // "x faster" = anchor / ours: above 1 means we beat the peer.
-        std::printf("| %s | %.1f | 8 | %.2fx | %.2fx | %.2fx |\n", name.c_str(), g,
-                    kAnchorFlashMla / g, kAnchorTorch / g, kAnchorSeedSplitKv / g);
+        std::printf("| %s | %.1f | 8 | %.1f | %.2f | %.2fx | %.2fx | %.2fx |\n", name.c_str(), g,
+                    floor_g, floor_g / g, kAnchorFlashMla / g, kAnchorTorch / g,
+                    kAnchorSeedSplitKv / g);
     }
     if (b.gpu_mode) {
         std::printf("\n(ratios are anchor / ours: above 1.00x means faster than the peer; "
-                    "anchors from anchors/h200_peers_2026-11-30.csv, same method, H200)\n");
+                    "anchors from anchors/h200_peers_2026-11-30.csv, same method, H200; floors "
+                    "are each format's bytes at %.2f TB/s)\n",
+                    kAttainableBytesPerSecond / 1e12);
     } else {
         std::printf("\n(host-reference wall clock: not comparable with the GPU anchors)\n");
     }
+}
+
+// Cases the library declined, one line per format and reason.
+void print_skips(const Bench& b) {
+    std::map<std::string, int> cases;  // "format: message" -> cases
+    for (const Row& r : b.rows)
+        if (r.skipped()) ++cases[std::string(r.format.name) + ": " + r.message];
+    for (const auto& e : cases)
+        std::printf("skipped (MLA_STATUS_UNSUPPORTED), %d case%s: %s\n", e.second,
+                    e.second == 1 ? "" : "s", e.first.c_str());
+}
+
+// A CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& v) {
+    if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+    std::string q = "\"";
+    for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
 }
 
 // CSV with the anchor CSV's columns first (same names, same order), then ours.
@@ -780,15 +948,16 @@ bool write_csv(const Bench& b, const std::string& path) {
     std::fprintf(f,
                  "bs,q_len,kv_len,heads,peer,kv_format,median_us,max_abs_err_vs_fp32,"
                  "bytes_floor_us_at_4.27TBps,fraction_of_floor,min_us,max_us,TBps,"
-                 "max_rel_err_row,lse_max_abs_err,ok,iters,page_size,lengths,timing,status\n");
+                 "max_rel_err_row,lse_max_abs_err,ok,iters,page_size,lengths,timing,status,"
+                 "q_format,cache,q_lens,route,splits,message,plan,fwd_median_us\n");
     const char* peer = b.gpu_mode ? "libmla_decode" : "libmla_decode_host_reference";
     const char* timing = b.gpu_mode ? "device_events_l2_flushed" : "host_wall_clock";
     for (const Row& r : b.rows) {
         if (!r.ran) continue;
         const Shape& s = r.shape;
         std::fprintf(f, "%d,%d,%d,%d,%s,%s,", s.bs, s.q_len, s.kv_len, s.heads, peer,
-                     r.format.c_str());
-        const double floor_us = r.min_bytes / kAttainableBytesPerSecond * 1e6;
+                     r.format.name);
+        const double floor_us = floor_us_of(r);
         if (r.success) {
             std::fprintf(f, "%.2f,%s,%.1f,", r.median_us,
                          r.err.checked ? fmt("%.3g", r.err.max_abs).c_str() : "", floor_us);
@@ -806,8 +975,15 @@ bool write_csv(const Bench& b, const std::string& path) {
         } else {
             std::fprintf(f, ",,,,,,,,,0,0,");
         }
-        std::fprintf(f, "%d,%s,%s,%s\n", s.page_size, s.uneven ? "uneven" : "equal", timing,
-                     r.status.c_str());
+        // page_size as the ABI counts it: 1 for a contiguous cache
+        const int splits = plan_splits(r.plan);
+        std::fprintf(f, "%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", std::max(s.page_size, 1),
+                     s.uneven ? "uneven" : "equal", timing, r.status.c_str(),
+                     r.format.q_name, s.page_size > 0 ? "paged" : "contiguous",
+                     s.mixed_q ? "mixed" : "equal", csv_field(plan_word(r.plan, "route")).c_str(),
+                     splits > 0 ? std::to_string(splits).c_str() : "",
+                     csv_field(r.message).c_str(), csv_field(r.plan).c_str(),
+                     r.success && b.gpu_mode ? fmt("%.2f", r.fwd_median_us).c_str() : "");
     }
     const bool good = std::ferror(f) == 0;
     if (std::fclose(f) != 0 || !good) {
@@ -820,31 +996,37 @@ bool write_csv(const Bench& b, const std::string& path) {
 
 // ---- registration ------------------------------------------------------------------------
 
-void register_cases(Bench& b, const std::vector<Format>& formats) {
+// GPU mode: every format (the fp8-Q ones with --mla_extra), each case asking the library.
+// Host-reference mode: bf16 and fp8 e4m3fn (the reference is slow), every format with --mla_extra.
+bool wanted(const Bench& b, const Format& f) {
+    return b.opt.extra || (!f.extra && (b.gpu_mode || f.host));
+}
+
+void register_cases(Bench& b) {
     std::vector<Shape> shapes = competition_shapes();
     if (b.opt.extra) {
         const std::vector<Shape> more = extra_shapes();
         shapes.insert(shapes.end(), more.begin(), more.end());
     }
     // Reserve first: the cases keep indices into rows, and names must outlive registration.
-    b.rows.reserve(formats.size() * shapes.size());
-    for (const Format& f : formats) {
+    b.rows.reserve(std::size(kFormats) * shapes.size());
+    for (const Format& f : kFormats) {
+        if (!wanted(b, f)) continue;
         for (const Shape& s : shapes) {
             Row row;
-            row.format = f.name;
+            row.format = f;
             row.shape = s;
             row.name = std::string(b.gpu_mode ? "decode/" : "host_reference/") + f.name + "/" +
                        s.tag();
             b.rows.push_back(row);
             const size_t index = b.rows.size() - 1;
             Bench* bp = &b;
-            const Format fc = f;
             auto* bm = benchmark::RegisterBenchmark(
-                row.name.c_str(), [bp, index, fc](benchmark::State& st) {
+                row.name.c_str(), [bp, index](benchmark::State& st) {
 #if defined(MLA_HAVE_GPU_RUNTIME)
-                    if (bp->gpu_mode) return run_gpu_case(st, *bp, index, fc);
+                    if (bp->gpu_mode) return run_gpu_case(st, *bp, index);
 #endif
-                    run_host_case(st, *bp, index, fc);
+                    run_host_case(st, *bp, index);
                 });
             bm->Iterations(b.iters)->UseManualTime()->Unit(benchmark::kMicrosecond);
         }
@@ -861,8 +1043,6 @@ int main(int argc, char** argv) {
 
     std::printf("libmla_decode %s, backend %s\n", mla_version_string(), mla_backend_name());
 
-    std::vector<Format> formats;
-    bool setup_failed = false;
     bool have_gpu = false;
 #if defined(MLA_HAVE_GPU_RUNTIME)
     have_gpu = std::strcmp(mla_backend_name(), "none") != 0 && mla_test::gpu_available();
@@ -876,45 +1056,13 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "mla_bench: GPU setup failed: %s\n", msg.c_str());
             return 1;
         }
-        // Ask the library which formats it runs, on the smallest competition shape.
-        Shape probe_shape;
-        probe_shape.bs = 4, probe_shape.kv_len = 1024;
-        for (const Format& f : kGpuFormats) {
-            std::string why;
-            mla_status st;
-            try {
-                st = probe_support(make_spec(f, probe_shape), &why);
-            } catch (const std::exception& e) {
-                // The generator cannot make this format: say so, skip it, fail the run.
-                std::printf("format %-22s FAILED: cannot make a problem: %s\n", f.name,
-                            e.what());
-                setup_failed = true;
-                continue;
-            }
-            if (st == MLA_STATUS_UNSUPPORTED) {
-                std::printf("format %-22s not supported on the GPU by this build (%s) - "
-                            "skipped\n", f.name, why.c_str());
-                continue;
-            }
-            // Supported, or a different error: run it so the failure shows in the results.
-            std::printf("format %-22s %s\n", f.name,
-                        st == MLA_STATUS_SUCCESS ? "supported" : mla_status_string(st));
-            formats.push_back(f);
-        }
-        if (formats.empty()) {
-            std::fprintf(stderr, "mla_bench: the library supports no KV format on this GPU\n");
-            return 1;
-        }
 #endif
+    } else if (b.opt.force_host) {
+        std::printf("--mla_host: timing the host reference (mla_decode_reference) through the C "
+                    "ABI instead of the GPU\n");
     } else {
-        if (b.opt.force_host) {
-            std::printf("--mla_host: timing the host reference (mla_decode_reference) through "
-                        "the C ABI instead of the GPU\n");
-        } else {
-            std::printf("no GPU found: timing the host reference (mla_decode_reference) through "
-                        "the C ABI instead\n");
-        }
-        formats.assign(std::begin(kHostFormats), std::end(kHostFormats));
+        std::printf("no GPU found: timing the host reference (mla_decode_reference) through the "
+                    "C ABI instead\n");
     }
 
     b.iters = b.opt.iters > 0 ? b.opt.iters : (b.gpu_mode ? kGpuDefaultIters : kHostDefaultIters);
@@ -929,24 +1077,24 @@ int main(int argc, char** argv) {
                             : "no accuracy check (--mla_no_check)");
     std::fflush(stdout);
 
-    register_cases(b, formats);
+    register_cases(b);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     b.release();  // device memory back before the runtime shuts down
 
-    int ran = 0, failed = 0;
+    int ran = 0, skipped = 0, failed = 0;
     for (const Row& r : b.rows) ran += r.ran ? 1 : 0;
     if (ran == 0) {  // e.g. --benchmark_list_tests, or a filter that matches nothing
         std::printf("no case ran: no table, no CSV\n");
-        return setup_failed ? 1 : 0;
+        return 0;
     }
-    print_table(b);
-    bool good = !setup_failed;
-    if (!b.opt.csv.empty() && !write_csv(b, b.opt.csv)) good = false;
-    ran = 0;
+    print_cases(b);
+    print_geomeans(b);
+    std::printf("\n");
+    print_skips(b);
+    const bool good = b.opt.csv.empty() || write_csv(b, b.opt.csv);
     for (const Row& r : b.rows) {
-        if (!r.ran) continue;
-        ++ran;
+        skipped += r.skipped() ? 1 : 0;
         if (r.failed()) {
             ++failed;
             std::printf("FAILED: %s: %s%s%s\n", r.name.c_str(),
@@ -954,7 +1102,8 @@ int main(int argc, char** argv) {
                         r.message.c_str());
         }
     }
-    std::printf("%d case%s ran, %d failed\n", ran, ran == 1 ? "" : "s", failed);
+    std::printf("%d case%s ran (%d skipped as unsupported), %d failed\n", ran,
+                ran == 1 ? "" : "s", skipped, failed);
     std::fflush(stdout);
     return (good && failed == 0) ? 0 : 1;
 }

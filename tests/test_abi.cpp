@@ -352,6 +352,112 @@ TEST(ValidCalls, NoGpuBackendReportsNoDevice) {
     EXPECT_STRNE(mla_last_error_message(), "");
 }
 
+// ---- plan API: the checks that need no device ---------------------------------------------------
+
+mla_decode_plan* const kUntouchedPlan = reinterpret_cast<mla_decode_plan*>(uintptr_t{0x5EED000});
+
+// Valid params of the bf16 base; every pointer is a never-dereferenced stand-in.
+mla_decode_params fake_device_base() {
+    const HostProblem hp = make_problem(base_spec(Base::kBf16));
+    SentinelOutputs out(hp);
+    return fake_device_params(hp.host_params(out.o.data(), MLA_DTYPE_BF16, out.lse.data()));
+}
+
+TEST(PlanApi, NullPlanOrOutPointerIsRejected) {
+    const mla_decode_params p = fake_device_base();
+    mla_decode_plan* plan = kUntouchedPlan;
+    EXPECT_EQ(mla_decode_plan_create(nullptr, &plan), MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(message_names("params"));
+    EXPECT_EQ(plan, kUntouchedPlan);
+    EXPECT_EQ(mla_decode_plan_create(&p, nullptr), MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(message_names("plan"));
+
+    size_t bytes = kUntouchedBytes;
+    EXPECT_EQ(mla_decode_plan_workspace_size(nullptr, &bytes), MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(message_names("plan"));
+    EXPECT_EQ(bytes, kUntouchedBytes);
+
+    char buffer[8] = "abcdefg";
+    EXPECT_EQ(mla_decode_plan_describe(nullptr, buffer, sizeof(buffer)), MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(message_names("plan"));
+    EXPECT_STREQ(buffer, "abcdefg");
+
+    EXPECT_EQ(mla_decode_plan_prepare(nullptr, &p, nullptr, 0, nullptr), MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(message_names("plan"));
+    EXPECT_EQ(mla_decode_plan_run(nullptr, &p, nullptr, 0, nullptr), MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(message_names("plan"));
+    EXPECT_EQ(mla_decode_plan_prepare(nullptr, nullptr, nullptr, 0, nullptr),
+              MLA_STATUS_NULL_POINTER);
+    EXPECT_EQ(mla_decode_plan_run(nullptr, nullptr, nullptr, 0, nullptr), MLA_STATUS_NULL_POINTER);
+}
+
+TEST(PlanApi, DestroyNullSucceedsAndClearsTheMessage) {
+    ASSERT_EQ(mla_decode_reference(nullptr), MLA_STATUS_NULL_POINTER);
+    ASSERT_STRNE(mla_last_error_message(), "");
+    EXPECT_EQ(mla_decode_plan_destroy(nullptr), MLA_STATUS_SUCCESS);
+    EXPECT_STREQ(mla_last_error_message(), "");
+}
+
+// plan_create validates the host-value fields like mla_decode_workspace_size (same status,
+// same field named) and leaves *plan untouched.
+TEST(PlanApi, CreateValidatesLikeTheWorkspaceQuery) {
+    struct Case {
+        const char* field;
+        mla_status want;
+        Mutation mutate;
+    };
+    const Case cases[] = {
+        {"reserved", MLA_STATUS_INVALID_VALUE, [](mla_decode_params& p) { p.reserved[3] = 1; }},
+        {"q_dtype", MLA_STATUS_INVALID_DTYPE,
+         [](mla_decode_params& p) { p.q_dtype = MLA_DTYPE_MXFP4; }},
+        {"batch_size", MLA_STATUS_INVALID_SIZE, [](mla_decode_params& p) { p.batch_size = 0; }},
+        {"num_heads", MLA_STATUS_UNSUPPORTED, [](mla_decode_params& p) { p.num_heads = 24; }},
+        {"q_stride_head", MLA_STATUS_INVALID_SIZE,
+         [](mla_decode_params& p) { p.q_stride_head = 1; }},
+        {"sm_scale", MLA_STATUS_INVALID_VALUE, [](mla_decode_params& p) { p.sm_scale = NAN; }},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.field);
+        mla_decode_params p = fake_device_base();
+        c.mutate(p);
+        mla_decode_plan* plan = kUntouchedPlan;
+        EXPECT_EQ(mla_decode_plan_create(&p, &plan), c.want) << mla_last_error_message();
+        EXPECT_TRUE(message_names(c.field));
+        EXPECT_EQ(plan, kUntouchedPlan);
+        size_t bytes = kUntouchedBytes;
+        EXPECT_EQ(mla_decode_workspace_size(&p, &bytes), c.want);
+    }
+}
+
+TEST(PlanApi, CreateWithoutGpuBackendReportsNoDevice) {
+    if (std::string(mla_backend_name()) != "none") GTEST_SKIP() << "built with a GPU backend";
+    const mla_decode_params p = fake_device_base();
+    mla_decode_plan* plan = kUntouchedPlan;
+    EXPECT_EQ(mla_decode_plan_create(&p, &plan), MLA_STATUS_NO_DEVICE);
+    EXPECT_STRNE(mla_last_error_message(), "");
+    EXPECT_EQ(plan, kUntouchedPlan);
+}
+
+// The checks on a real plan's out-parameters; a plan needs a device, so this skips without one.
+TEST(PlanApi, DescribeIntoZeroBytesAndNullOutPointers) {
+    const mla_decode_params p = fake_device_base();
+    mla_decode_plan* plan = nullptr;
+    const mla_status made = mla_decode_plan_create(&p, &plan);
+    if (made == MLA_STATUS_NO_DEVICE) {
+        GTEST_SKIP() << "no GPU device, so no plan: " << mla_last_error_message();
+    }
+    ASSERT_EQ(made, MLA_STATUS_SUCCESS) << mla_last_error_message();
+    char untouched = 'x';
+    EXPECT_EQ(mla_decode_plan_describe(plan, &untouched, 0), MLA_STATUS_INVALID_SIZE);
+    EXPECT_TRUE(message_names("buffer_bytes"));
+    EXPECT_EQ(untouched, 'x');
+    EXPECT_EQ(mla_decode_plan_describe(plan, nullptr, 16), MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(message_names("buffer"));
+    EXPECT_EQ(mla_decode_plan_workspace_size(plan, nullptr), MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(message_names("bytes"));
+    EXPECT_EQ(mla_decode_plan_destroy(plan), MLA_STATUS_SUCCESS);
+}
+
 // ---- (a) params NULL ---------------------------------------------------------------------------
 
 TEST(Validate, NullParams) {

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "arch/mxfp4.h"
+#include "compare.h"
+#include "mla_problem.h"
 #include "formats.h"
 
 namespace fmt = mla::fmt;
@@ -584,3 +586,31 @@ TEST(Mxfp4Bf16, KnownValuesAndOrder) {
     mx::decode_mxfp4x8_bf16(0x00000080u, 255u, out);  // NaN scale: zeros become NaN too
     EXPECT_EQ(out[0] & 0x7FC07FC0u, 0x7FC07FC0u);
 }
+
+// ---- the O comparison of the GPU tests (tests/common/compare.h) --------------------------------
+namespace {
+
+TEST(CompareTolerance, Bf16UlpIsTheSpacingAtTheValue) {
+    EXPECT_EQ(mla_test::bf16_ulp(1.0), std::ldexp(1.0, -7));
+    EXPECT_EQ(mla_test::bf16_ulp(1.99), std::ldexp(1.0, -7));
+    EXPECT_EQ(mla_test::bf16_ulp(0.999), std::ldexp(1.0, -8));
+    EXPECT_EQ(mla_test::bf16_ulp(-0.25), std::ldexp(1.0, -9));
+    EXPECT_EQ(mla_test::bf16_ulp(std::ldexp(1.0, -130)), std::ldexp(1.0, -133));
+}
+
+// The rounding-midpoint case the GPU tests met: a value just below the midpoint of two bf16
+// neighbours just above a power of two, rounded to the upper one. One ulp away passes; two ulps,
+// or a row-relative error well past 2^-8, fail.
+TEST(CompareTolerance, OneUlpPassesTwoFail) {
+    std::vector<float> want(512, 0.01f), got(512, 0.01f);
+    want[7] = 1.01944f;
+    got[7] = 1.0234375f;  // upper bf16 neighbour: |diff| 0.0040 > 2^-8 * row max
+    EXPECT_TRUE(mla_test::check_o(got, want, 1, 1));
+    got[7] = 1.03125f;  // two ulps
+    EXPECT_FALSE(mla_test::check_o(got, want, 1, 1));
+    got[7] = 1.0234375f;
+    got[8] = 0.01f + 0.006f;  // a small element off by 0.6% of the row max
+    EXPECT_FALSE(mla_test::check_o(got, want, 1, 1));
+}
+
+}  // namespace

@@ -3,6 +3,7 @@
 // in long double.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -666,6 +667,213 @@ TEST(ReferenceLayout, LargeLogitsOnRandomDataAreFinite) {
     for (float v : ref.lse) {
         ASSERT_TRUE(std::isfinite(v));
         ASSERT_GT(v, 100.0f);  // logits in the hundreds or more
+    }
+}
+
+// ---- options of the test problems the GPU tests use (tests/common/mla_problem.h) -------------
+
+::testing::AssertionResult identical(const Reference& got, const Reference& want) {
+    if (got.o.size() != want.o.size() || got.lse.size() != want.lse.size()) {
+        return ::testing::AssertionFailure() << "output sizes differ";
+    }
+    if (std::memcmp(got.o.data(), want.o.data(), got.o.size() * sizeof(float)) != 0) {
+        return ::testing::AssertionFailure() << "O differs";
+    }
+    if (std::memcmp(got.lse.data(), want.lse.data(), got.lse.size() * sizeof(float)) != 0) {
+        return ::testing::AssertionFailure() << "LSE differs";
+    }
+    return ::testing::AssertionSuccess();
+}
+
+int64_t pages_for(int64_t kv_len, int64_t page_size) {
+    return (kv_len + page_size - 1) / page_size;
+}
+
+// Each element's page list ends in page_list_tail entries of 0x7fffffff. The reference accepts
+// them (it reads only the pages an element needs) and gives the results of the same problem
+// without tails.
+TEST(ProblemOptions, PageListTailsHoldSentinelsThatAreNeverRead) {
+    for (int page_size : {1, 16, 64}) {
+        SCOPED_TRACE("page_size " + std::to_string(page_size));
+        ProblemSpec spec = spec_of(MLA_DTYPE_FP8_E4M3FN);
+        spec.kv_lens = {0, 1, 16, 17, 130};
+        spec.q_lens = {1, 2, 1, 3, 4};
+        spec.paged = true;
+        spec.page_size = page_size;
+        const Reference plain = run_reference(make_problem(spec));
+        spec.page_list_tail = 3;
+        const HostProblem p = make_problem(spec);
+        for (int b = 0; b < p.batch_size; ++b) {
+            const int64_t need = pages_for(spec.kv_lens[b], page_size);
+            ASSERT_EQ(p.kv_page_indptr[b + 1] - p.kv_page_indptr[b], need + 3) << "element " << b;
+            for (int64_t k = need; k < need + 3; ++k) {
+                EXPECT_EQ(p.kv_page_indices[p.kv_page_indptr[b] + k], 0x7fffffff);
+            }
+        }
+        EXPECT_TRUE(identical(run_reference(p), plain));
+    }
+}
+
+// The device cache DeviceProblem builds from `p`, made in host memory: slot_base leading rows
+// of the poison byte before the host's rows, and the index arrays it uploads.
+HostProblem device_layout_on_host(const HostProblem& p) {
+    HostProblem d = p;
+    const bool poison = p.spec.poison_unused;
+    auto prepend = [&](std::vector<uint8_t>& rows, int64_t row_bytes, uint8_t fill) {
+        if (rows.empty()) return;
+        rows.insert(rows.begin(), static_cast<size_t>(p.slot_base * row_bytes), fill);
+    };
+    const int64_t kv_row_bytes = p.kv_stride_slot * (p.spec.kv_dtype == MLA_DTYPE_BF16 ? 2 : 1);
+    prepend(d.kv, kv_row_bytes, poison_byte(p.spec.kv_dtype, poison));
+    prepend(d.kv_block_scales, p.kv_block_scale_stride, poison_byte(MLA_DTYPE_MXFP4, poison));
+    prepend(d.v, p.v_stride_slot, poison_byte(p.spec.v_dtype, poison));
+    d.kv_indptr = p.device_kv_indptr();
+    d.kv_page_indices = p.device_page_indices();
+    d.num_slots = p.device_num_slots();
+    d.slot_base = 0;
+    return d;
+}
+
+// slot_base moves every used slot past the leading ones: the host view (rows from slot_base
+// on) and the device layout (NaN-coded leading rows, shifted index arrays) both give the
+// results of the problem without a base; a wrong shift would read a NaN row.
+TEST(ProblemOptions, SlotBaseMovesTheUsedSlotsToTheFarEnd) {
+    struct Case {
+        mla_dtype kv, v;
+        int page_size;  // 0: contiguous
+        int64_t slot_base;
+    };
+    const Case cases[] = {
+        {MLA_DTYPE_BF16, static_cast<mla_dtype>(0), 0, 1000},
+        {MLA_DTYPE_FP8_E4M3FN, static_cast<mla_dtype>(0), 16, 1024},
+        {MLA_DTYPE_MXFP4, MLA_DTYPE_FP8_E4M3FNUZ, 64, 640},
+        {MLA_DTYPE_MXFP4, static_cast<mla_dtype>(0), 0, 77},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE("kv_dtype " + std::to_string(c.kv) + ", page_size " +
+                     std::to_string(c.page_size));
+        ProblemSpec spec = spec_of(c.kv, MLA_DTYPE_BF16, c.v);
+        spec.kv_lens = {0, 1, 37, 70, 130};
+        spec.q_lens = {1, 2, 1, 3, 4};
+        if (c.page_size > 0) {
+            spec.paged = true;
+            spec.page_size = c.page_size;
+            spec.page_list_tail = 2;
+        }
+        const Reference plain = run_reference(make_problem(spec));
+        spec.slot_base = c.slot_base;
+        const HostProblem p = make_problem(spec);
+        EXPECT_EQ(p.device_num_slots(), p.num_slots + c.slot_base);
+        EXPECT_TRUE(identical(run_reference(p), plain)) << "host view";
+        const HostProblem d = device_layout_on_host(p);
+        EXPECT_TRUE(identical(run_reference(d), plain)) << "device layout";
+        if (c.page_size == 0) {
+            EXPECT_EQ(d.kv_indptr[0], c.slot_base);
+        } else {
+            for (int b = 0; b < d.batch_size; ++b) {
+                const int64_t need = pages_for(spec.kv_lens[b], c.page_size);
+                for (int64_t k = 0; k < need; ++k) {
+                    EXPECT_GE(d.kv_page_indices[d.kv_page_indptr[b] + k],
+                              c.slot_base / c.page_size);
+                }
+                EXPECT_EQ(d.kv_page_indices[d.kv_page_indptr[b] + need], 0x7fffffff);  // tail kept
+            }
+        }
+    }
+}
+
+// The extreme MXFP4 blocks are where the pattern puts them (all-zero blocks, scale code 0,
+// scale code 254 with |e2m1| <= 1.5, in value dims only with kValueScales) and, with the tiny Q
+// the GPU tests use, every reference result is finite.
+TEST(ProblemOptions, Mxfp4ExtremeBlocks) {
+    for (Mxfp4Extremes extremes : {Mxfp4Extremes::kKeyScales, Mxfp4Extremes::kValueScales}) {
+        const bool values = extremes == Mxfp4Extremes::kValueScales;
+        SCOPED_TRACE(values ? "value scales" : "key scales");
+        ProblemSpec spec = spec_of(MLA_DTYPE_MXFP4);
+        spec.kv_lens = {6, 103, 600, 1552, 1};
+        spec.q_lens = {1, 1, 2, 4, 1};
+        spec.q_std = std::ldexp(1.0, -122);
+        spec.mxfp4_extremes = extremes;
+        const HostProblem p = make_problem(spec);
+        int zero_blocks = 0, code0 = 0, code254_keys = 0, code254_values = 0;
+        for (int64_t slot = 0; slot < p.kv_indptr.back(); ++slot) {
+            for (int k = 0; k < MLA_MXFP4_ROW_SCALES; ++k) {
+                const uint8_t* packed = p.kv.data() + slot * p.kv_stride_slot + k * 16;
+                const uint8_t code = p.kv_block_scales[slot * p.kv_block_scale_stride + k];
+                bool zero = true, small = true;
+                for (int i = 0; i < 16; ++i) {
+                    zero = zero && packed[i] == 0;
+                    small = small && (packed[i] & 0x7) <= 3 && ((packed[i] >> 4) & 0x7) <= 3;
+                }
+                if (zero) {
+                    ++zero_blocks;
+                } else if (code == 0) {
+                    ++code0;
+                } else if (code == 254) {
+                    EXPECT_TRUE(small) << "slot " << slot << ", block " << k;
+                    ++(k < 16 ? code254_values : code254_keys);
+                }
+            }
+        }
+        EXPECT_GT(zero_blocks, 0);
+        EXPECT_GT(code0, 0);
+        EXPECT_GT(code254_keys, 0);
+        if (values) {
+            EXPECT_GT(code254_values, 0);
+        } else {
+            EXPECT_EQ(code254_values, 0);
+        }
+        const Reference ref = run_reference(p);
+        float largest = 0.0f;
+        for (float v : ref.o) {
+            ASSERT_TRUE(std::isfinite(v));
+            largest = std::max(largest, std::fabs(v));
+        }
+        for (float v : ref.lse) {
+            ASSERT_TRUE(std::isfinite(v));
+            EXPECT_LT(std::fabs(v), 1000.0f);
+        }
+        if (values) {
+            EXPECT_GT(largest, 1e30f);  // V of about 2^127 reaches O
+        } else {
+            EXPECT_LT(largest, 100.0f);
+        }
+    }
+}
+
+// with_lengths: the same buffers under other lengths keep the plan shape; paged, they give
+// exactly what a fresh problem of those lengths gives (cache values depend only on position);
+// lengths the buffers cannot hold are refused.
+TEST(ProblemOptions, WithLengths) {
+    for (bool paged : {false, true}) {
+        SCOPED_TRACE(paged ? "paged" : "contiguous");
+        ProblemSpec spec = spec_of(MLA_DTYPE_BF16);
+        spec.kv_lens = {300, 200, 64, 9};
+        spec.q_lens = {2, 1, 2, 1};
+        if (paged) {
+            spec.paged = true;
+            spec.page_size = 16;
+            spec.page_list_tail = 1;
+        }
+        const HostProblem capacity = make_problem(spec);
+        const std::vector<int> q = {1, 2, 1, 2}, kv = {300, 17, 0, 9};
+        const HostProblem moved = with_lengths(capacity, q, kv);
+        EXPECT_EQ(moved.total_q, capacity.total_q);
+        EXPECT_EQ(moved.max_q_len, capacity.max_q_len);
+        EXPECT_EQ(moved.max_kv_len, capacity.max_kv_len);
+        EXPECT_EQ(moved.kv_indptr, (std::vector<int32_t>{0, 300, 317, 317, 326}));
+        EXPECT_EQ(moved.qo_indptr, (std::vector<int32_t>{0, 1, 3, 4, 6}));
+        const Reference got = run_reference(moved);
+        if (paged) {
+            spec.q_lens = q;
+            spec.kv_lens = kv;
+            EXPECT_TRUE(identical(got, run_reference(make_problem(spec))));
+        }
+        EXPECT_THROW(with_lengths(capacity, {1, 1, 1, 1}, kv), std::invalid_argument);
+        EXPECT_THROW(with_lengths(capacity, q, {301, 0, 0, 0}), std::invalid_argument);
+        if (paged) {
+            EXPECT_THROW(with_lengths(capacity, q, {300, 201, 0, 0}), std::invalid_argument);
+        }
     }
 }
 

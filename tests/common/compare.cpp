@@ -1,5 +1,7 @@
 #include "compare.h"
 
+#include "mla_problem.h"  // bf16_ulp
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -56,9 +58,11 @@ double row_max_abs(const float* ref_row) {
             const int64_t base = (t * heads + h) * kDimV;
             const double row_max = row_max_abs(ref + base);
             // A row whose reference is all zero must be exactly zero (allowed 0).
-            const double allowed = row_max == 0.0 ? 0.0 : tol.o_row_rel * row_max + tol.o_atol;
+            const double row_allowed = row_max == 0.0 ? 0.0 : tol.o_row_rel * row_max + tol.o_atol;
             for (int d = 0; d < kDimV; ++d) {
                 double g = got[base + d], w = ref[base + d];
+                const double allowed =
+                    row_max == 0.0 ? 0.0 : std::max(row_allowed, tol.o_bf16_ulps * bf16_ulp(w));
                 bool ok = !std::isnan(g) && !std::isnan(w) && std::fabs(g - w) <= allowed;
                 if (!ok) log.add(o_position(t, h, d), g, w, allowed);
             }
@@ -131,6 +135,7 @@ std::vector<float> dense_o_from_fp32(const float* o, int64_t total_q, int heads,
 Tolerance fp32_tolerance() {
     Tolerance tol;
     tol.o_row_rel = std::ldexp(1.0, -20);
+    tol.o_bf16_ulps = 0.0;
     tol.o_atol = 0.0;
     tol.lse_atol = 1e-6;
     tol.lse_rtol = 1e-6;

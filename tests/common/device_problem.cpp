@@ -29,6 +29,20 @@ DeviceBuffer upload_vector(const std::vector<T>& host) {
     return buffer;
 }
 
+// Device copy of a cache tensor after `leading_rows` rows of `row_bytes` bytes filled with
+// `fill` on the device: the host holds only the rows past them. Empty host: empty buffer.
+DeviceBuffer upload_after_leading_rows(const std::vector<uint8_t>& host, int64_t leading_rows,
+                                       int64_t row_bytes, uint8_t fill) {
+    if (host.empty()) return DeviceBuffer();
+    const size_t lead = static_cast<size_t>(leading_rows) * static_cast<size_t>(row_bytes);
+    DeviceBuffer buffer(lead + host.size());
+    buffer.fill_bytes(fill, 0, lead);
+    buffer.upload(host.data(), host.size(), lead);
+    return buffer;
+}
+
+int storage_bytes(mla_dtype dtype) { return dtype == MLA_DTYPE_BF16 ? 2 : 1; }
+
 }  // namespace
 
 // ---- DeviceBuffer ------------------------------------------------------------------------
@@ -62,13 +76,15 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
     return *this;
 }
 
-void DeviceBuffer::upload(const void* host, size_t bytes) {
-    if (bytes > bytes_) {
+void DeviceBuffer::upload(const void* host, size_t bytes, size_t offset) {
+    if (offset > bytes_ || bytes > bytes_ - offset) {
         throw std::runtime_error("DeviceBuffer::upload: " + std::to_string(bytes) +
-                                 " bytes into a buffer of " + std::to_string(bytes_));
+                                 " bytes at offset " + std::to_string(offset) +
+                                 " into a buffer of " + std::to_string(bytes_));
     }
     if (bytes == 0) return;
-    check(gpu::memcpy_to_device(ptr_, host, bytes), "memcpy host to device");
+    check(gpu::memcpy_to_device(static_cast<char*>(ptr_) + offset, host, bytes),
+          "memcpy host to device");
 }
 
 void DeviceBuffer::download(void* host, size_t bytes) const {
@@ -80,9 +96,16 @@ void DeviceBuffer::download(void* host, size_t bytes) const {
     check(gpu::memcpy_to_host(host, ptr_, bytes), "memcpy device to host");
 }
 
-void DeviceBuffer::fill_bytes(uint8_t value) {
-    if (bytes_ == 0) return;
-    check(gpu::memset(ptr_, value, bytes_), "memset");
+void DeviceBuffer::fill_bytes(uint8_t value) { fill_bytes(value, 0, bytes_); }
+
+void DeviceBuffer::fill_bytes(uint8_t value, size_t offset, size_t bytes) {
+    if (offset > bytes_ || bytes > bytes_ - offset) {
+        throw std::runtime_error("DeviceBuffer::fill_bytes: " + std::to_string(bytes) +
+                                 " bytes at offset " + std::to_string(offset) +
+                                 " of a buffer of " + std::to_string(bytes_));
+    }
+    if (bytes == 0) return;
+    check(gpu::memset(static_cast<char*>(ptr_) + offset, value, bytes), "memset");
     // The runtime's memset may return before the device is done; the contract is synchronous.
     check(gpu::device_synchronize(), "device synchronize after memset");
 }
@@ -102,14 +125,21 @@ bool gpu_available() {
 // ---- DeviceProblem -----------------------------------------------------------------------
 
 DeviceProblem::DeviceProblem(const HostProblem& h, bool with_lse) : host(&h) {
+    const ProblemSpec& spec = h.spec;
+    const bool poison = spec.poison_unused;
     q = upload_vector(h.q);
-    kv = upload_vector(h.kv);
-    kv_block_scales = upload_vector(h.kv_block_scales);
-    v = upload_vector(h.v);
+    kv = upload_after_leading_rows(h.kv, h.slot_base,
+                                   h.kv_stride_slot * storage_bytes(spec.kv_dtype),
+                                   poison_byte(spec.kv_dtype, poison));
+    kv_block_scales = upload_after_leading_rows(h.kv_block_scales, h.slot_base,
+                                                h.kv_block_scale_stride,
+                                                poison_byte(MLA_DTYPE_MXFP4, poison));
+    v = upload_after_leading_rows(h.v, h.slot_base, h.v_stride_slot,
+                                  poison_byte(spec.v_dtype, poison));
     qo_indptr = upload_vector(h.qo_indptr);
-    kv_indptr = upload_vector(h.kv_indptr);
+    kv_indptr = upload_vector(h.device_kv_indptr());
     kv_page_indptr = upload_vector(h.kv_page_indptr);
-    kv_page_indices = upload_vector(h.kv_page_indices);
+    kv_page_indices = upload_vector(h.device_page_indices());
     o = DeviceBuffer(h.o_elements() * sizeof(uint16_t));
     if (with_lse) lse = DeviceBuffer(h.lse_elements() * sizeof(float));
 
@@ -130,6 +160,7 @@ DeviceProblem::DeviceProblem(const HostProblem& h, bool with_lse) : host(&h) {
         static_cast<const int32_t*>(swap(params.kv_page_indptr, kv_page_indptr));
     params.kv_page_indices =
         static_cast<const int32_t*>(swap(params.kv_page_indices, kv_page_indices));
+    params.num_slots = h.device_num_slots();
     params.o = o.get();
     params.o_dtype = MLA_DTYPE_BF16;
     params.lse = static_cast<float*>(lse.get());
@@ -151,6 +182,20 @@ void DeviceProblem::poison_outputs(uint8_t value) {
 
 mla_status DeviceProblem::run(gpu::stream_t stream) const {
     return mla_decode_fwd(&params, workspace.get(), workspace_bytes, stream);
+}
+
+void DeviceProblem::set_lengths(const HostProblem& other) {
+    if (other.batch_size != host->batch_size || other.total_q != host->total_q ||
+        other.slot_base != host->slot_base) {
+        throw std::runtime_error("DeviceProblem::set_lengths: another batch size, total_q or "
+                                 "slot_base (make it with with_lengths)");
+    }
+    const std::vector<int32_t> device_kv = other.device_kv_indptr();
+    qo_indptr.upload(other.qo_indptr.data(), other.qo_indptr.size() * sizeof(int32_t));
+    kv_indptr.upload(device_kv.data(), device_kv.size() * sizeof(int32_t));
+    // Done before work on any stream (non-blocking ones included) reads the new lengths.
+    check(gpu::device_synchronize(), "device synchronize after the indptr upload");
+    host = &other;
 }
 
 std::vector<float> DeviceProblem::download_o() const {

@@ -27,9 +27,11 @@ public:
 
     void* get() const { return ptr_; }
     size_t bytes() const { return bytes_; }
-    void upload(const void* host, size_t bytes);      // host -> device, bytes <= bytes()
+    // host -> device at byte `offset`, offset + bytes <= bytes()
+    void upload(const void* host, size_t bytes, size_t offset = 0);
     void download(void* host, size_t bytes) const;    // device -> host
     void fill_bytes(uint8_t value);                   // synchronous memset
+    void fill_bytes(uint8_t value, size_t offset, size_t bytes);  // of a byte range
 
 private:
     void* ptr_ = nullptr;
@@ -41,7 +43,9 @@ bool gpu_available();
 
 struct DeviceProblem {
     // Uploads every input of `host`; allocates O (bf16), LSE and the workspace that
-    // mla_decode_workspace_size asks for (throws if it fails).
+    // mla_decode_workspace_size asks for (throws if it fails). With host.slot_base > 0 the
+    // caches get that many leading slots, filled with NaN codes on the device (never copied
+    // from the host), and the index arrays are shifted to match (HostProblem::device_*).
     explicit DeviceProblem(const HostProblem& host, bool with_lse = true);
 
     const HostProblem* host = nullptr;
@@ -55,6 +59,10 @@ struct DeviceProblem {
     void poison_outputs(uint8_t value = 0xFF);
     // Runs mla_decode_fwd on `stream`; returns its status (does not synchronize).
     mla_status run(mla::gpu::stream_t stream = nullptr) const;
+    // Rewrites the device qo_indptr and kv_indptr in place with those of `other` (a problem
+    // over the same buffers, see with_lengths), synchronously; `other` becomes `host`. Params
+    // and every device pointer stay as they are (a captured graph sees the new lengths).
+    void set_lengths(const HostProblem& other);
     // O converted to float, dense (total_q, heads, 512) whatever o_stride_token is.
     std::vector<float> download_o() const;
     std::vector<float> download_lse() const;

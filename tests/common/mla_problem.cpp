@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -73,6 +74,20 @@ void check_spec(const ProblemSpec& spec) {
     }
     require(spec.page_size >= 1, "page_size < 1");
     require(spec.paged || spec.page_size == 1, "a contiguous cache has page_size 1");
+    require(spec.page_list_tail >= 0, "negative page_list_tail");
+    require(spec.page_list_tail == 0 || spec.paged, "page_list_tail needs a paged cache");
+    require(spec.slot_base >= 0 && spec.slot_base % spec.page_size == 0,
+            "slot_base must be >= 0 and a multiple of page_size");
+    require(spec.mxfp4_extremes == Mxfp4Extremes::kNone || spec.kv_dtype == MLA_DTYPE_MXFP4,
+            "mxfp4_extremes needs kv_dtype MXFP4");
+}
+
+// The device cache's index values must stay int32 (kv_indptr, page ids).
+void check_device_range(const HostProblem& p) {
+    const int64_t top = p.spec.paged ? p.device_num_slots() / p.spec.page_size
+                                     : p.slot_base + p.kv_indptr.back();
+    require(top <= std::numeric_limits<int32_t>::max(),
+            "slot_base too large for int32 index arrays");
 }
 
 // ---- batch layout ---------------------------------------------------------------------------
@@ -98,15 +113,22 @@ void fill_layout(const ProblemSpec& spec, HostProblem& p) {
     require(p.o_stride_token >= o_row, "o_stride_token below heads * 512");
 }
 
-// Shuffled physical pages (Fisher-Yates on its own engine), spare pages left unused.
+int64_t pages_needed(int64_t kv_len, int64_t page_size) {
+    return (kv_len + page_size - 1) / page_size;
+}
+
+// Shuffled physical pages (Fisher-Yates on its own engine), spare pages left unused. Each
+// element's list ends with spec.page_list_tail entries of spec.page_tail_value.
 void fill_page_table(const ProblemSpec& spec, HostProblem& p) {
     const int64_t page_size = spec.page_size;
     p.kv_page_indptr.assign(1, 0);
+    int64_t used_pages = 0;
     for (int b = 0; b < p.batch_size; ++b) {
-        int64_t pages = (spec.kv_lens[b] + page_size - 1) / page_size;
-        p.kv_page_indptr.push_back(static_cast<int32_t>(p.kv_page_indptr.back() + pages));
+        int64_t pages = pages_needed(spec.kv_lens[b], page_size);
+        used_pages += pages;
+        p.kv_page_indptr.push_back(
+            static_cast<int32_t>(p.kv_page_indptr.back() + pages + spec.page_list_tail));
     }
-    const int64_t used_pages = p.kv_page_indptr.back();
     const int64_t num_pages = used_pages + 2 + used_pages / 16;
     std::vector<int32_t> order(num_pages);
     for (int64_t i = 0; i < num_pages; ++i) order[i] = static_cast<int32_t>(i);
@@ -114,7 +136,14 @@ void fill_page_table(const ProblemSpec& spec, HostProblem& p) {
     for (int64_t i = num_pages - 1; i > 0; --i) {
         std::swap(order[i], order[shuffle_engine() % static_cast<uint64_t>(i + 1)]);
     }
-    p.kv_page_indices.assign(order.begin(), order.begin() + used_pages);
+    p.kv_page_indices.assign(static_cast<size_t>(p.kv_page_indptr.back()), spec.page_tail_value);
+    int64_t next = 0;
+    for (int b = 0; b < p.batch_size; ++b) {
+        const int64_t pages = pages_needed(spec.kv_lens[b], page_size);
+        for (int64_t k = 0; k < pages; ++k) {
+            p.kv_page_indices[p.kv_page_indptr[b] + k] = order[next++];
+        }
+    }
     p.num_slots = num_pages * page_size;
 }
 
@@ -271,12 +300,64 @@ void encode_mxfp4_block(const double* x, uint8_t* packed, uint8_t* scale_code) {
     }
 }
 
-void store_kv_row(const ProblemSpec& spec, HostProblem& p, int64_t slot, const double* x) {
+// ---- extreme MXFP4 blocks (Mxfp4Extremes) ----
+
+enum class BlockKind { kRandom, kZero, kScaleCodeZero, kScaleCode254 };
+
+constexpr int kKeyOnlyBlockBegin = kDimV / MLA_MXFP4_BLOCK_SIZE;  // blocks 16, 17: dims 512..575
+constexpr int64_t kValue254Period = 97;
+
+BlockKind extreme_block_kind(Mxfp4Extremes extremes, int64_t j, int k) {
+    if (extremes == Mxfp4Extremes::kNone) return BlockKind::kRandom;
+    if (extremes == Mxfp4Extremes::kValueScales && j % kValue254Period == 5 &&
+        k == (j / kValue254Period) % kKeyOnlyBlockBegin) {
+        return BlockKind::kScaleCode254;  // one token in 97, one V block, rotating
+    }
+    const int64_t cell = j * MLA_MXFP4_ROW_SCALES + k;
+    if (cell % 11 == 3) return BlockKind::kZero;
+    if (cell % 11 == 7) return BlockKind::kScaleCodeZero;
+    if (k >= kKeyOnlyBlockBegin && j % 3 == 1) return BlockKind::kScaleCode254;
+    return BlockKind::kRandom;
+}
+
+// Rewrites one encoded block (16 packed bytes, its scale code) as `kind`.
+void make_extreme_block(BlockKind kind, int64_t j, int k, uint8_t* packed, uint8_t* scale_code) {
+    constexpr int kBytes = MLA_MXFP4_BLOCK_SIZE / 2;
+    switch (kind) {
+        case BlockKind::kRandom: break;
+        case BlockKind::kZero: {
+            static constexpr uint8_t kZeroBlockScales[3] = {0, 127, 254};
+            std::fill(packed, packed + kBytes, 0);
+            *scale_code = kZeroBlockScales[(j + k) % 3];
+            break;
+        }
+        case BlockKind::kScaleCodeZero:
+            *scale_code = 0;  // elements kept: up to 6 x 2^-127
+            break;
+        case BlockKind::kScaleCode254: {
+            // Magnitude codes clamped to 3 (1.5), signs kept: at most 1.5 x 2^127.
+            auto clamp = [](uint8_t code) {
+                return static_cast<uint8_t>((code & 0x8) | std::min<uint8_t>(code & 0x7, 3));
+            };
+            for (int i = 0; i < kBytes; ++i) {
+                packed[i] = fmt::mxfp4_pack(clamp(packed[i] & 0xF), clamp(packed[i] >> 4));
+            }
+            *scale_code = 254;
+            break;
+        }
+    }
+}
+
+// Cache row of position j of its element (j picks the extreme blocks of the pattern).
+void store_kv_row(const ProblemSpec& spec, HostProblem& p, int64_t slot, int64_t j,
+                  const double* x) {
     if (spec.kv_dtype == MLA_DTYPE_MXFP4) {
         uint8_t* row = p.kv.data() + slot * p.kv_stride_slot;
         uint8_t* scales = p.kv_block_scales.data() + slot * p.kv_block_scale_stride;
         for (int k = 0; k < MLA_MXFP4_ROW_SCALES; ++k) {
-            encode_mxfp4_block(x + k * MLA_MXFP4_BLOCK_SIZE, row + k * MLA_MXFP4_BLOCK_SIZE / 2,
+            uint8_t* packed = row + k * MLA_MXFP4_BLOCK_SIZE / 2;
+            encode_mxfp4_block(x + k * MLA_MXFP4_BLOCK_SIZE, packed, scales + k);
+            make_extreme_block(extreme_block_kind(spec.mxfp4_extremes, j, k), j, k, packed,
                                scales + k);
         }
     } else if (spec.kv_dtype == MLA_DTYPE_BF16) {
@@ -313,7 +394,7 @@ void fill_cache(const ProblemSpec& spec, HostProblem& p) {
         for (int64_t j = 0; j < spec.kv_lens[b]; ++j) {
             for (int d = 0; d < kDimQk; ++d) x[d] = rng.next() * spec.kv_std;
             int64_t slot = slot_of(p, b, j);
-            store_kv_row(spec, p, slot, x.data());
+            store_kv_row(spec, p, slot, j, x.data());
             if (spec.v_dtype != 0) store_v_row(spec, p, slot, x.data());
         }
     });
@@ -331,10 +412,68 @@ HostProblem make_problem(const ProblemSpec& spec) {
     } else {
         p.num_slots = p.kv_indptr.back() + kContiguousSpareSlots;
     }
+    p.slot_base = spec.slot_base;
+    check_device_range(p);
     NormalStream q_rng(spec.seed);
     fill_q(spec, q_rng, p);
     fill_cache(spec, p);
     return p;
+}
+
+std::vector<int32_t> HostProblem::device_kv_indptr() const {
+    std::vector<int32_t> shifted = kv_indptr;
+    if (!spec.paged) {
+        for (int32_t& x : shifted) x = static_cast<int32_t>(x + slot_base);
+    }
+    return shifted;
+}
+
+std::vector<int32_t> HostProblem::device_page_indices() const {
+    std::vector<int32_t> shifted = kv_page_indices;
+    if (!spec.paged || slot_base == 0) return shifted;
+    const int64_t page_shift = slot_base / spec.page_size;
+    for (int b = 0; b < batch_size; ++b) {
+        const int64_t kv_len = static_cast<int64_t>(kv_indptr[b + 1]) - kv_indptr[b];
+        const int64_t pages = pages_needed(kv_len, spec.page_size);
+        for (int64_t k = 0; k < pages; ++k) {
+            int32_t& id = shifted[kv_page_indptr[b] + k];
+            id = static_cast<int32_t>(id + page_shift);
+        }
+    }
+    return shifted;
+}
+
+HostProblem with_lengths(const HostProblem& capacity, const std::vector<int>& q_lens,
+                         const std::vector<int>& kv_lens) {
+    const int batch = capacity.batch_size;
+    require(static_cast<int>(q_lens.size()) == batch && static_cast<int>(kv_lens.size()) == batch,
+            "with_lengths: q_lens and kv_lens must have batch_size entries");
+    HostProblem p = capacity;
+    p.spec.q_lens = q_lens;
+    p.spec.kv_lens = kv_lens;
+    p.qo_indptr.assign(1, 0);
+    p.kv_indptr.assign(1, capacity.kv_indptr[0]);
+    for (int b = 0; b < batch; ++b) {
+        require(q_lens[b] >= 0 && q_lens[b] <= capacity.max_q_len,
+                "with_lengths: q_len outside [0, max_q_len]");
+        require(kv_lens[b] >= 0 && kv_lens[b] <= capacity.max_kv_len,
+                "with_lengths: kv_len outside [0, max_kv_len]");
+        if (capacity.spec.paged) {
+            require(kv_lens[b] <= capacity.kv_indptr[b + 1] - capacity.kv_indptr[b],
+                    "with_lengths: a paged element may not grow");
+        }
+        p.qo_indptr.push_back(p.qo_indptr.back() + q_lens[b]);
+        p.kv_indptr.push_back(p.kv_indptr.back() + kv_lens[b]);
+    }
+    require(p.qo_indptr.back() == capacity.total_q, "with_lengths: total_q differs");
+    require(p.kv_indptr.back() <= capacity.kv_indptr.back(),
+            "with_lengths: contiguous lengths exceed the filled slots");
+    return p;
+}
+
+uint8_t poison_byte(mla_dtype dtype, bool poison) {
+    if (!poison) return 0;
+    return is_fp8(dtype) ? nan_code(dtype) : 0xFF;
 }
 
 mla_decode_params HostProblem::host_params(void* o, mla_dtype o_dtype, float* lse) const {
@@ -418,5 +557,13 @@ Reference run_reference(const HostProblem& problem) {
 }
 
 float bf16_bits_to_float(uint16_t bits) { return fmt::bf16_to_float(bits); }
+
+double bf16_ulp(double x) {
+    x = std::fabs(x);
+    if (x < std::ldexp(1.0, -126)) return std::ldexp(1.0, -133);
+    int e = 0;
+    std::frexp(x, &e);  // x = f * 2^e, f in [0.5, 1)
+    return std::ldexp(1.0, e - 1 - 7);
+}
 
 }  // namespace mla_test

@@ -11,6 +11,23 @@
 
 namespace mla_test {
 
+// Extreme MXFP4 blocks written over the random ones (ProblemSpec::mxfp4_extremes). The pattern
+// depends on (position in the element, block index) only, so paged and contiguous layouts of
+// one spec hold the same values.
+enum class Mxfp4Extremes {
+    kNone,
+    // Blocks whose 32 elements are all zero (scale codes 0, 127 and 254 among them), blocks
+    // with e8m0 code 0 (values 2^-127 x e2m1: the fp32 subnormal range), and, in every third
+    // token, e8m0 code 254 (2^127 x e2m1, elements limited to |x| <= 1.5) in the key-only
+    // blocks 16 and 17 (dims 512..575). Pair it with a tiny Q (q_std about 2^-122) so that
+    // scores stay moderate and every result is finite in fp32.
+    kKeyScales,
+    // kKeyScales, plus one token in 97 with a code-254 block among dims 0..511 (so V reaches
+    // 1.5 x 2^127). Within 1552 positions no two such tokens share a block, so with kv lengths
+    // up to 1552 every fp32 sum of weights (<= 1) times V stays finite.
+    kValueScales,
+};
+
 struct ProblemSpec {
     int num_heads = 16;
     std::vector<int> q_lens;   // per batch element; empty = 1 for every element
@@ -30,6 +47,20 @@ struct ProblemSpec {
     // Row strides in elements; 0 = packed (q: heads*576, o: heads*512).
     int64_t q_stride_token = 0;
     int64_t o_stride_token = 0;
+    // Paged caches: each element's page list holds this many entries past the
+    // ceil(kv_len / page_size) pages it needs, all equal to page_tail_value (no valid page id:
+    // a kernel that reads an entry it does not need faults or fails the comparison).
+    int page_list_tail = 0;
+    int32_t page_tail_value = 0x7fffffff;
+    // Slots before the first one the problem uses (a multiple of page_size). The cache then
+    // has slot_base + HostProblem::num_slots slots and every used slot lies past slot_base, so
+    // a large base moves the byte offsets past 2^31 or 2^32. The host keeps only the slots from
+    // slot_base on and its index arrays count from there (the reference reads exactly the rows
+    // the device reads); DeviceProblem allocates the whole cache, fills the leading slots with
+    // NaN codes on the device and shifts the index arrays (see HostProblem::device_*).
+    int64_t slot_base = 0;
+    // MXFP4 caches only: extreme blocks written over the random ones.
+    Mxfp4Extremes mxfp4_extremes = Mxfp4Extremes::kNone;
 };
 
 // One problem in host memory. Storage is raw bytes in the SPEC layouts.
@@ -55,6 +86,14 @@ struct HostProblem {
     float v_scale = 1.0f;
     std::vector<int32_t> qo_indptr, kv_indptr;
     std::vector<int32_t> kv_page_indptr, kv_page_indices;  // empty when contiguous
+    int64_t slot_base = 0;           // spec.slot_base: slots of the device cache before kv[0]
+
+    // The index arrays and slot count of the device cache, which has slot_base leading slots
+    // before the host's: kv_indptr shifted by slot_base (contiguous), the page ids each element
+    // needs shifted by slot_base / page_size (tail entries keep their value).
+    std::vector<int32_t> device_kv_indptr() const;
+    std::vector<int32_t> device_page_indices() const;
+    int64_t device_num_slots() const { return slot_base + num_slots; }
 
     // mla_decode_params whose pointers are this object's host buffers, writing O to `o`
     // (o_dtype, (total_q, heads, 512) with o_stride_token) and LSE to `lse` (may be NULL).
@@ -68,6 +107,19 @@ struct HostProblem {
 
 HostProblem make_problem(const ProblemSpec& spec);
 
+// `capacity` with other lengths over the same buffers (Q rows, cache, page table): the same
+// batch size, total_q, max_q_len and max_kv_len (so the same plan shape), new qo_indptr and
+// kv_indptr. Paged: kv_lens[b] <= capacity's kv_len_b, so only slots it filled are read;
+// contiguous: the elements start at the first used slot, back to back, and their total stays
+// within the capacity's. Throws std::invalid_argument otherwise.
+HostProblem with_lengths(const HostProblem& capacity, const std::vector<int>& q_lens,
+                         const std::vector<int>& kv_lens);
+
+// The byte that fills unused storage of `dtype` when poisoning (BF16: 0xFF, whose pairs are
+// NaN; FP8: its NaN code; MXFP4 elements: 0xFF, two -6 values; e8m0 scales use 0xFF = NaN), or
+// 0 when `poison` is false.
+uint8_t poison_byte(mla_dtype dtype, bool poison);
+
 // Host reference through mla_decode_reference, FP32 O (dense: row t, head h at
 // (t * heads + h) * 512) and LSE. Aborts the test program (throws std::runtime_error) if the
 // reference call fails.
@@ -79,5 +131,9 @@ Reference run_reference(const HostProblem& problem);
 
 // bf16 bits -> float (exact).
 float bf16_bits_to_float(uint16_t bits);
+
+// The spacing of bf16 numbers at |x| (x finite): 2^(e - 7) for |x| in [2^e, 2^(e+1)); the
+// subnormal spacing 2^-133 below 2^-126. "Within bf16 output rounding" = within one of these.
+double bf16_ulp(double x);
 
 }  // namespace mla_test

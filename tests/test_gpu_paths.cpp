@@ -1,0 +1,703 @@
+// GPU tests of the paths beyond the first release's: every cache format (bf16, fp8 e4m3fn /
+// e4m3fnuz, MXFP4 keys and values, MXFP4 keys with fp8 values) at 16, 32, 64 and 128 heads,
+// q_len 1..4 (uniform, mixed, with fully masked queries), fp8 Q, paged caches with sentinel page
+// list tails, lengths on both sides of every tile and split boundary, a batch of 1024, 128K-token
+// sequences, caches past 2^31 / 2^32 bytes, extreme MXFP4 blocks, and the plan API (prepare /
+// run, graph capture and replay with new lengths, two plans on two streams, refused calls).
+//
+// Every run compares every element of O and LSE with the host reference (double precision,
+// from the same stored values) at the bf16-output tolerance, with O and LSE poisoned before the
+// run. Each test skips, with the reason, when no GPU is present. The route each plan takes
+// (single split or split-KV, split count) is printed as "[ route    ] ...".
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <ostream>
+#include <random>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "compare.h"
+#include "device_problem.h"
+#include "gpu_graph.h"
+#include "gpu_test.h"
+#include "mla_decode.h"
+#include "mla_problem.h"
+
+namespace mla_test {
+namespace {
+
+namespace gpu = mla::gpu;
+
+constexpr mla_dtype kNoV = static_cast<mla_dtype>(0);
+constexpr int kHeadCounts[] = {16, 32, 64, 128};
+
+// A cache format: the latent cache's dtype, and the dtype of a separate fp8 V cache (or none).
+struct Format {
+    mla_dtype kv;
+    mla_dtype v;
+};
+
+const Format kBf16{MLA_DTYPE_BF16, kNoV};
+const Format kFp8Fn{MLA_DTYPE_FP8_E4M3FN, kNoV};
+const Format kFp8Fnuz{MLA_DTYPE_FP8_E4M3FNUZ, kNoV};
+const Format kMxfp4{MLA_DTYPE_MXFP4, kNoV};
+const Format kMxfp4FnV{MLA_DTYPE_MXFP4, MLA_DTYPE_FP8_E4M3FN};
+const Format kMxfp4FnuzV{MLA_DTYPE_MXFP4, MLA_DTYPE_FP8_E4M3FNUZ};
+const Format kAllFormats[] = {kBf16, kFp8Fn, kFp8Fnuz, kMxfp4, kMxfp4FnV, kMxfp4FnuzV};
+const Format kMxfp4Formats[] = {kMxfp4, kMxfp4FnV, kMxfp4FnuzV};
+
+std::string name_of(const Format& f) { return format_name(f.kv, f.v); }
+
+// How GoogleTest prints the parameters (also in the ctest names): by name, not by bytes.
+void PrintTo(const Format& f, std::ostream* os) { *os << name_of(f); }
+
+ProblemSpec make_spec(const Format& f, int heads, std::vector<int> kv_lens,
+                      std::vector<int> q_lens = {}, uint64_t seed = 1) {
+    ProblemSpec s;
+    s.kv_dtype = f.kv;
+    s.v_dtype = f.v;
+    s.num_heads = heads;
+    s.kv_lens = std::move(kv_lens);
+    s.q_lens = std::move(q_lens);
+    s.seed = seed;
+    return s;
+}
+
+ProblemSpec paged(ProblemSpec s, int page_size, int tail_entries = 0) {
+    s.paged = true;
+    s.page_size = page_size;
+    s.page_list_tail = tail_entries;
+    return s;
+}
+
+// `count` values in [lo, hi] from a fixed engine (raw mt19937_64 output: the same on every
+// standard library).
+std::vector<int> random_lengths(int count, int lo, int hi, uint64_t seed) {
+    std::mt19937_64 engine(seed);
+    std::vector<int> out(count);
+    for (int& x : out) x = lo + static_cast<int>(engine() % static_cast<uint64_t>(hi - lo + 1));
+    return out;
+}
+
+std::string trace(const char* what, int value) {
+    return std::string(what) + " " + std::to_string(value);
+}
+
+// ---- every format x every head count -----------------------------------------------------------
+
+class GpuFormatHeads : public ::testing::TestWithParam<std::tuple<Format, int>> {
+protected:
+    Format format() const { return std::get<0>(GetParam()); }
+    int heads() const { return std::get<1>(GetParam()); }
+};
+
+// q_len 1, uneven lengths with zeros, both sides of the 64-token tile.
+TEST_P(GpuFormatHeads, UnevenLengths) {
+    SKIP_WITHOUT_GPU();
+    expect_matches_reference(make_spec(format(), heads(), {0, 1, 63, 64, 65, 700, 2049}, {}, 3));
+}
+
+// Every element with the same q_len, 1..4. kv_len 3 leaves q_len 4's first query with no
+// visible token (O = 0, LSE = -inf).
+TEST_P(GpuFormatHeads, UniformQueryLengths) {
+    SKIP_WITHOUT_GPU();
+    for (int q_len = 1; q_len <= 4; ++q_len) {
+        SCOPED_TRACE(trace("q_len", q_len));
+        const std::vector<int> kv = {3, 130, 1100};
+        expect_matches_reference(make_spec(format(), heads(), kv, std::vector<int>(3, q_len), 5),
+                                 Tolerance(), Api::kPlan);
+    }
+}
+
+// q_len 1..4 mixed in one batch, including q_len 4 over kv_len 0..3 (fully masked queries)
+// and q_len > 0 over an empty cache.
+TEST_P(GpuFormatHeads, MixedQueryLengthsWithMaskedQueries) {
+    SKIP_WITHOUT_GPU();
+    expect_matches_reference(make_spec(format(), heads(), {0, 1, 2, 3, 4, 0, 1, 64, 1000, 129},
+                                       {4, 4, 4, 4, 4, 1, 2, 3, 1, 3}, 7),
+                             Tolerance(), Api::kPlan);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllFormats, GpuFormatHeads,
+    ::testing::Combine(::testing::ValuesIn(kAllFormats), ::testing::ValuesIn(kHeadCounts)),
+    [](const ::testing::TestParamInfo<std::tuple<Format, int>>& info) {
+        return name_of(std::get<0>(info.param)) + "_h" + std::to_string(std::get<1>(info.param));
+    });
+
+// ---- fp8 Q ----------------------------------------------------------------------------------
+
+class GpuFp8Query : public ::testing::TestWithParam<std::tuple<mla_dtype, Format>> {};
+
+// Pre-quantized fp8 Q (per-tensor q_scale != 1) of either flavour against bf16 and fp8
+// caches, mixed q_len, 16 and 128 heads, unit and large (std 100) Q.
+TEST_P(GpuFp8Query, MatchesReference) {
+    SKIP_WITHOUT_GPU();
+    for (int heads : {16, 128}) {
+        for (double q_std : {1.0, 100.0}) {
+            SCOPED_TRACE(trace("heads", heads) + ", q_std " + std::to_string(q_std));
+            ProblemSpec s = make_spec(std::get<1>(GetParam()), heads, {1, 3, 777, 2100, 0},
+                                      {1, 4, 2, 3, 2}, 9);
+            s.q_dtype = std::get<0>(GetParam());
+            s.q_std = q_std;
+            const HostProblem host = make_problem(s);
+            ASSERT_NE(host.q_scale, 1.0f);
+            expect_matches_reference(host, Tolerance(), heads == 16 ? Api::kFwd : Api::kPlan);
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fp8Q, GpuFp8Query,
+    ::testing::Combine(::testing::Values(MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ),
+                       ::testing::Values(kBf16, kFp8Fn, kFp8Fnuz)),
+    [](const ::testing::TestParamInfo<std::tuple<mla_dtype, Format>>& info) {
+        return "q_" + format_name(std::get<0>(info.param)) + "_kv_" +
+               name_of(std::get<1>(info.param));
+    });
+
+// ---- paged caches, tile and split boundaries, per format ------------------------------------
+
+class GpuPathsFormat : public ::testing::TestWithParam<Format> {};
+
+// Page sizes 1, 16, 64, shuffled pages, each element's page list ending in three entries of
+// 0x7fffffff (never to be read), spare pages and the slots past each length in its last page
+// holding NaN codes.
+TEST_P(GpuPathsFormat, ShuffledPagesWithSentinelListTails) {
+    SKIP_WITHOUT_GPU();
+    const std::pair<int, int> page_sizes_and_heads[] = {{1, 16}, {16, 64}, {64, 128}};
+    for (const auto& [page_size, heads] : page_sizes_and_heads) {
+        SCOPED_TRACE(trace("page_size", page_size) + ", " + trace("heads", heads));
+        const ProblemSpec s =
+            paged(make_spec(GetParam(), heads, {0, 1, 15, 16, 17, 63, 64, 65, 1000, 2047},
+                            {1, 2, 4, 1, 3, 1, 2, 4, 1, 2}, 11),
+                  page_size, 3);
+        expect_matches_reference(s, Tolerance(), page_size == 16 ? Api::kPlan : Api::kFwd);
+    }
+}
+
+// One element per problem, so each length is also max_kv_len (it sets the tiles and splits):
+// 0, 1, 2 and both sides of 64, 128 and 4096.
+TEST_P(GpuPathsFormat, SingleElementAroundTileAndSplitBoundaries) {
+    SKIP_WITHOUT_GPU();
+    for (int len : {0, 1, 2, 63, 64, 65, 127, 128, 129, 4095, 4096, 4097}) {
+        SCOPED_TRACE(trace("kv_len", len));
+        expect_matches_reference(make_spec(GetParam(), 16, {len}, {}, 13));
+    }
+}
+
+// One element of 8192 sets the split layout (chunks of a multiple of 64 tokens); the others
+// sit on both sides of every multiple of 64 up to 257 and of 384, 512, 1024, 2048, 4096, 8192.
+// Run at 16 heads / q_len 1, and at 64 heads with q_len 1..4.
+TEST_P(GpuPathsFormat, ElementsAroundSplitBoundaries) {
+    SKIP_WITHOUT_GPU();
+    const std::vector<int> kv = {8192, 63,   64,   65,   127,  128,  129,  191,  192,  193,
+                                 255,  256,  257,  383,  384,  385,  511,  512,  513,  1023,
+                                 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097, 8191, 0, 1};
+    {
+        SCOPED_TRACE("heads 16, q_len 1");
+        expect_matches_reference(make_spec(GetParam(), 16, kv, {}, 15));
+    }
+    {
+        SCOPED_TRACE("heads 64, q_len 1..4");
+        std::vector<int> q(kv.size());
+        for (size_t b = 0; b < q.size(); ++b) q[b] = 1 + static_cast<int>(b % 4);
+        expect_matches_reference(make_spec(GetParam(), 64, kv, q, 17), Tolerance(), Api::kPlan);
+    }
+}
+
+// A batch whose every query sees nothing: O = 0, LSE = -inf everywhere.
+TEST_P(GpuPathsFormat, EveryElementEmpty) {
+    SKIP_WITHOUT_GPU();
+    expect_matches_reference(make_spec(GetParam(), 32, {0, 0, 0}, {1, 4, 2}, 19));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFormats, GpuPathsFormat, ::testing::ValuesIn(kAllFormats),
+                         [](const ::testing::TestParamInfo<Format>& info) {
+                             return name_of(info.param);
+                         });
+
+// ---- long sequences, large batches -----------------------------------------------------------
+
+// Long elements: both sides of 65536 (with max_kv_len 65537 the split chunks are long), and
+// short ones on the 2048 boundary beside them. Two formats (making the problem on the host is
+// the cost here; bf16 has its long case below).
+TEST(GpuLong, AroundSixtyFourKTokens) {
+    SKIP_WITHOUT_GPU();
+    for (const Format& f : {kFp8Fn, kMxfp4FnuzV}) {
+        SCOPED_TRACE(name_of(f));
+        expect_matches_reference(
+            make_spec(f, 16, {65537, 65536, 65535, 2047, 2048, 2049}, {1, 2, 1, 4, 1, 3}, 21));
+    }
+}
+
+// Two elements of up to 131072 tokens (and short ones) in a small batch.
+TEST(GpuLong, Kv131072) {
+    SKIP_WITHOUT_GPU();
+    expect_matches_reference(make_spec(kBf16, 16, {131072, 99999, 2047, 2048, 2049, 0, 1},
+                                       {1, 2, 1, 4, 1, 3, 1}, 23),
+                             Tolerance(), Api::kPlan);
+}
+
+// 1024 elements of uneven lengths 0..2048, q_len 1.
+TEST(GpuLargeBatch, Batch1024UnevenLengths) {
+    SKIP_WITHOUT_GPU();
+    expect_matches_reference(make_spec(kFp8Fn, 16, random_lengths(1024, 0, 2048, 25), {}, 25));
+}
+
+// 1024 elements of uneven lengths 0..512 with q_len 1..4 (MXFP4 keys, fp8 values).
+TEST(GpuLargeBatch, Batch1024MixedQueryLengths) {
+    SKIP_WITHOUT_GPU();
+    expect_matches_reference(make_spec(kMxfp4FnV, 16, random_lengths(1024, 0, 512, 27),
+                                       random_lengths(1024, 1, 4, 28), 27),
+                             Tolerance(), Api::kPlan);
+}
+
+// ---- caches larger than 2^31 / 2^32 bytes ------------------------------------------------------
+
+struct LargeCacheCase {
+    const char* name;
+    Format format;
+    int page_size;  // 0: contiguous
+    int64_t slot_base;
+};
+
+void PrintTo(const LargeCacheCase& c, std::ostream* os) { *os << c.name; }
+
+class GpuLargeCache : public ::testing::TestWithParam<LargeCacheCase> {};
+
+// Every used slot lies past slot_base (leading slots hold NaN codes, set on the device), so
+// the byte offsets of the rows read pass 2^31 (fp8: 4M x 576 B; MXFP4: 8M x 288 B) or 2^32
+// (bf16: 4M x 1152 B; the fp8 V cache: 8M x 576 B): 32-bit offset arithmetic fails here.
+TEST_P(GpuLargeCache, UsedSlotsAtTheFarEnd) {
+    SKIP_WITHOUT_GPU();
+    const LargeCacheCase& c = GetParam();
+    ProblemSpec s = make_spec(c.format, 16, {1000, 3, 0, 2500}, {1, 2, 4, 1}, 29);
+    if (c.page_size > 0) s = paged(s, c.page_size, 2);
+    s.slot_base = c.slot_base;
+    expect_matches_reference(s, Tolerance(), c.page_size > 0 ? Api::kPlan : Api::kFwd);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    PastTwoGiB, GpuLargeCache,
+    ::testing::Values(LargeCacheCase{"fp8_e4m3fn_contiguous", kFp8Fn, 0, 4000000},
+                      LargeCacheCase{"fp8_e4m3fnuz_pages64", kFp8Fnuz, 64, 4000000},
+                      LargeCacheCase{"bf16_contiguous_past_4GiB", kBf16, 0, 4000000},
+                      LargeCacheCase{"mxfp4_pages16", kMxfp4, 16, 8000000},
+                      LargeCacheCase{"mxfp4_k_fp8_v_contiguous", kMxfp4FnV, 0, 8000000}),
+    [](const ::testing::TestParamInfo<LargeCacheCase>& info) {
+        return std::string(info.param.name);
+    });
+
+// ---- extreme MXFP4 blocks ---------------------------------------------------------------------
+
+class GpuMxfp4Extremes : public ::testing::TestWithParam<Format> {
+protected:
+    // Tiny Q: scores over the 2^127-scaled blocks stay moderate (tens at most), and no Q element
+    // is below 2^-28 of its row's largest, so the GPU keeps every Q value.
+    ProblemSpec spec(int heads, std::vector<int> kv, std::vector<int> q,
+                     Mxfp4Extremes extremes) const {
+        ProblemSpec s = make_spec(GetParam(), heads, std::move(kv), std::move(q), 31);
+        s.q_std = std::ldexp(1.0, -122);
+        s.mxfp4_extremes = extremes;
+        return s;
+    }
+};
+
+// All-zero blocks (with scale codes 0, 127, 254), scale code 0 blocks (2^-127 x e2m1), and
+// scale code 254 (2^127 x e2m1, |e2m1| <= 1.5) in the key-only dims 512..575.
+TEST_P(GpuMxfp4Extremes, ZeroBlocksAndScaleCodes0And254InKeys) {
+    SKIP_WITHOUT_GPU();
+    for (int heads : {16, 128}) {
+        SCOPED_TRACE(trace("heads", heads));
+        expect_matches_reference(spec(heads, {1, 5, 64, 300, 1600, 0}, {1, 2, 4, 1, 3, 2},
+                                      Mxfp4Extremes::kKeyScales),
+                                 Tolerance(), heads == 16 ? Api::kFwd : Api::kPlan);
+    }
+}
+
+// As above, plus one token in 97 with a scale code 254 block among the value dims: O reaches
+// about 2^127 and must stay finite (lengths <= 1552: no two such tokens share a block).
+TEST_P(GpuMxfp4Extremes, ScaleCode254InValues) {
+    SKIP_WITHOUT_GPU();
+    ProblemSpec s = spec(16, {6, 103, 600, 1552, 1}, {1, 1, 2, 4, 1}, Mxfp4Extremes::kValueScales);
+    expect_matches_reference(paged(s, 16));
+}
+
+INSTANTIATE_TEST_SUITE_P(Mxfp4, GpuMxfp4Extremes, ::testing::ValuesIn(kMxfp4Formats),
+                         [](const ::testing::TestParamInfo<Format>& info) {
+                             return name_of(info.param);
+                         });
+
+// ---- plan API: graph capture and replay with new lengths -------------------------------------
+
+struct GraphCase {
+    const char* name;
+    Format format;
+    int heads;
+    int page_size;  // 0: contiguous
+};
+
+void PrintTo(const GraphCase& c, std::ostream* os) { *os << c.name; }
+
+// The buffers are made for the capacity lengths; the replays use other lengths in the same
+// device indptr buffers (same batch, total_q, max_q_len, max_kv_len: the same params).
+const std::vector<int> kCapacityKv = {3000, 2000, 1500, 900, 64};
+const std::vector<int> kCapacityQ = {2, 1, 2, 1, 2};
+const std::vector<int> kFirstKv = {3000, 17, 1500, 0, 64};
+const std::vector<int> kFirstQ = {2, 2, 1, 1, 2};
+const std::vector<int> kSecondKv = {64, 2000, 1, 900, 63};
+const std::vector<int> kSecondQ = {1, 1, 2, 2, 2};
+
+class GpuGraph : public ::testing::TestWithParam<GraphCase> {
+protected:
+    // Captures one decode step (through `api`) on a non-blocking stream into a graph, then
+    // replays it with the first lengths, the second lengths and the first again, rewriting only
+    // the device qo_indptr / kv_indptr contents between replays.
+    void replay_with_new_lengths(Api api) {
+        const GraphCase& c = GetParam();
+        ProblemSpec s = make_spec(c.format, c.heads, kCapacityKv, kCapacityQ, 33);
+        if (c.page_size > 0) s = paged(s, c.page_size, 1);
+        const HostProblem capacity = make_problem(s);
+        const HostProblem first = with_lengths(capacity, kFirstQ, kFirstKv);
+        const HostProblem second = with_lengths(capacity, kSecondQ, kSecondKv);
+        const Reference ref_first = run_reference(first);
+        const Reference ref_second = run_reference(second);
+        DeviceProblem dev(capacity);
+        dev.set_lengths(first);
+        TestStream stream;
+        ASSERT_EQ(stream.status(), gpu::kSuccess) << gpu::error_string(stream.status());
+
+        Plan plan;
+        ASSERT_EQ(plan.create(dev.params), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        std::printf("[ route    ] %s\n", plan.describe().c_str());
+        DeviceBuffer plan_workspace(api == Api::kPlan ? plan.workspace_bytes() : 0);
+        void* workspace = api == Api::kPlan ? plan_workspace.get() : dev.workspace.get();
+        const size_t workspace_bytes =
+            api == Api::kPlan ? plan_workspace.bytes() : dev.workspace_bytes;
+        // One step on the stream: prepare + run, or mla_decode_fwd.
+        auto enqueue = [&]() -> ::testing::AssertionResult {
+            mla_status st = MLA_STATUS_SUCCESS;
+            const char* call = "mla_decode_fwd";
+            if (api == Api::kFwd) {
+                st = mla_decode_fwd(&dev.params, workspace, workspace_bytes, stream.get());
+            } else {
+                call = "mla_decode_plan_prepare";
+                st = mla_decode_plan_prepare(plan.get(), &dev.params, workspace, workspace_bytes,
+                                             stream.get());
+                if (st == MLA_STATUS_SUCCESS) {
+                    call = "mla_decode_plan_run";
+                    st = mla_decode_plan_run(plan.get(), &dev.params, workspace, workspace_bytes,
+                                             stream.get());
+                }
+            }
+            if (st == MLA_STATUS_SUCCESS) return ::testing::AssertionSuccess();
+            return ::testing::AssertionFailure() << call << ": " << mla_status_string(st) << ": "
+                                                 << mla_last_error_message();
+        };
+        if (api == Api::kFwd) {
+            // As engines do before capturing: one eager step (the plan cache gets the shape).
+            dev.poison_outputs(0xFF);
+            ASSERT_TRUE(enqueue());
+            ASSERT_EQ(stream.synchronize(), gpu::kSuccess);
+            expect_outputs_match(dev, ref_first);
+        }
+
+        CapturedGraph graph;
+        ASSERT_EQ(graph.begin_capture(stream.get()), gpu::kSuccess);
+        const ::testing::AssertionResult queued = enqueue();
+        const gpu::error_t ended = graph.end_capture(stream.get());  // also after a failure
+        ASSERT_TRUE(queued) << "while capturing";
+        ASSERT_EQ(ended, gpu::kSuccess) << "end of capture: " << gpu::error_string(ended);
+
+        const std::pair<const HostProblem*, const Reference*> replays[] = {
+            {&first, &ref_first}, {&second, &ref_second}, {&first, &ref_first}};
+        int replay = 0;
+        for (const auto& [lengths, ref] : replays) {
+            SCOPED_TRACE(trace("replay", ++replay));
+            dev.set_lengths(*lengths);
+            dev.poison_outputs(0xFF);
+            ASSERT_EQ(graph.launch(stream.get()), gpu::kSuccess);
+            ASSERT_EQ(stream.synchronize(), gpu::kSuccess);
+            expect_outputs_match(dev, *ref);
+        }
+    }
+};
+
+TEST_P(GpuGraph, PlanPrepareAndRunReplayWithNewLengths) {
+    SKIP_WITHOUT_GPU();
+    replay_with_new_lengths(Api::kPlan);
+}
+
+TEST_P(GpuGraph, FwdReplayWithNewLengths) {
+    SKIP_WITHOUT_GPU();
+    replay_with_new_lengths(Api::kFwd);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Steps, GpuGraph,
+    ::testing::Values(GraphCase{"fp8_e4m3fn_h16_pages16", kFp8Fn, 16, 16},
+                      GraphCase{"bf16_h64_contiguous", kBf16, 64, 0},
+                      GraphCase{"mxfp4_k_fp8_e4m3fnuz_v_h128_pages64", kMxfp4FnuzV, 128, 64}),
+    [](const ::testing::TestParamInfo<GraphCase>& info) { return std::string(info.param.name); });
+
+// ---- plan API: two plans at once, layers, agreement with mla_decode_fwd ----------------------
+
+// One plan, its workspace, and the problem it runs.
+struct PlannedProblem {
+    explicit PlannedProblem(const ProblemSpec& spec)
+        : host(make_problem(spec)), ref(run_reference(host)), dev(host) {
+        made = plan.create(dev.params);
+        if (made == MLA_STATUS_SUCCESS) {
+            std::printf("[ route    ] %s\n", plan.describe().c_str());
+            workspace = DeviceBuffer(plan.workspace_bytes());
+        }
+    }
+    mla_status prepare(gpu::stream_t stream) const {
+        return mla_decode_plan_prepare(plan.get(), &dev.params, workspace.get(), workspace.bytes(),
+                                       stream);
+    }
+    mla_status run(gpu::stream_t stream) const {
+        return mla_decode_plan_run(plan.get(), &dev.params, workspace.get(), workspace.bytes(),
+                                   stream);
+    }
+
+    HostProblem host;
+    Reference ref;
+    DeviceProblem dev;
+    Plan plan;
+    mla_status made = MLA_STATUS_INTERNAL_ERROR;
+    DeviceBuffer workspace;
+};
+
+// Two plans of different shapes, each with its own workspace, prepared and run interleaved on
+// two streams (then again with the streams swapped); both results correct.
+TEST(GpuPlans, TwoPlansInterleavedOnTwoStreams) {
+    SKIP_WITHOUT_GPU();
+    PlannedProblem a(make_spec(kFp8Fn, 16, {4000, 100, 0, 2500}, {}, 35));
+    PlannedProblem b(paged(make_spec(kMxfp4FnuzV, 128, {3000, 3, 1200}, {1, 4, 2}, 37), 16));
+    ASSERT_EQ(a.made, MLA_STATUS_SUCCESS);
+    ASSERT_EQ(b.made, MLA_STATUS_SUCCESS);
+    TestStream s1, s2;
+    ASSERT_EQ(s1.status(), gpu::kSuccess);
+    ASSERT_EQ(s2.status(), gpu::kSuccess);
+    for (int round = 0; round < 2; ++round) {
+        SCOPED_TRACE(trace("round", round));
+        const gpu::stream_t sa = round == 0 ? s1.get() : s2.get();
+        const gpu::stream_t sb = round == 0 ? s2.get() : s1.get();
+        a.dev.poison_outputs(0xFF);
+        b.dev.poison_outputs(0xFF);
+        EXPECT_EQ(a.prepare(sa), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        EXPECT_EQ(b.prepare(sb), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        EXPECT_EQ(a.run(sa), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        EXPECT_EQ(b.run(sb), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        EXPECT_EQ(a.run(sa), MLA_STATUS_SUCCESS) << mla_last_error_message();  // a second layer
+        ASSERT_EQ(s1.synchronize(), gpu::kSuccess);
+        ASSERT_EQ(s2.synchronize(), gpu::kSuccess);
+        expect_outputs_match(a.dev, a.ref);
+        expect_outputs_match(b.dev, b.ref);
+    }
+}
+
+// One prepare per step, one run per layer: layers of one step share the lengths (the indptr
+// buffers) but have their own Q, cache, scales and outputs.
+TEST(GpuPlans, OnePrepareServesEveryLayer) {
+    SKIP_WITHOUT_GPU();
+    const std::vector<int> kv = {5000, 17, 0, 1300}, q = {2, 1, 3, 2};
+    PlannedProblem layer1(make_spec(kFp8Fnuz, 32, kv, q, 39));
+    ASSERT_EQ(layer1.made, MLA_STATUS_SUCCESS) << mla_last_error_message();
+    const HostProblem host2 = make_problem(make_spec(kFp8Fnuz, 32, kv, q, 41));
+    const Reference ref2 = run_reference(host2);
+    DeviceProblem layer2(host2);
+    mla_decode_params params2 = layer2.params;
+    params2.qo_indptr = layer1.dev.params.qo_indptr;  // the step's lengths
+    params2.kv_indptr = layer1.dev.params.kv_indptr;
+    ASSERT_NE(params2.kv_scale, layer1.dev.params.kv_scale);
+
+    layer1.dev.poison_outputs(0xFF);
+    layer2.poison_outputs(0xFF);
+    ASSERT_EQ(layer1.prepare(nullptr), MLA_STATUS_SUCCESS) << mla_last_error_message();
+    ASSERT_EQ(layer1.run(nullptr), MLA_STATUS_SUCCESS) << mla_last_error_message();
+    ASSERT_EQ(mla_decode_plan_run(layer1.plan.get(), &params2, layer1.workspace.get(),
+                                  layer1.workspace.bytes(), nullptr),
+              MLA_STATUS_SUCCESS)
+        << mla_last_error_message();
+    ASSERT_TRUE(synchronize_device());
+    expect_outputs_match(layer1.dev, layer1.ref);
+    expect_outputs_match(layer2, ref2);
+}
+
+// prepare + run of an explicit plan and mla_decode_fwd give the same bits.
+TEST(GpuPlans, PlanAndFwdAgreeBitForBit) {
+    SKIP_WITHOUT_GPU();
+    PlannedProblem p(make_spec(kMxfp4, 32, {2500, 1, 64, 700}, {1, 3, 4, 2}, 43));
+    ASSERT_EQ(p.made, MLA_STATUS_SUCCESS) << mla_last_error_message();
+    p.dev.poison_outputs(0xFF);
+    ASSERT_EQ(p.prepare(nullptr), MLA_STATUS_SUCCESS) << mla_last_error_message();
+    ASSERT_EQ(p.run(nullptr), MLA_STATUS_SUCCESS) << mla_last_error_message();
+    ASSERT_TRUE(synchronize_device());
+    const std::vector<float> o_plan = p.dev.download_o(), lse_plan = p.dev.download_lse();
+    expect_outputs_match(p.dev, p.ref);
+    p.dev.poison_outputs(0xFF);
+    ASSERT_TRUE(run_on_gpu(p.dev, Api::kFwd));
+    const std::vector<float> o_fwd = p.dev.download_o(), lse_fwd = p.dev.download_lse();
+    ASSERT_EQ(o_plan.size(), o_fwd.size());
+    EXPECT_EQ(std::memcmp(o_plan.data(), o_fwd.data(), o_plan.size() * sizeof(float)), 0);
+    EXPECT_EQ(std::memcmp(lse_plan.data(), lse_fwd.data(), lse_plan.size() * sizeof(float)), 0);
+}
+
+// ---- plan API: refused calls (status, message, outputs untouched) -----------------------------
+
+// A plan made for another shape (each field of the shape in turn) refuses prepare and run with
+// INVALID_VALUE before anything is queued. The plans are made from edited copies of the params
+// and run with the real ones, so nothing can write out of bounds even if a check is missing.
+TEST(GpuPlanApi, ParamsOfAnotherShapeAreRefused) {
+    SKIP_WITHOUT_GPU();
+    const HostProblem host = make_problem(make_spec(kMxfp4FnV, 16, {100, 3000}, {1, 2}, 45));
+    DeviceProblem dev(host);
+    dev.poison_outputs(0x5A);
+    struct Case {
+        const char* what;
+        std::function<void(mla_decode_params&)> edit;
+    };
+    const Case cases[] = {
+        {"batch_size", [](mla_decode_params& p) { p.batch_size += 1; }},
+        {"total_q", [](mla_decode_params& p) { p.total_q += 1; }},
+        {"max_q_len", [](mla_decode_params& p) { p.max_q_len = 1; }},
+        {"max_kv_len", [](mla_decode_params& p) { p.max_kv_len += 1; }},
+        {"num_heads", [](mla_decode_params& p) {
+             p.num_heads = 32;
+             p.q_stride_token = 32 * 576;
+             p.o_stride_token = 32 * 512;
+         }},
+        {"q_dtype", [](mla_decode_params& p) { p.q_dtype = MLA_DTYPE_FP8_E4M3FN; }},
+        {"kv_dtype", [](mla_decode_params& p) {
+             p.kv_dtype = MLA_DTYPE_FP8_E4M3FN;
+             p.kv_stride_slot = 576;
+             p.kv_block_scales = nullptr;
+             p.kv_block_scale_stride = 0;
+             p.v_cache = nullptr;
+         }},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        mla_decode_params other = dev.params;
+        c.edit(other);
+        Plan plan;
+        ASSERT_EQ(plan.create(other), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        DeviceBuffer workspace(std::max(plan.workspace_bytes(), dev.workspace_bytes) + 256);
+        const size_t bytes = workspace.bytes();
+        EXPECT_EQ(mla_decode_plan_prepare(plan.get(), &dev.params, workspace.get(), bytes, nullptr),
+                  MLA_STATUS_INVALID_VALUE);
+        EXPECT_STRNE(mla_last_error_message(), "");
+        EXPECT_EQ(mla_decode_plan_run(plan.get(), &dev.params, workspace.get(), bytes, nullptr),
+                  MLA_STATUS_INVALID_VALUE);
+        EXPECT_STRNE(mla_last_error_message(), "");
+    }
+    EXPECT_TRUE(outputs_untouched(dev, 0x5A));
+}
+
+// A plan is made from host fields alone (mla_decode_plan_create may see NULL pointers): the
+// v_cache, its dtype and the page table are not part of its shape, so a plan made without them
+// serves runs that have them, with correct results.
+TEST(GpuPlanApi, PlanFromHostFieldsServesVCacheAndPageTable) {
+    SKIP_WITHOUT_GPU();
+    ProblemSpec spec = make_spec(kMxfp4FnV, 16, {100, 3000}, {1, 2}, 46);
+    spec.paged = true;
+    spec.page_size = 16;
+    const HostProblem host = make_problem(spec);
+    const Reference ref = run_reference(host);
+    DeviceProblem dev(host);
+    mla_decode_params bare = dev.params;
+    bare.v_cache = nullptr;
+    bare.v_dtype = kNoV;
+    bare.v_scale = 1.0f;
+    bare.v_stride_slot = 0;
+    bare.kv_page_indptr = nullptr;
+    bare.kv_page_indices = nullptr;
+    bare.page_size = 1;
+    Plan plan;
+    ASSERT_EQ(plan.create(bare), MLA_STATUS_SUCCESS) << mla_last_error_message();
+    DeviceBuffer workspace(std::max<size_t>(plan.workspace_bytes(), 256));
+    dev.poison_outputs(0xFF);
+    ASSERT_EQ(mla_decode_plan_prepare(plan.get(), &dev.params, workspace.get(), workspace.bytes(),
+                                      nullptr),
+              MLA_STATUS_SUCCESS)
+        << mla_last_error_message();
+    ASSERT_EQ(mla_decode_plan_run(plan.get(), &dev.params, workspace.get(), workspace.bytes(),
+                                  nullptr),
+              MLA_STATUS_SUCCESS)
+        << mla_last_error_message();
+    ASSERT_EQ(mla::gpu::device_synchronize(), mla::gpu::kSuccess);
+    expect_outputs_match(dev, ref);
+}
+
+// Workspace one byte short, or NULL: refused by prepare and run, outputs untouched.
+TEST(GpuPlanApi, WorkspaceTooSmallOrNull) {
+    SKIP_WITHOUT_GPU();
+    PlannedProblem p(make_spec(kFp8Fn, 16, {16384}, {}, 47));  // one long element: splits
+    ASSERT_EQ(p.made, MLA_STATUS_SUCCESS) << mla_last_error_message();
+    const size_t need = p.workspace.bytes();
+    ASSERT_GT(need, 0u) << "expected a split plan: " << p.plan.describe();
+    p.dev.poison_outputs(0x5A);
+    void* ws = p.workspace.get();
+    EXPECT_EQ(mla_decode_plan_prepare(p.plan.get(), &p.dev.params, ws, need - 1, nullptr),
+              MLA_STATUS_WORKSPACE_TOO_SMALL);
+    EXPECT_STRNE(mla_last_error_message(), "");
+    EXPECT_EQ(mla_decode_plan_run(p.plan.get(), &p.dev.params, ws, need - 1, nullptr),
+              MLA_STATUS_WORKSPACE_TOO_SMALL);
+    EXPECT_STRNE(mla_last_error_message(), "");
+    EXPECT_EQ(mla_decode_plan_prepare(p.plan.get(), &p.dev.params, nullptr, need, nullptr),
+              MLA_STATUS_NULL_POINTER);
+    EXPECT_EQ(mla_decode_plan_run(p.plan.get(), &p.dev.params, nullptr, need, nullptr),
+              MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(outputs_untouched(p.dev, 0x5A));
+}
+
+// describe: one non-empty line, NUL-terminated, truncated to the buffer (the refusals of bad
+// buffers are in test_abi). A split plan and, at batch 1024 of short lengths, whatever the
+// planner picks there.
+TEST(GpuPlanApi, DescribeWritesOneTruncatableLine) {
+    SKIP_WITHOUT_GPU();
+    const std::pair<const char*, ProblemSpec> shapes[] = {
+        {"one long element", make_spec(kFp8Fn, 16, {16384})},
+        {"batch 1024, short", make_spec(kBf16, 16, std::vector<int>(1024, 64))},
+    };
+    for (const auto& [what, spec] : shapes) {
+        SCOPED_TRACE(what);
+        const HostProblem host = make_problem(spec);
+        Plan plan;
+        ASSERT_EQ(plan.create(host.host_params(nullptr, MLA_DTYPE_BF16, nullptr)),
+                  MLA_STATUS_SUCCESS)
+            << mla_last_error_message();
+
+        char line[1024];
+        std::memset(line, 0x7E, sizeof(line));
+        ASSERT_EQ(mla_decode_plan_describe(plan.get(), line, sizeof(line)), MLA_STATUS_SUCCESS);
+        ASSERT_NE(std::memchr(line, '\0', sizeof(line)), nullptr);
+        const std::string full(line);
+        std::printf("[ route    ] %s: %s\n", what, full.c_str());
+        EXPECT_FALSE(full.empty());
+        const size_t newline = full.find('\n');
+        EXPECT_TRUE(newline == std::string::npos || newline + 1 == full.size())
+            << "more than one line: " << full;
+
+        char small[16];
+        ASSERT_EQ(mla_decode_plan_describe(plan.get(), small, sizeof(small)), MLA_STATUS_SUCCESS);
+        EXPECT_EQ(std::string(small), full.substr(0, std::min(full.size(), sizeof(small) - 1)));
+        char one = 'x';
+        ASSERT_EQ(mla_decode_plan_describe(plan.get(), &one, 1), MLA_STATUS_SUCCESS);
+        EXPECT_EQ(one, '\0');
+    }
+}
+
+}  // namespace
+}  // namespace mla_test
