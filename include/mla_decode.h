@@ -263,8 +263,9 @@ MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, si
  * f16; MXFP4 with its block scale in bf16); Q keeps its value (bf16, or fp8 widened exactly;
  * against an fp8 cache it is scaled by a power of two per head into f16, so only elements below
  * 2^-28 of their row's largest magnitude lose bits); P reaches the value product with f16
- * precision. fp8 codes that mean NaN are not propagated (they decode as finite values); MXFP4
- * values of magnitude >= 2^128 (e8m0 codes 253, 254 with large elements) become infinite.
+ * precision. fp8 codes that mean NaN (in the cache or in Q) are not propagated (they decode as
+ * finite values); MXFP4 values of magnitude >= 2^128 (e8m0 codes 253, 254 with large
+ * elements) become infinite.
  * Returns: SUCCESS; NULL_POINTER; INVALID_DTYPE; INVALID_SIZE; INVALID_VALUE; UNSUPPORTED;
  * MISALIGNED; WORKSPACE_TOO_SMALL; NO_DEVICE; DEVICE_ERROR (a launch failed; the message holds
  * the runtime's error string).

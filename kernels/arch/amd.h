@@ -24,6 +24,14 @@ MLA_DEVICE float shfl_xor(float v, int mask) { return __shfl_xor(v, mask, kWarpS
 
 MLA_DEVICE float fast_exp2(float x) { return __builtin_amdgcn_exp2f(x); }
 
+// f16 bits (low 16 bits of h) -> float, exact.
+MLA_DEVICE float f16_bits_to_float(uint32_t h) {
+    const uint16_t b = static_cast<uint16_t>(h);
+    _Float16 v;
+    __builtin_memcpy(&v, &b, 2);
+    return static_cast<float>(v);
+}
+
 // Two floats -> f16x2 (low half = a), round to nearest even.
 MLA_DEVICE uint32_t pack_f16x2(float a, float b) {
     const _Float16 h[2] = {static_cast<_Float16>(a), static_cast<_Float16>(b)};

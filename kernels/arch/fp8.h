@@ -27,26 +27,6 @@ MLA_DEVICE Quad decode_fp8x4(uint32_t w) {
     return q;
 }
 
-// One e4m3 code -> bf16 bits, exact (bf16 holds every e4m3 value); NaN codes give a quiet NaN.
-// For operands loaded once per CTA (fp8 Q), not for streamed data.
-template <Fp8Flavor F>
-MLA_DEVICE uint32_t fp8_to_bf16(uint32_t code) {
-    constexpr int kBias = F == Fp8Flavor::kE4M3FN ? 7 : 8;
-    const uint32_t sign = (code & 0x80u) << 8;
-    const uint32_t mag = code & 0x7fu;
-    const bool nan = F == Fp8Flavor::kE4M3FN ? mag == 0x7fu : code == 0x80u;
-    if (nan) return 0x7fc0u;
-    const int e = static_cast<int>(mag >> 3);
-    const uint32_t m = mag & 7u;
-    if (e == 0) {  // subnormal: m * 2^(-2 - bias), normal in bf16
-        if (m == 0) return sign;
-        const int lead = 31 - __clz(m);  // m = 2^lead * (1 + frac)
-        const uint32_t frac = (m << (7 - lead)) & 0x7fu;
-        return sign | (static_cast<uint32_t>(lead - 2 - kBias + 127) << 7) | frac;
-    }
-    return sign | (static_cast<uint32_t>(e - kBias + 127) << 7) | (m << 4);
-}
-
 // Byte-permute two words: result byte i = byte selector nibble i of {a.b0..b3, b.b0..b3}.
 MLA_DEVICE uint32_t byte_perm(uint32_t a, uint32_t b, uint32_t selector) {
     return __byte_perm(a, b, selector);

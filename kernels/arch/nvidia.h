@@ -27,6 +27,13 @@ MLA_DEVICE uint32_t pack_f16x2(float a, float b) {
     return d;
 }
 
+// f16 bits (low 16 bits of h) -> float, exact.
+MLA_DEVICE float f16_bits_to_float(uint32_t h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(static_cast<unsigned short>(h)));
+    return f;
+}
+
 MLA_DEVICE float fast_exp2(float x) {
     float y;
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));

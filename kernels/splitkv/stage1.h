@@ -131,8 +131,10 @@ MLA_DEVICE int f16_row_scale_exponent(float amax) {
 }
 
 // Loads kWords 32-bit words of Q as bf16 pairs (dims 2w, 2w+1 in word w), starting at element
-// `elem` of the row at `row`: bf16 as stored, fp8 codes converted exactly (bf16 holds every
-// e4m3 value; the fp8 scale is applied to the scores, not here).
+// `elem` of the row at `row`: bf16 as stored, fp8 codes widened exactly (the fp8 scale is
+// applied to the scores, not here). fp8 -> f16 by the cache decoder (arch/fp8.h), then f16 ->
+// fp32 -> bf16 by truncation, exact since bf16 holds every e4m3 value; one code path for both
+// flavours (they differ in the power of two only), so the prologue stays small.
 template <int kWords>
 MLA_DEVICE void load_q_bf16_words(const void* row, QFormat format, int64_t elem,
                                   uint32_t (&w)[kWords]) {
@@ -148,24 +150,16 @@ MLA_DEVICE void load_q_bf16_words(const void* row, QFormat format, int64_t elem,
         }
         return;
     }
-    const uint8_t* src = static_cast<const uint8_t*>(row) + elem;
+    const float up = format == QFormat::kFp8E4M3FN
+                         ? arch::kFp8F16Scale<arch::Fp8Flavor::kE4M3FN>
+                         : arch::kFp8F16Scale<arch::Fp8Flavor::kE4M3FNUZ>;
+    const uint32_t* src = reinterpret_cast<const uint32_t*>(static_cast<const uint8_t*>(row) + elem);
+    auto bf16 = [&](uint32_t f16) { return arch::float_bits(arch::f16_bits_to_float(f16) * up) >> 16; };
 #pragma unroll
-    for (int i = 0; i < kWords / 4; ++i) {  // 8 codes = 4 words per 8-byte load
-        const uint2 v = *reinterpret_cast<const uint2*>(src + 8 * i);
-        const uint32_t codes[2] = {v.x, v.y};
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const uint32_t c = codes[j >> 1] >> (16 * (j & 1));
-            uint32_t lo, hi;
-            if (format == QFormat::kFp8E4M3FN) {
-                lo = arch::fp8_to_bf16<arch::Fp8Flavor::kE4M3FN>(c & 0xffu);
-                hi = arch::fp8_to_bf16<arch::Fp8Flavor::kE4M3FN>((c >> 8) & 0xffu);
-            } else {
-                lo = arch::fp8_to_bf16<arch::Fp8Flavor::kE4M3FNUZ>(c & 0xffu);
-                hi = arch::fp8_to_bf16<arch::Fp8Flavor::kE4M3FNUZ>((c >> 8) & 0xffu);
-            }
-            w[4 * i + j] = lo | (hi << 16);
-        }
+    for (int i = 0; i < kWords / 2; ++i) {  // 4 codes -> 2 words
+        const arch::Quad d = arch::decode_fp8x4(src[i]);  // lo = (c0, c2), hi = (c1, c3)
+        w[2 * i] = bf16(d.lo & 0xffffu) | (bf16(d.hi & 0xffffu) << 16);
+        w[2 * i + 1] = bf16(d.lo >> 16) | (bf16(d.hi >> 16) << 16);
     }
 }
 
