@@ -105,6 +105,20 @@ splitkv::KvFormat value_format(splitkv::KvFormat plan_format, const mla_decode_p
                                              : splitkv::KvFormat::kMxfp4Fp8E4M3FNUZ;
 }
 
+// Stage-1 time per 64-token tile and CTA when latency bound, per kernel: measured on the H200
+// (132 SMs) with bench/split_sweep.sh, where it is the same with 4 or 256 CTAs resident (fp8
+// 2.4 us, bf16 3.25, MXFP4 3.3, MXFP4-K/fp8-V 4.3). Not yet measured on AMD: the same figures
+// stand in there.
+double tile_latency_us(splitkv::KvFormat f) {
+    switch (f) {
+        case splitkv::KvFormat::kBf16: return 3.25;
+        case splitkv::KvFormat::kFp8E4M3FN:
+        case splitkv::KvFormat::kFp8E4M3FNUZ: return 2.4;
+        case splitkv::KvFormat::kMxfp4: return 3.3;
+        default: return 4.3;
+    }
+}
+
 // Cache bytes per token of the key stream that stage 1 reads (what the planner weighs).
 int streamed_row_bytes(splitkv::KvFormat f) {
     switch (f) {
@@ -305,6 +319,7 @@ mla_status device_plan_create(const mla_decode_params& p, DevicePlan* plan) {
     shape.max_kv_len = p.max_kv_len;
     shape.num_heads = p.num_heads;
     shape.kv_row_bytes = streamed_row_bytes(format);
+    shape.tile_latency_us = tile_latency_us(format);
     shape.tile_tokens = splitkv::stage1_tile_tokens();
     shape.multiprocessors = out.multiprocessors;
     const SplitKvPlan sp = plan_split_kv(shape, env().forced_splits);

@@ -10,7 +10,9 @@ namespace {
 //
 // Stage 1 runs batch * splits * row_groups CTAs, one resident per multiprocessor, in waves.
 // Every CTA streams ceil(tiles / splits) tiles; a tile costs its bytes over one
-// multiprocessor's share of the memory bandwidth. (Row groups of one element and split read
+// multiprocessor's share of the memory bandwidth, but never less than the kernel's latency per
+// tile (SplitKvShape::tile_latency_us: on the H200 every format's stage 1 is latency bound,
+// 2.4 us a tile for fp8 whether 4 or 256 CTAs run, so this term decides). (Row groups of one element and split read
 // the same tiles, mostly from L2; the model charges them in full, which keeps it conservative
 // for many heads or long q_len.) Each CTA also pays a fixed cost: launch ramp, loading Q,
 // filling the copy pipeline, writing its output. Splitting (more than one split) adds the
@@ -41,7 +43,8 @@ double predict_split_kv_us(const SplitKvShape& s, int splits) {
     // One unit's bandwidth share when all are busy; a partly filled last wave is no faster
     // per CTA, which keeps the model conservative.
     const double unit_bytes_per_us = kBandwidthBytesPerUs / static_cast<double>(units);
-    const double tile_us = static_cast<double>(s.tile_tokens) * s.kv_row_bytes / unit_bytes_per_us;
+    const double tile_us = std::max(
+        static_cast<double>(s.tile_tokens) * s.kv_row_bytes / unit_bytes_per_us, s.tile_latency_us);
     const double stage1_us = static_cast<double>(waves) *
                              (static_cast<double>(tiles_per_cta) * tile_us + kCtaFixedUs);
     if (splits == 1) return stage1_us;

@@ -14,6 +14,8 @@ struct SplitKvShape {
     int max_kv_len = 0;
     int num_heads = 16;
     int kv_row_bytes = 0;      // cache bytes per token the kernel streams (K, scales, V)
+    double tile_latency_us = 0.0;  // least time a stage-1 CTA spends per tile (its critical
+                                   // path when not bandwidth bound), per kernel format
     int tile_tokens = 64;      // cache rows per stage-1 tile (the split granularity)
     int multiprocessors = 0;   // SMs / CUs of the device; one stage-1 CTA is resident per unit
 };

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "planner.h"
 
@@ -89,6 +90,23 @@ TEST(Planner, ZeroAndTinyLengths) {
         const auto p = mla::plan_split_kv(s);
         expect_consistent(s, p);
         EXPECT_LE(p.num_splits, 2);
+    }
+}
+
+// The H200 sweep (bench/split_sweep.sh): MXFP4 rows are small, but the kernel is latency bound
+// at 3.3 us a tile, so bs64 kv1024 runs 45 us with 2 splits against 65 us with one. A model
+// charging bytes only kept it at one split.
+TEST(Planner, LatencyBoundTilesSplitLikeTheSweep) {
+    auto s = shape(64, 1024);
+    s.kv_row_bytes = 306;
+    EXPECT_EQ(mla::plan_split_kv(s).num_splits, 1);  // bytes alone: looks cheap, no split
+    s.tile_latency_us = 3.3;
+    EXPECT_EQ(mla::plan_split_kv(s).num_splits, 2);
+    // fp8 at 2.4 us a tile, the sweep's best choices: bs4 kv8192 -> 32, bs32 -> 4, bs256 -> 1.
+    for (auto [batch, kv, want] : {std::tuple{4, 8192, 32}, {32, 8192, 4}, {64, 8192, 2}, {256, 1024, 1}}) {
+        auto f = shape(batch, kv);
+        f.tile_latency_us = 2.4;
+        EXPECT_EQ(mla::plan_split_kv(f).num_splits, want) << "batch " << batch << " kv " << kv;
     }
 }
 

@@ -1,7 +1,8 @@
 // Split-KV reduce: combines the partial results of each (query row, head) into the final bf16 O
-// and natural-log LSE. One warp per (row, head); each lane owns 512 / kWarpSize dims as float4
-// runs. Row r reads partial rows row_meta[r].first .. + splits - 1 (split metadata). Weight of
-// split s: 2^(lse2_s - max_s lse2_s); a row no split saw gets O = 0 and LSE = -inf.
+// and natural-log LSE. One warp per (row, head, slice of 4 * kWarpSize dims): each lane owns one
+// float4 run of the slice, so a few rows with many splits still spread over many warps. Row r
+// reads partial rows row_meta[r].first .. + splits - 1 (split metadata). Weight of split s:
+// 2^(lse2_s - max_s lse2_s); a row no split saw gets O = 0 and LSE = -inf.
 #pragma once
 
 #include "arch/device.h"
@@ -10,60 +11,55 @@
 namespace mla::splitkv {
 
 inline constexpr int kReduceWarps = 4;
+inline constexpr int kReduceSliceDims = 4 * arch::kWarpSize;
+inline constexpr int kReduceSlices = kHeadDimV / kReduceSliceDims;
+static_assert(kReduceSlices * kReduceSliceDims == kHeadDimV, "slices must tile the 512 dims");
 
 __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     reduce_kernel(const Params p) {
-    constexpr int kW = arch::kWarpSize;
-    constexpr int kVecs = kHeadDimV / (4 * kW);  // float4 runs per lane
     constexpr float kNegInf = -__builtin_huge_valf();
     constexpr float kLn2 = 0.6931471805599453f;
 
     const int64_t unit = static_cast<int64_t>(blockIdx.x) * kReduceWarps + arch::warp_id();
-    if (unit >= static_cast<int64_t>(p.total_q) * p.num_heads) return;
-    const int64_t row = unit / p.num_heads;
-    const int head = static_cast<int>(unit % p.num_heads);
+    if (unit >= static_cast<int64_t>(p.total_q) * p.num_heads * kReduceSlices) return;
+    const int slice = static_cast<int>(unit % kReduceSlices);
+    const int64_t row_head = unit / kReduceSlices;
+    const int64_t row = row_head / p.num_heads;
+    const int head = static_cast<int>(row_head % p.num_heads);
     const int lane = arch::lane_id();
     const RowMeta meta = p.row_meta[row];
     const int splits = meta.splits;
     const int64_t first = static_cast<int64_t>(meta.first) * p.num_heads + head;
+    const int dim = slice * kReduceSliceDims + 4 * lane;
 
     const float* lse_part = p.partial_lse + first;
     float m = kNegInf;
+#pragma unroll 8
     for (int s = 0; s < splits; ++s) m = fmaxf(m, lse_part[s * p.num_heads]);
 
-    float acc[kVecs][4];
-#pragma unroll
-    for (int v = 0; v < kVecs; ++v) acc[v][0] = acc[v][1] = acc[v][2] = acc[v][3] = 0.0f;
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     float wsum = 0.0f;
     if (m != kNegInf) {
         // Splits are independent: unrolled so that several splits' loads are in flight at once.
         // An empty split has weight 0 and a zero partial O, so it needs no branch.
-#pragma unroll 4
+#pragma unroll 8
         for (int s = 0; s < splits; ++s) {
             const float w = arch::fast_exp2(lse_part[s * p.num_heads] - m);
             wsum += w;
-            const float4* src = reinterpret_cast<const float4*>(
-                p.partial_o + (first + static_cast<int64_t>(s) * p.num_heads) * kHeadDimV);
-#pragma unroll
-            for (int v = 0; v < kVecs; ++v) {
-                const float4 x = src[v * kW + lane];
-                acc[v][0] += w * x.x;
-                acc[v][1] += w * x.y;
-                acc[v][2] += w * x.z;
-                acc[v][3] += w * x.w;
-            }
+            const float4 x = *reinterpret_cast<const float4*>(
+                p.partial_o + (first + static_cast<int64_t>(s) * p.num_heads) * kHeadDimV + dim);
+            acc[0] += w * x.x;
+            acc[1] += w * x.y;
+            acc[2] += w * x.z;
+            acc[3] += w * x.w;
         }
     }
     const float inv = wsum > 0.0f ? 1.0f / wsum : 0.0f;
-    uint16_t* o = p.o + row * p.o_stride_token + head * p.o_stride_head;
-#pragma unroll
-    for (int v = 0; v < kVecs; ++v) {
-        uint2 packed;
-        packed.x = arch::pack_bf16x2(acc[v][0] * inv, acc[v][1] * inv);
-        packed.y = arch::pack_bf16x2(acc[v][2] * inv, acc[v][3] * inv);
-        *reinterpret_cast<uint2*>(o + 4 * (v * kW + lane)) = packed;
-    }
-    if (p.lse != nullptr && lane == 0)
+    uint2 packed;
+    packed.x = arch::pack_bf16x2(acc[0] * inv, acc[1] * inv);
+    packed.y = arch::pack_bf16x2(acc[2] * inv, acc[3] * inv);
+    *reinterpret_cast<uint2*>(p.o + row * p.o_stride_token + head * p.o_stride_head + dim) = packed;
+    if (p.lse != nullptr && slice == 0 && lane == 0)
         p.lse[row * p.num_heads + head] = wsum > 0.0f ? (m + __log2f(wsum)) * kLn2 : kNegInf;
 }
 

@@ -69,7 +69,7 @@ gpu::error_t launch_attention(const Params& params, KvFormat format, gpu::stream
             break;
     }
     if (e != gpu::kSuccess || params.split_meta == nullptr) return e;
-    const int64_t units = static_cast<int64_t>(params.total_q) * params.num_heads;
+    const int64_t units = static_cast<int64_t>(params.total_q) * params.num_heads * kReduceSlices;
     const unsigned grid = static_cast<unsigned>((units + kReduceWarps - 1) / kReduceWarps);
     reduce_kernel<<<grid, kReduceWarps * arch::kWarpSize, 0, stream>>>(params);
     return gpu::get_last_error();
