@@ -163,23 +163,37 @@ MLA_API mla_status mla_decode_plan_describe(const mla_decode_plan* plan, char* b
     });
 }
 
-MLA_API mla_status mla_decode_plan_prepare(const mla_decode_plan* plan,
-                                           const mla_decode_params* params, void* workspace,
-                                           size_t workspace_bytes, void* stream) {
+}  // extern "C"
+
+namespace {
+
+// prepare and run: the plan present, params valid for a device call, then `step`.
+template <typename Step>
+mla_status plan_step(const mla_decode_plan* plan, const mla_decode_params* params, Step step) {
     return guarded([&]() -> mla_status {
         if (plan == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "plan is NULL");
         MLA_TRY(mla::validate_params(params, mla::ValidateFor::kDevice));
-        return mla::device_prepare(plan->plan, *params, workspace, workspace_bytes, stream);
+        return step(plan->plan, *params);
+    });
+}
+
+}  // namespace
+
+extern "C" {
+
+MLA_API mla_status mla_decode_plan_prepare(const mla_decode_plan* plan,
+                                           const mla_decode_params* params, void* workspace,
+                                           size_t workspace_bytes, void* stream) {
+    return plan_step(plan, params, [&](const mla::DevicePlan& dp, const mla_decode_params& p) {
+        return mla::device_prepare(dp, p, workspace, workspace_bytes, stream);
     });
 }
 
 MLA_API mla_status mla_decode_plan_run(const mla_decode_plan* plan,
                                        const mla_decode_params* params, void* workspace,
                                        size_t workspace_bytes, void* stream) {
-    return guarded([&]() -> mla_status {
-        if (plan == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "plan is NULL");
-        MLA_TRY(mla::validate_params(params, mla::ValidateFor::kDevice));
-        return mla::device_run(plan->plan, *params, workspace, workspace_bytes, stream);
+    return plan_step(plan, params, [&](const mla::DevicePlan& dp, const mla_decode_params& p) {
+        return mla::device_run(dp, p, workspace, workspace_bytes, stream);
     });
 }
 

@@ -312,16 +312,11 @@ mla_status device_plan_create(const mla_decode_params& p, DevicePlan* plan) {
     MLA_TRY(current_device(&out.key.device, &out.multiprocessors));
     out.key = key_of(p, out.key.device);
     out.kv_format = static_cast<int>(format);
-    SplitKvShape shape;
-    shape.batch_size = p.batch_size;
-    shape.total_q = p.total_q;
-    shape.max_q_len = p.max_q_len;
-    shape.max_kv_len = p.max_kv_len;
-    shape.num_heads = p.num_heads;
-    shape.kv_row_bytes = streamed_row_bytes(format);
-    shape.tile_latency_us = tile_latency_us(format);
-    shape.tile_tokens = splitkv::stage1_tile_tokens();
-    shape.multiprocessors = out.multiprocessors;
+    const SplitKvShape shape{p.batch_size,           p.total_q,
+                             p.max_q_len,            p.max_kv_len,
+                             p.num_heads,            streamed_row_bytes(format),
+                             tile_latency_us(format), splitkv::stage1_tile_tokens(),
+                             out.multiprocessors};
     const SplitKvPlan sp = plan_split_kv(shape, env().forced_splits);
     const int64_t grid = static_cast<int64_t>(p.batch_size) * sp.num_splits * sp.row_groups;
     if (grid > 0x7fffffff)

@@ -613,32 +613,29 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
     if constexpr (Cfg::kKFp8) v_scale = p.kv_scale * arch::kFp8F16Scale<Cfg::kFp8Flavor>;
     if constexpr (Cfg::kVSeparate) v_scale = p.v_scale * arch::kFp8F16Scale<Cfg::kFp8Flavor>;
     const bool single = work.partial_row < 0;
+    // This lane's values of O row `i` of its accumulators, scaled, through `convert` to dst.
+    auto store_row = [&](auto* dst, int i, float scale, auto convert) {
+#pragma unroll
+        for (int g = 0; g < Cfg::kVGroups; ++g)
+#pragma unroll
+            for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
+                dst[Cfg::v_slot_to_dim(g * Cfg::VLoader::kDims +
+                                       Cfg::VLoader::dim(j, VA::o_col(lane, i)))] =
+                    convert(o_acc[g][j][i] * scale);
+    };
 #pragma unroll
     for (int i = 0; i < VA::kOAcc; ++i) {
         const int head = VA::o_head(lane, i);
         const float l = row_sum(head);
         const float scale = l > 0.0f ? v_scale / l : 0.0f;
         const int dim0 = warp * Cfg::kPvDims;
-        if (single) {
-            uint16_t* dst = p.o + work.q_row * p.o_stride_token +
-                            (work.head0 + head) * p.o_stride_head + dim0;
-#pragma unroll
-            for (int g = 0; g < Cfg::kVGroups; ++g)
-#pragma unroll
-                for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
-                    dst[Cfg::v_slot_to_dim(g * Cfg::VLoader::kDims +
-                                           Cfg::VLoader::dim(j, VA::o_col(lane, i)))] =
-                        arch::float_to_bf16_rne(o_acc[g][j][i] * scale);
-        } else {
-            float* dst = p.partial_o +
-                         (work.partial_row * p.num_heads + work.head0 + head) * kHeadDimV + dim0;
-#pragma unroll
-            for (int g = 0; g < Cfg::kVGroups; ++g)
-#pragma unroll
-                for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
-                    dst[Cfg::v_slot_to_dim(g * Cfg::VLoader::kDims +
-                                           Cfg::VLoader::dim(j, VA::o_col(lane, i)))] =
-                        o_acc[g][j][i] * scale;
+        if (single) {  // the final O, bf16
+            store_row(p.o + work.q_row * p.o_stride_token + (work.head0 + head) * p.o_stride_head + dim0,
+                      i, scale, [](float x) { return arch::float_to_bf16_rne(x); });
+        } else {  // this split's partial O, fp32
+            store_row(p.partial_o +
+                          (work.partial_row * p.num_heads + work.head0 + head) * kHeadDimV + dim0,
+                      i, scale, [](float x) { return x; });
         }
     }
     if (dsplit == 0 && blk == 0 && kgroup == 0) {
