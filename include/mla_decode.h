@@ -20,6 +20,11 @@
  *  - Every function returns an mla_status; on failure it also sets a thread-local message
  *    (mla_last_error_message) and writes nothing to any output: not to O, LSE, the workspace
  *    nor any out-parameter.
+ *  - Arguments are checked before the device is looked at, so an invalid argument gets its
+ *    status even on a machine without a GPU. With several problems the first failing check
+ *    wins, in this order: params NULL; reserved fields; dtypes (FP32 O outside the host
+ *    reference: UNSUPPORTED); sizes; geometry (heads, head dims); required pointers; strides
+ *    and extents; scalar values and contradicting fields; alignment; then the device.
  *  - No function exits, aborts, or lets a C++ exception cross this boundary. Besides the statuses
  *    each function lists, any of them may return MLA_STATUS_INTERNAL_ERROR (a library bug; the
  *    message says where).
@@ -154,8 +159,9 @@ typedef struct mla_decode_params {
     /* ---- problem size: host values ---------------------------------------------------- */
     int32_t batch_size;   /* sequences in the batch, >= 1                                     */
     int32_t total_q;      /* query rows = qo_indptr[batch_size], >= 1                         */
-    int32_t max_q_len;    /* >= every q_len_b, >= 1 (the GPU computes query tokens up to
-                             max_q_len of each element: a longer q_len_b is not computed)     */
+    int32_t max_q_len;    /* >= 1 and must be >= every q_len_b. The host reference checks it;
+                             the GPU cannot (lengths live on the device) and leaves the rows
+                             of query tokens past max_q_len unwritten                       */
     int32_t max_kv_len;   /* >= every kv_len_b, >= 0. Used for planning only: results stay
                              correct if it is exceeded, the work split may then be poor       */
     int32_t num_heads;    /* query heads sharing the one KV head: 16, 32, 64 or 128           */
@@ -279,7 +285,8 @@ MLA_API mla_status mla_decode_fwd(const mla_decode_params* params, void* workspa
  * fields of *params are host pointers, and the index arrays are read and checked (monotone,
  * slots below num_slots, page ids in range) before anything is written. O is rounded once
  * from double to o_dtype (BF16 round-to-nearest-even, or FP32). Blocking; spreads its work over
- * the host's hardware threads.
+ * the host's hardware threads. The alignment rules of the fields (16-byte Q, caches and O)
+ * apply to the host pointers too.
  * Returns: SUCCESS; NULL_POINTER; INVALID_DTYPE; INVALID_SIZE; INVALID_VALUE (also for index
  * arrays that contradict the sizes); UNSUPPORTED; MISALIGNED; OUT_OF_MEMORY.
  */
