@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "splitkv/params.h"  // the metadata records the workspace holds
+
 namespace mla {
 
 struct SplitKvShape {  // (field order is used by aggregate initialization in device.cpp)
@@ -34,8 +36,8 @@ struct SplitKvPlan {
 
 inline constexpr int kMaxSplits = 64;
 inline constexpr size_t kWorkspaceAlignment = 256;
-inline constexpr size_t kSplitMetaBytes = 16;  // sizeof(splitkv::SplitMeta)
-inline constexpr size_t kRowMetaBytes = 8;     // sizeof(splitkv::RowMeta)
+inline constexpr size_t kSplitMetaBytes = sizeof(splitkv::SplitMeta);
+inline constexpr size_t kRowMetaBytes = sizeof(splitkv::RowMeta);
 
 // Chooses the split count with the cost model described in planner.cpp. `forced_splits` > 0
 // overrides the choice (clamped to [1, kMaxSplits]); the workspace always matches the result.
