@@ -1,9 +1,15 @@
 // Device-side entry to the architecture layer. Kernels include this header only; it pulls in
-// the compiler's GPU headers and the one file of architecture-specific pieces for the target:
-//   nvidia.h  - NVIDIA (warp 32, mma.sync m16n8k16, cp.async, ldmatrix)
-//   amd.h     - AMD CDNA (wave 64, MFMA 16x16x16, plain loads into LDS)
-// plus fp8.h (bit-exact fp8 -> f16 decode) and the portable helpers below. Kernel code is written
-// once against the names in mla::arch; nothing outside kernels/arch tests for the vendor.
+// the compiler's GPU headers and the architecture-specific pieces of the target, by generation:
+//   nvidia/sm80.h  - every NVIDIA pass (warp 32, mma.sync m16n8k16, cp.async, ldmatrix)
+//   nvidia/sm90.h  - in addition, sm_90a device passes only (warpgroup MMA, bulk copies,
+//                    mbarriers), for the kernels built for sm_90a alone
+//   amd/cdna3.h    - every AMD pass (wave 64, MFMA 16x16x16, plain loads into LDS; the file
+//                    lists what CDNA4 changes)
+// plus fp8.h (bit-exact fp8 -> f16 decode), mxfp4.h and the portable helpers below. Each
+// generation header states the hardware facts (warp size, shared memory per block, whether
+// copies can be asynchronous); kernel configurations derive their shapes from those. Kernel code
+// is written once against the names in mla::arch; nothing outside kernels/arch tests for the
+// vendor.
 #pragma once
 
 #include <cstdint>
@@ -76,7 +82,17 @@ MLA_DEVICE uint32_t pack_bf16x2(float a, float b) {
 #include "arch/mxfp4.h"
 
 #if defined(MLA_ARCH_AMD)
-#include "arch/amd.h"
+#include "arch/amd/cdna3.h"
 #else
-#include "arch/nvidia.h"
+#include "arch/nvidia/sm80.h"
+#endif
+
+// ---- hook: Hopper atoms, sm_90a device passes only ------------------------------------------
+// Defines MLA_ARCH_SM90 for the kernels that use them (those are compiled for sm_90a alone: see
+// MLA_SM90_KERNEL_SOURCES in src/CMakeLists.txt). Host passes and other targets never see it.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#if __has_include("arch/nvidia/sm90.h")
+#define MLA_ARCH_SM90 1
+#include "arch/nvidia/sm90.h"
+#endif
 #endif

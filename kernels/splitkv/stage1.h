@@ -49,8 +49,13 @@ struct Stage1Config {
     static constexpr arch::MmaType kScoreMma = kKFp8 ? arch::MmaType::kF16 : arch::MmaType::kBF16;
     static constexpr arch::MmaType kValueMma = kVFp8 ? arch::MmaType::kF16 : arch::MmaType::kBF16;
 
-    static constexpr int kWarps = arch::kStage1Warps;
-    static constexpr int kThreads = kWarps * arch::kWarpSize;
+    // 256 threads on every architecture (8 warps of 32, 4 waves of 64), one CTA per
+    // multiprocessor; as many tiles in flight as shared memory holds, up to kMaxStages where
+    // copies are asynchronous (cp.async), one where they are plain loads.
+    static constexpr int kThreads = 256;
+    static constexpr int kWarps = kThreads / arch::kWarpSize;
+    static constexpr int kMaxStages = arch::kAsyncCopies ? 3 : 1;
+    static constexpr int kSharedBudget = arch::kMaxSharedBytesPerBlock;
     static constexpr int kDimSplits = 2;
     static constexpr int kBlocks = kWarps / kDimSplits;  // 16-token blocks per tile
     static constexpr int kTileTokens = 16 * kBlocks;
@@ -96,16 +101,15 @@ struct Stage1Config {
     }
 
     // Shared memory: stages | decoded V tile | partial scores | P | block maxima (later row
-    // sums) | Q maxima. As many stages as fit (at most the architecture's pipeline depth).
+    // sums) | Q maxima. As many stages as fit (at most kMaxStages).
     static constexpr int kVTileBytes = kVFromRawTile ? 0 : kTileTokens * kVRowBytes;
     static constexpr int kPartialBytes = kWarps * arch::ScoreAtom::kAcc * arch::kWarpSize * 4;
     static constexpr int kPBytes = kBlocks * kPSplit * arch::ValueAtom::kPRegs * arch::kWarpSize * 4;
     static constexpr int kScratchBytes = kPartialBytes > kPBytes ? kPartialBytes : kPBytes;
     static constexpr int kFixedBytes =
         kVTileBytes + kScratchBytes + kBlocks * kHeadsPerCta * 4 + kDimSplits * kHeadsPerCta * 4;
-    static constexpr int kStagesFit = (arch::kStage1SharedBytes - kFixedBytes) / kStageBytes;
-    static constexpr int kStages =
-        kStagesFit < arch::kStage1MaxStages ? kStagesFit : arch::kStage1MaxStages;
+    static constexpr int kStagesFit = (kSharedBudget - kFixedBytes) / kStageBytes;
+    static constexpr int kStages = kStagesFit < kMaxStages ? kStagesFit : kMaxStages;
     static_assert(kStages >= 1, "one tile must fit in shared memory");
     static constexpr int kOffVTile = kStages * kStageBytes;
     static constexpr int kOffPartial = kOffVTile + kVTileBytes;

@@ -1,5 +1,6 @@
-// AMD CDNA pieces of the architecture layer (included by arch/device.h only).
-// Wave 64; matrix atom v_mfma_f32_16x16x16{f16,bf16_1k} (gfx90a+), f32 accumulate.
+// AMD CDNA3 generation of the architecture layer (included by arch/device.h only), used by
+// every AMD build: wave 64; matrix atom v_mfma_f32_16x16x16{f16,bf16_1k} (gfx90a+), f32
+// accumulate; plain loads into LDS.
 //
 // Fragment facts used below (AMD CDNA3 ISA, MFMA 16x16x16, 16-bit inputs), lane = 16 * q + r
 // (r = lane % 16, q = lane / 16):
@@ -9,13 +10,28 @@
 //
 // Copies into LDS are plain loads and stores here (no asynchronous path yet), so stages only
 // bound LDS use; this backend is compile-checked, not yet run.
+//
+// CDNA4 (MI350 / MI355, gfx950) differs in what a later arch/amd/cdna4.h would use; nothing here
+// depends on it yet, and every atom below still exists there:
+//   * LDS: 160 KiB per compute unit (64 KiB on gfx942).
+//   * fp8: the OCP formats (e4m3fn, e5m2) are native in the conversion and matrix instructions;
+//     CDNA3's are the fnuz variants (bias 8, 0x80 = NaN).
+//   * Matrix atoms with twice the K for 16-bit inputs (v_mfma_f32_16x16x32_{f16,bf16}) and
+//     block-scaled fp8 / fp6 / fp4 ones (v_mfma_scale_f32_16x16x128_f8f6f4, MX scales in
+//     hardware).
 #pragma once
 
 #include <cstdint>
 
 namespace mla::arch {
 
+// ---- hardware facts (kernel configurations derive their shapes from these) -----------------
 inline constexpr int kWarpSize = 64;
+// LDS per workgroup (gfx942, MI300).
+inline constexpr int kMaxSharedBytesPerBlock = 64 * 1024;
+// No asynchronous global -> LDS path is used here: copies are loads and stores, so a kernel
+// gains nothing from more than one tile in LDS.
+inline constexpr bool kAsyncCopies = false;
 
 MLA_DEVICE int lane_id() { return static_cast<int>(threadIdx.x) & (kWarpSize - 1); }
 MLA_DEVICE int warp_id() { return static_cast<int>(threadIdx.x) / kWarpSize; }
@@ -151,10 +167,5 @@ MLA_DEVICE void copy_4_async(void* smem, const void* gmem, bool valid) {
 MLA_DEVICE void copy_commit() {}
 template <int N>
 MLA_DEVICE void copy_wait() {}
-
-// ---- kernel shapes that fit this architecture (64 KiB of LDS on MI300) -----------------------
-inline constexpr int kStage1Warps = 4;
-inline constexpr int kStage1MaxStages = 1;           // copies are synchronous: no pipeline
-inline constexpr int kStage1SharedBytes = 64 * 1024;  // LDS per workgroup (gfx942)
 
 }  // namespace mla::arch

@@ -1,5 +1,7 @@
-// NVIDIA pieces of the architecture layer (included by arch/device.h only).
-// Warp 32; matrix atom mma.sync.m16n8k16 (sm_80+), f32 accumulate; cp.async; ldmatrix.
+// NVIDIA sm_80 generation of the architecture layer (included by arch/device.h only), used by
+// every NVIDIA build: warp 32; matrix atom mma.sync.m16n8k16, f32 accumulate; cp.async;
+// ldmatrix. These atoms run unchanged on sm_90 (Hopper), the generation this build targets;
+// Hopper's own atoms (warpgroup MMA, bulk copies, mbarriers) are in arch/nvidia/sm90.h.
 //
 // Fragment facts used below (PTX ISA, "Matrix Fragments for mma.m16n8k16", 16-bit types), for
 // lane = 4 * g + t (g = groupID 0..7, t = threadID_in_group 0..3):
@@ -13,7 +15,15 @@
 
 namespace mla::arch {
 
+// ---- hardware facts (kernel configurations derive their shapes from these) -----------------
 inline constexpr int kWarpSize = 32;
+// Opt-in shared memory per block of the target: 227 KiB on sm_90 (H100 / H200), the NVIDIA
+// architecture this build compiles for (sm_80 has 163 KiB, sm_86 / sm_89 99 KiB). One value for
+// the host and device passes: the host launches with the size the kernel's layout assumes.
+inline constexpr int kMaxSharedBytesPerBlock = 227 * 1024;
+// Global -> shared copies can be asynchronous (cp.async), so a kernel may keep several tiles in
+// flight while it computes.
+inline constexpr bool kAsyncCopies = true;
 
 MLA_DEVICE int lane_id() { return static_cast<int>(threadIdx.x) & (kWarpSize - 1); }
 MLA_DEVICE int warp_id() { return static_cast<int>(threadIdx.x) / kWarpSize; }
@@ -154,10 +164,5 @@ template <int N>
 MLA_DEVICE void copy_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
-
-// ---- kernel shapes that fit this architecture ------------------------------------------------
-inline constexpr int kStage1Warps = 8;          // 256 threads, one CTA per SM
-inline constexpr int kStage1MaxStages = 3;      // cp.async pipeline depth
-inline constexpr int kStage1SharedBytes = 227 * 1024;  // opt-in shared memory per block (sm_90)
 
 }  // namespace mla::arch
