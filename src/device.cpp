@@ -73,29 +73,10 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
     if (p.o_dtype != MLA_DTYPE_BF16)
         return fail(MLA_STATUS_UNSUPPORTED, "GPU path: o_dtype %s is not available (bf16 is)",
                     dtype_name(p.o_dtype));
-    switch (p.kv_dtype) {
-        case MLA_DTYPE_BF16: *format = splitkv::KvFormat::kBf16; return MLA_STATUS_SUCCESS;
-        case MLA_DTYPE_FP8_E4M3FN: *format = splitkv::KvFormat::kFp8E4M3FN; return MLA_STATUS_SUCCESS;
-        case MLA_DTYPE_FP8_E4M3FNUZ:
-            *format = splitkv::KvFormat::kFp8E4M3FNUZ;
-            return MLA_STATUS_SUCCESS;
-        case MLA_DTYPE_MXFP4: *format = splitkv::KvFormat::kMxfp4; return MLA_STATUS_SUCCESS;
-        default: break;
-    }
+    if (splitkv::kv_format_of(p.kv_dtype, static_cast<mla_dtype>(0), format))
+        return MLA_STATUS_SUCCESS;
     return fail(MLA_STATUS_UNSUPPORTED, "GPU path: kv_dtype %s has no kernel",
                 dtype_name(p.kv_dtype));
-}
-
-const char* format_name(splitkv::KvFormat f) {
-    switch (f) {
-        case splitkv::KvFormat::kBf16: return "bf16";
-        case splitkv::KvFormat::kFp8E4M3FN: return "fp8_e4m3fn";
-        case splitkv::KvFormat::kFp8E4M3FNUZ: return "fp8_e4m3fnuz";
-        case splitkv::KvFormat::kMxfp4: return "mxfp4";
-        case splitkv::KvFormat::kMxfp4Fp8E4M3FN: return "mxfp4k_fp8v_e4m3fn";
-        case splitkv::KvFormat::kMxfp4Fp8E4M3FNUZ: return "mxfp4k_fp8v_e4m3fnuz";
-    }
-    return "?";
 }
 
 // The stage-1 kernel for a run: an MXFP4 plan with an fp8 v_cache takes its fp8-V variant.
@@ -116,16 +97,6 @@ double tile_latency_us(splitkv::KvFormat f) {
         case splitkv::KvFormat::kFp8E4M3FNUZ: return 2.4;
         case splitkv::KvFormat::kMxfp4: return 3.3;
         default: return 4.3;
-    }
-}
-
-// Cache bytes per token of the key stream that stage 1 reads (what the planner weighs).
-int streamed_row_bytes(splitkv::KvFormat f) {
-    switch (f) {
-        case splitkv::KvFormat::kBf16: return 2 * MLA_HEAD_DIM_QK;
-        case splitkv::KvFormat::kFp8E4M3FN:
-        case splitkv::KvFormat::kFp8E4M3FNUZ: return MLA_HEAD_DIM_QK;
-        default: return MLA_MXFP4_ROW_BYTES + MLA_MXFP4_ROW_SCALES;
     }
 }
 
@@ -170,13 +141,14 @@ PlanKey key_of(const mla_decode_params& p, int device) {
 
 void describe(DevicePlan* plan, splitkv::KvFormat format) {
     const PlanKey& k = plan->key;
+    const char* kv = splitkv::kv_traits(format).name;
     const int64_t ctas = static_cast<int64_t>(k.batch_size) * plan->num_splits * plan->row_groups;
     if (plan->num_splits == 1) {
         std::snprintf(plan->description, sizeof(plan->description),
                       "route=single_split kv=%s batch=%d q_len<=%d heads=%d kv_len<=%d: stage 1 "
                       "writes O directly, %lld CTAs (%d row groups) on %d compute units; "
                       "splitting does not pay (cost model %.1f us%s)",
-                      format_name(format), k.batch_size, k.max_q_len, k.num_heads, k.max_kv_len,
+                      kv, k.batch_size, k.max_q_len, k.num_heads, k.max_kv_len,
                       static_cast<long long>(ctas), plan->row_groups, plan->multiprocessors,
                       plan->predicted_us,
                       env().forced_splits > 0 ? ", forced by MLA_DECODE_NUM_SPLITS" : "");
@@ -185,7 +157,7 @@ void describe(DevicePlan* plan, splitkv::KvFormat format) {
                       "route=split_kv kv=%s batch=%d q_len<=%d heads=%d kv_len<=%d: metadata + "
                       "stage 1 (%d splits of %d tiles, %lld CTAs, %d row groups) + LSE reduce on "
                       "%d compute units (cost model %.1f us%s), workspace %zu B",
-                      format_name(format), k.batch_size, k.max_q_len, k.num_heads, k.max_kv_len,
+                      kv, k.batch_size, k.max_q_len, k.num_heads, k.max_kv_len,
                       plan->num_splits, plan->tiles_per_split, static_cast<long long>(ctas),
                       plan->row_groups, plan->multiprocessors, plan->predicted_us,
                       env().forced_splits > 0 ? ", forced by MLA_DECODE_NUM_SPLITS" : "",
@@ -312,10 +284,14 @@ mla_status device_plan_create(const mla_decode_params& p, DevicePlan* plan) {
     MLA_TRY(current_device(&out.key.device, &out.multiprocessors));
     out.key = key_of(p, out.key.device);
     out.kv_format = static_cast<int>(format);
-    const SplitKvShape shape{p.batch_size,           p.total_q,
-                             p.max_q_len,            p.max_kv_len,
-                             p.num_heads,            streamed_row_bytes(format),
-                             tile_latency_us(format), splitkv::stage1_tile_tokens(),
+    const SplitKvShape shape{p.batch_size,
+                             p.total_q,
+                             p.max_q_len,
+                             p.max_kv_len,
+                             p.num_heads,
+                             splitkv::kv_traits(format).streamed_bytes,
+                             tile_latency_us(format),
+                             splitkv::stage1_tile_tokens(),
                              out.multiprocessors};
     const SplitKvPlan sp = plan_split_kv(shape, env().forced_splits);
     const int64_t grid = static_cast<int64_t>(p.batch_size) * sp.num_splits * sp.row_groups;

@@ -6,8 +6,12 @@
 #include <tuple>
 
 #include "planner.h"
+#include "splitkv/formats.h"
 
 namespace {
+
+using mla::splitkv::KvFormat;
+using mla::splitkv::kv_traits;
 
 mla::SplitKvShape shape(int batch, int kv_len, int heads = 16, int q_len = 1, int units = 132) {
     mla::SplitKvShape s;
@@ -16,7 +20,7 @@ mla::SplitKvShape shape(int batch, int kv_len, int heads = 16, int q_len = 1, in
     s.max_q_len = q_len;
     s.max_kv_len = kv_len;
     s.num_heads = heads;
-    s.kv_row_bytes = 576;
+    s.kv_row_bytes = kv_traits(KvFormat::kFp8E4M3FN).streamed_bytes;
     s.tile_tokens = 64;
     s.multiprocessors = units;
     return s;
@@ -98,7 +102,7 @@ TEST(Planner, ZeroAndTinyLengths) {
 // charging bytes only kept it at one split.
 TEST(Planner, LatencyBoundTilesSplitLikeTheSweep) {
     auto s = shape(64, 1024);
-    s.kv_row_bytes = 306;
+    s.kv_row_bytes = kv_traits(KvFormat::kMxfp4).streamed_bytes;
     EXPECT_EQ(mla::plan_split_kv(s).num_splits, 1);  // bytes alone: looks cheap, no split
     s.tile_latency_us = 3.3;
     EXPECT_EQ(mla::plan_split_kv(s).num_splits, 2);

@@ -14,6 +14,8 @@
 
 #include <cstdint>
 
+#include "arch/types.h"
+
 #if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__) || defined(MLA_BACKEND_HIP)
 #include <hip/hip_runtime.h>
 #define MLA_ARCH_AMD 1
@@ -36,9 +38,6 @@ struct Quad {
     uint32_t lo;
     uint32_t hi;
 };
-
-// Element types the matrix atoms multiply.
-enum class MmaType { kF16, kBF16 };
 
 template <typename T>
 MLA_DEVICE T bit_cast_u32(uint32_t v) {

@@ -10,9 +10,9 @@
 
 #include <cstdint>
 
-namespace mla::arch {
+#include "arch/types.h"  // Fp8Flavor
 
-enum class Fp8Flavor { kE4M3FN, kE4M3FNUZ };
+namespace mla::arch {
 
 // Multiply a decoded f16 by this to get the e4m3 value.
 template <Fp8Flavor F>

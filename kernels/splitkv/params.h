@@ -4,20 +4,11 @@
 
 #include <cstdint>
 
+#include "splitkv/formats.h"  // KvFormat, the geometry
+
 namespace mla::splitkv {
 
-inline constexpr int kHeadDimQk = 576;
-inline constexpr int kHeadDimV = 512;
 inline constexpr int kHeadsPerCta = 16;  // one matrix-atom row block of query heads
-inline constexpr int kMxfp4BlockSize = 32;
-inline constexpr int kMxfp4RowBytes = kHeadDimQk / 2;
-inline constexpr int kMxfp4RowScales = kHeadDimQk / kMxfp4BlockSize;
-
-// Cache formats with a stage-1 kernel of their own (compile-time: they change the data flow).
-//   kBf16, kFp8*: K and V from the same 576-element rows.
-//   kMxfp4: K and V from the same MXFP4 rows (288 bytes + 18 e8m0 scales).
-//   kMxfp4Fp8*: K from the MXFP4 rows, V from a separate fp8 cache (512 codes per slot).
-enum class KvFormat { kBf16, kFp8E4M3FN, kFp8E4M3FNUZ, kMxfp4, kMxfp4Fp8E4M3FN, kMxfp4Fp8E4M3FNUZ };
 
 // Q storage (run-time: only the prologue that loads Q depends on it).
 enum class QFormat : int32_t { kBf16 = 0, kFp8E4M3FN = 1, kFp8E4M3FNUZ = 2 };

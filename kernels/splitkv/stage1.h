@@ -29,25 +29,15 @@
 namespace mla::splitkv {
 
 template <KvFormat F>
-struct Stage1Config {
-    // What the format changes: how K arrives, where V comes from, which products it feeds.
-    static constexpr bool kKFp8 = F == KvFormat::kFp8E4M3FN || F == KvFormat::kFp8E4M3FNUZ;
-    static constexpr bool kKMxfp4 = F == KvFormat::kMxfp4 || F == KvFormat::kMxfp4Fp8E4M3FN ||
-                                    F == KvFormat::kMxfp4Fp8E4M3FNUZ;
-    static constexpr bool kVSeparate = F == KvFormat::kMxfp4Fp8E4M3FN ||
-                                       F == KvFormat::kMxfp4Fp8E4M3FNUZ;
-    static constexpr bool kVFp8 = kKFp8 || kVSeparate;  // V decoded from fp8 into f16
-    static constexpr bool kVFromRawTile = F == KvFormat::kBf16;  // V read as stored
-    // fp8 flavour of whichever operand is fp8 (K and V, or V alone).
-    static constexpr arch::Fp8Flavor kFp8Flavor =
-        F == KvFormat::kFp8E4M3FNUZ || F == KvFormat::kMxfp4Fp8E4M3FNUZ
-            ? arch::Fp8Flavor::kE4M3FNUZ
-            : arch::Fp8Flavor::kE4M3FN;
-    // Scores multiply f16 when K is fp8 (Q scaled into f16 range per head), bf16 otherwise
-    // (bf16 K as stored; MXFP4 K decoded to bf16 with its block scale, exactly). Values
-    // multiply f16 for fp8 V, bf16 otherwise (P then travels as a bf16 hi + lo pair).
-    static constexpr arch::MmaType kScoreMma = kKFp8 ? arch::MmaType::kF16 : arch::MmaType::kBF16;
-    static constexpr arch::MmaType kValueMma = kVFp8 ? arch::MmaType::kF16 : arch::MmaType::kBF16;
+struct Stage1Config : KvTraits<F> {  // the format's facts (formats.h): how K arrives, where V
+                                     // comes from, which products it feeds
+    using Fmt = KvTraits<F>;
+    using Fmt::kKFp8;
+    using Fmt::kKMxfp4;
+    using Fmt::kVSeparate;
+    using Fmt::kVFp8;
+    using Fmt::kValueMma;
+    static constexpr bool kVFromRawTile = Fmt::kVBf16;  // V multiplied from the tile as stored
 
     // 256 threads on every architecture (8 warps of 32, 4 waves of 64), one CTA per
     // multiprocessor; as many tiles in flight as shared memory holds, up to kMaxStages where
@@ -63,7 +53,7 @@ struct Stage1Config {
     // K bytes of a cache row, and what one lane loads of a row per chunk: kLoadBytes holding kE
     // contiguous elements; a chunk spans the kKGroups lanes of a row, i.e. kChunkDims dims =
     // kStepsPerChunk k16 steps.
-    static constexpr int kKRowBytes = kKMxfp4 ? kMxfp4RowBytes : (kKFp8 ? kHeadDimQk : 2 * kHeadDimQk);
+    using Fmt::kKRowBytes;
     static constexpr int kLoadBytes = kKMxfp4 ? 8 : 16;
     static constexpr int kE = kKMxfp4 ? 16 : (kKFp8 ? 16 : 8);
     static constexpr int kChunkDims = arch::ScoreAtom::kKGroups * kE;
@@ -78,8 +68,8 @@ struct Stage1Config {
     static constexpr int kRowBytes = kKRowBytes + 16;
     static constexpr int kRowCopies = kKRowBytes / 16;
     static constexpr int kScaleRowBytes = kKMxfp4 ? 32 : 0;
-    static constexpr int kVRawRowBytes = kVSeparate ? kHeadDimV + 16 : 0;
-    static constexpr int kVRawCopies = kHeadDimV / 16;
+    static constexpr int kVRawRowBytes = kVSeparate ? Fmt::kVRowBytes + 16 : 0;
+    static constexpr int kVRawCopies = Fmt::kVRowBytes / 16;
     static constexpr int kStageBytes =
         kTileTokens * (kRowBytes + kScaleRowBytes + kVRawRowBytes);
     static constexpr int kThreadsPerRow = kThreads / kTileTokens;

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "formats.h"
+#include "splitkv/formats.h"  // the cache bytes per token of each format
 
 namespace mla_test {
 namespace {
@@ -529,13 +530,10 @@ size_t HostProblem::lse_elements() const {
 }
 
 double HostProblem::min_bytes_moved() const {
-    double row_bytes = 0.0;
-    switch (spec.kv_dtype) {
-        case MLA_DTYPE_BF16: row_bytes = kDimQk * 2.0; break;
-        case MLA_DTYPE_MXFP4: row_bytes = MLA_MXFP4_ROW_BYTES + MLA_MXFP4_ROW_SCALES; break;
-        default: row_bytes = kDimQk; break;
-    }
-    if (spec.v_dtype != 0) row_bytes += kDimV;  // V row from the FP8 cache
+    mla::splitkv::KvFormat format = mla::splitkv::KvFormat::kBf16;
+    require(mla::splitkv::kv_format_of(spec.kv_dtype, spec.v_dtype, &format),
+            "no cache format for these kv_dtype / v_dtype");
+    const double row_bytes = mla::splitkv::kv_traits(format).streamed_bytes;  // K, scales, V
     const double rows = static_cast<double>(kv_indptr.back());
     const double q_rows = static_cast<double>(total_q) * spec.num_heads;
     return rows * row_bytes + q_rows * kDimQk * storage_bytes(spec.q_dtype) + q_rows * kDimV * 2.0;
