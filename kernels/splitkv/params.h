@@ -8,7 +8,7 @@
 
 namespace mla::splitkv {
 
-inline constexpr int kHeadsPerCta = 16;  // one matrix-atom row block of query heads
+inline constexpr int kHeadGroup = 16;  // every head count is a multiple of this (16 ... 128)
 
 // Q storage (run-time: only the prologue that loads Q depends on it).
 enum class QFormat : int32_t { kBf16 = 0, kFp8E4M3FN = 1, kFp8E4M3FNUZ = 2 };
@@ -63,8 +63,9 @@ struct Params {
 
     int32_t batch;
     int32_t total_q;
-    int32_t num_heads;        // multiple of kHeadsPerCta
-    int32_t row_groups;       // stage-1 CTAs per (element, split): max_q_len * num_heads / 16
+    int32_t num_heads;        // multiple of kHeadGroup
+    int32_t row_groups;       // stage-1 CTAs per (element, split): the element's query rows
+                              // (max_q_len * num_heads) over the variant's rows per CTA (work.h)
     int32_t max_splits;       // stage-1 CTAs per element and row group (grid bound)
     int32_t tiles_per_split;  // the plan's split length, for elements up to max_kv_len
     float sm_scale;

@@ -7,6 +7,7 @@
 
 #include "arch/device.h"
 #include "splitkv/params.h"
+#include "splitkv/softmax.h"  // kNegInf, kLn2
 
 namespace mla::splitkv {
 
@@ -17,9 +18,6 @@ static_assert(kReduceSlices * kReduceSliceDims == kHeadDimV, "slices must tile t
 
 __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     reduce_kernel(const Params p) {
-    constexpr float kNegInf = -__builtin_huge_valf();
-    constexpr float kLn2 = 0.6931471805599453f;
-
     const int64_t unit = static_cast<int64_t>(blockIdx.x) * kReduceWarps + arch::warp_id();
     if (unit >= static_cast<int64_t>(p.total_q) * p.num_heads * kReduceSlices) return;
     const int slice = static_cast<int>(unit % kReduceSlices);

@@ -7,13 +7,13 @@
 #include "splitkv/launch.h"
 #include "splitkv/metadata.h"
 #include "splitkv/reduce.h"
-#include "splitkv/stage1.h"
+#include "splitkv/stage1/mma16.h"
 
 namespace mla::splitkv {
 namespace {
 
 constexpr int kMaxDevices = 64;
-constexpr int kTileTokens = Stage1Config<KvFormat::kFp8E4M3FN>::kTileTokens;
+constexpr int kTileTokens = Mma16Config<KvFormat::kFp8E4M3FN>::kTileTokens;
 
 // Raise the kernel's dynamic shared memory limit once per device.
 template <KvFormat F>
@@ -24,7 +24,7 @@ gpu::error_t prepare_stage1() {
     if (e != gpu::kSuccess) return e;
     if (dev >= 0 && dev < kMaxDevices && done[dev].load(std::memory_order_acquire))
         return gpu::kSuccess;
-    e = gpu::set_max_dynamic_shared_bytes(stage1_kernel<F>, Stage1Config<F>::kSmemBytes);
+    e = gpu::set_max_dynamic_shared_bytes(stage1_mma16_kernel<F>, Mma16Config<F>::kSmemBytes);
     if (e == gpu::kSuccess && dev >= 0 && dev < kMaxDevices)
         done[dev].store(true, std::memory_order_release);
     return e;
@@ -32,14 +32,14 @@ gpu::error_t prepare_stage1() {
 
 template <KvFormat F>
 gpu::error_t launch_stage1(const Params& params, gpu::stream_t stream) {
-    using Cfg = Stage1Config<F>;
+    using Cfg = Mma16Config<F>;
     static_assert(Cfg::kTileTokens == kTileTokens, "one split granularity for every format");
     gpu::error_t e = prepare_stage1<F>();
     if (e != gpu::kSuccess) return e;
     const unsigned grid = static_cast<unsigned>(params.batch) *
                           static_cast<unsigned>(params.max_splits) *
                           static_cast<unsigned>(params.row_groups);
-    stage1_kernel<F><<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
+    stage1_mma16_kernel<F><<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
     return gpu::get_last_error();
 }
 

@@ -1,5 +1,8 @@
-// Split-KV stage 1: one CTA per (batch element, split) computes, for all 16 heads of its query
-// row, the softmax-weighted sum of V over its range of cached tokens, plus that range's LSE.
+// Stage 1, warp-level variant "mma16": with the matrix atoms of the arch layer (mma.sync
+// m16n8k16 on NVIDIA, MFMA 16x16x16 on AMD), one CTA per (batch element, split, 16 query rows =
+// 16 heads of one query token) computes the softmax-weighted sum of V over its split's cached
+// tokens, plus that range's LSE. Every format, every architecture. What it shares with other
+// variants is in splitkv/: work.h (work contract), q_prologue.h, softmax.h, epilogue.h.
 //
 // Data flow of one CTA (kWarps warps; kBlocks x kDimSplits of them share the score product):
 //   * Tiles of kTileTokens cache rows stream global -> shared memory kStages deep (cp.async),
@@ -24,12 +27,16 @@
 #include <type_traits>
 
 #include "arch/device.h"
+#include "splitkv/epilogue.h"
 #include "splitkv/params.h"
+#include "splitkv/q_prologue.h"
+#include "splitkv/softmax.h"
+#include "splitkv/work.h"
 
 namespace mla::splitkv {
 
 template <KvFormat F>
-struct Stage1Config : KvTraits<F> {  // the format's facts (formats.h): how K arrives, where V
+struct Mma16Config : KvTraits<F> {  // the format's facts (formats.h): how K arrives, where V
                                      // comes from, which products it feeds
     using Fmt = KvTraits<F>;
     using Fmt::kKFp8;
@@ -38,6 +45,7 @@ struct Stage1Config : KvTraits<F> {  // the format's facts (formats.h): how K ar
     using Fmt::kVFp8;
     using Fmt::kValueMma;
     static constexpr bool kVFromRawTile = Fmt::kVBf16;  // V multiplied from the tile as stored
+    static constexpr int kRows = 16;  // query rows per CTA: the atoms' row block, one token
 
     // 256 threads on every architecture (8 warps of 32, 4 waves of 64), one CTA per
     // multiprocessor; as many tiles in flight as shared memory holds, up to kMaxStages where
@@ -97,7 +105,7 @@ struct Stage1Config : KvTraits<F> {  // the format's facts (formats.h): how K ar
     static constexpr int kPBytes = kBlocks * kPSplit * arch::ValueAtom::kPRegs * arch::kWarpSize * 4;
     static constexpr int kScratchBytes = kPartialBytes > kPBytes ? kPartialBytes : kPBytes;
     static constexpr int kFixedBytes =
-        kVTileBytes + kScratchBytes + kBlocks * kHeadsPerCta * 4 + kDimSplits * kHeadsPerCta * 4;
+        kVTileBytes + kScratchBytes + kBlocks * kRows * 4 + kDimSplits * kRows * 4;
     static constexpr int kStagesFit = (kSharedBudget - kFixedBytes) / kStageBytes;
     static constexpr int kStages = kStagesFit < kMaxStages ? kStagesFit : kMaxStages;
     static_assert(kStages >= 1, "one tile must fit in shared memory");
@@ -105,115 +113,20 @@ struct Stage1Config : KvTraits<F> {  // the format's facts (formats.h): how K ar
     static constexpr int kOffPartial = kOffVTile + kVTileBytes;
     static constexpr int kOffP = kOffPartial;  // P is written after the partials are consumed
     static constexpr int kOffBlockMax = kOffPartial + kScratchBytes;
-    static constexpr int kOffQMax = kOffBlockMax + kBlocks * kHeadsPerCta * 4;
-    static constexpr int kSmemBytes = kOffQMax + kDimSplits * kHeadsPerCta * 4;
+    static constexpr int kOffQMax = kOffBlockMax + kBlocks * kRows * 4;
+    static constexpr int kSmemBytes = kOffQMax + kDimSplits * kRows * 4;
     // Within a stage: K rows | scale rows | V rows.
     static constexpr int kOffScales = kTileTokens * kRowBytes;
     static constexpr int kOffVRaw = kOffScales + kTileTokens * kScaleRowBytes;
 };
 
-// Power of two 2^k as a float, k in [-126, 127].
-MLA_DEVICE float exp2_int(int k) { return arch::bits_float(static_cast<uint32_t>(k + 127) << 23); }
-
-// Scale exponent that brings a row with max |value| `amax` into [2^14, 2^15): exact in f16.
-MLA_DEVICE int f16_row_scale_exponent(float amax) {
-    const int biased = static_cast<int>(arch::float_bits(amax) >> 23) & 0xff;
-    if (amax == 0.0f || biased == 0xff) return 0;  // zero row, or inf/NaN: leave it alone
-    const int e = biased - 127;                     // amax in [2^e, 2^(e+1))
-    const int k = 14 - e;
-    return k < -120 ? -120 : (k > 120 ? 120 : k);
-}
-
-// Loads kWords 32-bit words of Q as bf16 pairs (dims 2w, 2w+1 in word w), starting at element
-// `elem` of the row at `row`: bf16 as stored, fp8 codes widened exactly (the fp8 scale is
-// applied to the scores, not here). fp8 -> f16 by the cache decoder (arch/fp8.h), then f16 ->
-// fp32 -> bf16 by truncation, exact since bf16 holds every e4m3 value; one code path for both
-// flavours (they differ in the power of two only), so the prologue stays small.
-template <int kWords>
-MLA_DEVICE void load_q_bf16_words(const void* row, QFormat format, int64_t elem,
-                                  uint32_t (&w)[kWords]) {
-    if (format == QFormat::kBf16) {
-        const uint4* src = reinterpret_cast<const uint4*>(static_cast<const uint16_t*>(row) + elem);
-#pragma unroll
-        for (int i = 0; i < kWords / 4; ++i) {
-            const uint4 v = src[i];
-            w[4 * i] = v.x;
-            w[4 * i + 1] = v.y;
-            w[4 * i + 2] = v.z;
-            w[4 * i + 3] = v.w;
-        }
-        return;
-    }
-    const float up = format == QFormat::kFp8E4M3FN
-                         ? arch::kFp8F16Scale<arch::Fp8Flavor::kE4M3FN>
-                         : arch::kFp8F16Scale<arch::Fp8Flavor::kE4M3FNUZ>;
-    const uint32_t* src = reinterpret_cast<const uint32_t*>(static_cast<const uint8_t*>(row) + elem);
-    auto bf16 = [&](uint32_t f16) { return arch::float_bits(arch::f16_bits_to_float(f16) * up) >> 16; };
-#pragma unroll
-    for (int i = 0; i < kWords / 2; ++i) {  // 4 codes -> 2 words
-        const arch::Quad d = arch::decode_fp8x4(src[i]);  // lo = (c0, c2), hi = (c1, c3)
-        w[2 * i] = bf16(d.lo & 0xffffu) | (bf16(d.hi & 0xffffu) << 16);
-        w[2 * i + 1] = bf16(d.lo >> 16) | (bf16(d.hi >> 16) << 16);
-    }
-}
-
-// The work of one stage-1 CTA: which query row, heads and cache tokens, and where it writes.
-struct Stage1Work {
-    bool active;
-    int batch;
-    int q_row;          // global query row
-    int head0;          // first of its 16 heads
-    int64_t kv_begin;   // first slot (contiguous caches)
-    int64_t tok_begin;  // token range of this split, causal limit applied
-    int64_t tok_end;
-    int64_t partial_row;  // split path: partial row; single-split path: -1
-};
-
-template <int kTileTokens>
-MLA_DEVICE Stage1Work stage1_work(const Params& p) {
-    Stage1Work w{};
-    int id = static_cast<int>(blockIdx.x);
-    const int group = id % p.row_groups;
-    id /= p.row_groups;
-    const int split = id % p.max_splits;
-    w.batch = id / p.max_splits;
-    const int head_groups = p.num_heads / kHeadsPerCta;
-    const int t = group / head_groups;
-    w.head0 = (group % head_groups) * kHeadsPerCta;
-
-    const int q_begin = p.qo_indptr[w.batch];
-    const int q_len = p.qo_indptr[w.batch + 1] - q_begin;
-    w.kv_begin = p.kv_indptr[w.batch];
-    const int64_t kv_len = p.kv_indptr[w.batch + 1] - w.kv_begin;
-    int splits = 1;
-    int64_t tiles_per_split = (kv_len + kTileTokens - 1) / kTileTokens;
-    w.partial_row = -1;
-    if (p.split_meta != nullptr) {
-        const SplitMeta m = p.split_meta[w.batch];
-        splits = m.splits;
-        tiles_per_split = m.tiles_per_split;
-        w.partial_row = static_cast<int64_t>(m.partial_base) + static_cast<int64_t>(t) * splits + split;
-    }
-    w.active = t < q_len && split < splits;
-    w.q_row = q_begin + t;
-    // Whole tiles, spread evenly over the splits; then the causal limit of query t: it sees
-    // cache positions 0 .. kv_len - q_len + t.
-    const int64_t visible = max(int64_t{0}, kv_len - q_len + t + 1);
-    w.tok_begin = min(kv_len, split * tiles_per_split * kTileTokens);
-    w.tok_end = min(min(kv_len, w.tok_begin + tiles_per_split * kTileTokens), visible);
-    w.tok_end = max(w.tok_end, w.tok_begin);
-    return w;
-}
-
 template <KvFormat F>
-__global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(const Params p) {
-    using Cfg = Stage1Config<F>;
+__global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
+    stage1_mma16_kernel(const Params p) {
+    using Cfg = Mma16Config<F>;
     using SA = arch::ScoreAtom;
     using VA = arch::ValueAtom;
     constexpr int kW = arch::kWarpSize;
-    constexpr float kLog2e = 1.4426950408889634f;
-    constexpr float kLn2 = 0.6931471805599453f;
-    constexpr float kNegInf = -__builtin_huge_valf();
 
     extern __shared__ __align__(16) uint8_t smem[];
     uint8_t* v_tile = smem + Cfg::kOffVTile;
@@ -222,9 +135,8 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
     float* s_blockmax = reinterpret_cast<float*>(smem + Cfg::kOffBlockMax);
     float* s_qmax = reinterpret_cast<float*>(smem + Cfg::kOffQMax);
 
-    const Stage1Work work = stage1_work<Cfg::kTileTokens>(p);
+    const Stage1Work work = stage1_work<Cfg::kTileTokens, Cfg::kRows>(p);
     if (!work.active) return;  // no such query token, or no such split: nothing to write
-    const int batch = work.batch;
     const int64_t tok_begin = work.tok_begin;
     const int64_t tok_end = work.tok_end;
     const int n_tiles = static_cast<int>((tok_end - tok_begin + Cfg::kTileTokens - 1) /
@@ -243,16 +155,7 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
         if (t < n_tiles) {
             const int64_t tok = tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens + cp_row;
             const bool valid = tok < tok_end;
-            int64_t slot = 0;
-            if (valid) {
-                if (p.page_indptr == nullptr) {
-                    slot = work.kv_begin + tok;
-                } else {
-                    const int64_t page =
-                        p.page_indices[p.page_indptr[batch] + tok / p.page_size];
-                    slot = page * p.page_size + tok % p.page_size;
-                }
-            }
+            const int64_t slot = valid ? cache_slot(p, work, tok) : 0;
             uint8_t* stage = smem + (t % Cfg::kStages) * Cfg::kStageBytes;
             const uint8_t* src = p.kv + slot * p.kv_stride_bytes;
             uint8_t* dst = stage + cp_row * Cfg::kRowBytes;
@@ -328,14 +231,14 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
                         m = max(m, max(x & 0x7fffu, (x >> 16) & 0x7fffu));
                     }
                 amax[hs] = SA::reduce_max_across_row(arch::bf16_to_float(static_cast<uint16_t>(m)));
-                if (blk == 0 && kgroup == 0) s_qmax[dsplit * kHeadsPerCta + SA::head(lane, hs)] = amax[hs];
+                if (blk == 0 && kgroup == 0) s_qmax[dsplit * Cfg::kRows + SA::head(lane, hs)] = amax[hs];
             }
             __syncthreads();
 #pragma unroll
             for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
                 float row_max = 0.0f;
                 for (int d = 0; d < Cfg::kDimSplits; ++d)
-                    row_max = fmaxf(row_max, s_qmax[d * kHeadsPerCta + SA::head(lane, hs)]);
+                    row_max = fmaxf(row_max, s_qmax[d * Cfg::kRows + SA::head(lane, hs)]);
                 const int k = f16_row_scale_exponent(row_max);
                 const float up = exp2_int(k);
                 score_coef[hs] = q_coef * p.kv_scale * arch::kFp8F16Scale<Cfg::kFp8Flavor> *
@@ -378,6 +281,16 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
         for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
 #pragma unroll
             for (int i = 0; i < VA::kOAcc; ++i) o_acc[g][j][i] = 0.0f;
+
+    // Over the tile's blocks, the largest of one head's block maxima. (This variant's own layout
+    // loops stay lambdas: as always-inline functions they change clang's inlining order, and
+    // with it the gfx942 code; the PTX is the same either way.)
+    auto tile_max = [&](int head) {
+        float m = kNegInf;
+#pragma unroll
+        for (int b = 0; b < Cfg::kBlocks; ++b) m = fmaxf(m, s_blockmax[b * Cfg::kRows + head]);
+        return m;
+    };
     float m_o[VA::kOAcc];                // running max of the heads of o_acc's rows
     float m_s[SA::kHeadsPerLane];        // the same maxima for this lane's score rows
     float l_s[SA::kHeadsPerLane];        // this lane's share of the row sums
@@ -388,12 +301,6 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
         m_s[hs] = kNegInf;
         l_s[hs] = 0.0f;
     }
-    auto tile_max = [&](int head) {
-        float m = kNegInf;
-#pragma unroll
-        for (int b = 0; b < Cfg::kBlocks; ++b) m = fmaxf(m, s_blockmax[b * kHeadsPerCta + head]);
-        return m;
-    };
 
     for (int t = 0; t < n_tiles; ++t) {
         if constexpr (Cfg::kStages == 1) {
@@ -515,7 +422,7 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
 #pragma unroll
             for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
                 bmax[hs] = SA::reduce_max_across_row(bmax[hs]);
-                if (kgroup == 0) s_blockmax[blk * kHeadsPerCta + SA::head(lane, hs)] = bmax[hs];
+                if (kgroup == 0) s_blockmax[blk * Cfg::kRows + SA::head(lane, hs)] = bmax[hs];
             }
         }
         __syncthreads();
@@ -524,7 +431,7 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
 #pragma unroll
         for (int i = 0; i < VA::kOAcc; ++i) {
             const float m_new = fmaxf(m_o[i], tile_max(VA::o_head(lane, i)));
-            const float alpha = arch::fast_exp2(m_o[i] - (m_new == kNegInf ? 0.0f : m_new));
+            const float alpha = softmax_rescale(m_o[i], m_new);
             m_o[i] = m_new;
 #pragma unroll
             for (int g = 0; g < Cfg::kVGroups; ++g)
@@ -536,7 +443,7 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
 #pragma unroll
             for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
                 const float m_new = fmaxf(m_s[hs], tile_max(SA::head(lane, hs)));
-                m_use[hs] = m_new == kNegInf ? 0.0f : m_new;
+                m_use[hs] = softmax_offset(m_new);
                 l_s[hs] *= arch::fast_exp2(m_s[hs] - m_use[hs]);
                 m_s[hs] = m_new;
             }
@@ -593,29 +500,30 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
 #pragma unroll
         for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
             const float l = SA::reduce_sum_across_row(l_s[hs]);
-            if (kgroup == 0) s_blockmax[blk * kHeadsPerCta + SA::head(lane, hs)] = l;
+            if (kgroup == 0) s_blockmax[blk * Cfg::kRows + SA::head(lane, hs)] = l;
         }
     }
     __syncthreads();
     auto row_sum = [&](int head) {
         float l = 0.0f;
 #pragma unroll
-        for (int b = 0; b < Cfg::kBlocks; ++b) l += s_blockmax[b * kHeadsPerCta + head];
+        for (int b = 0; b < Cfg::kBlocks; ++b) l += s_blockmax[b * Cfg::kRows + head];
         return l;
     };
     float v_scale = 1.0f;
     if constexpr (Cfg::kKFp8) v_scale = p.kv_scale * arch::kFp8F16Scale<Cfg::kFp8Flavor>;
     if constexpr (Cfg::kVSeparate) v_scale = p.v_scale * arch::kFp8F16Scale<Cfg::kFp8Flavor>;
-    const bool single = work.partial_row < 0;
-    // This lane's values of O row `i` of its accumulators, scaled, through `convert` to dst.
-    auto store_row = [&](auto* dst, int i, float scale, auto convert) {
+    const bool single = single_split(work);
+    // This lane's values of O row `i` of its accumulators, times `scale`, into the row at dst
+    // (from this warp's first dim), in the row's type (epilogue.h, o_value).
+    auto store_row = [&](auto* dst, int i, float scale) {
 #pragma unroll
         for (int g = 0; g < Cfg::kVGroups; ++g)
 #pragma unroll
             for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
                 dst[Cfg::v_slot_to_dim(g * Cfg::VLoader::kDims +
                                        Cfg::VLoader::dim(j, VA::o_col(lane, i)))] =
-                    convert(o_acc[g][j][i] * scale);
+                    o_value(dst, o_acc[g][j][i] * scale);
     };
 #pragma unroll
     for (int i = 0; i < VA::kOAcc; ++i) {
@@ -624,26 +532,16 @@ __global__ void __launch_bounds__(Stage1Config<F>::kThreads, 1) stage1_kernel(co
         const float scale = l > 0.0f ? v_scale / l : 0.0f;
         const int dim0 = warp * Cfg::kPvDims;
         if (single) {  // the final O, bf16
-            store_row(p.o + work.q_row * p.o_stride_token + (work.head0 + head) * p.o_stride_head + dim0,
-                      i, scale, [](float x) { return arch::float_to_bf16_rne(x); });
+            store_row(final_o_row(p, work, 0, head) + dim0, i, scale);
         } else {  // this split's partial O, fp32
-            store_row(p.partial_o +
-                          (work.partial_row * p.num_heads + work.head0 + head) * kHeadDimV + dim0,
-                      i, scale, [](float x) { return x; });
+            store_row(partial_o_row(p, work, 0, head) + dim0, i, scale);
         }
     }
     if (dsplit == 0 && blk == 0 && kgroup == 0) {
 #pragma unroll
         for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
             const int head = SA::head(lane, hs);
-            const float l = row_sum(head);
-            const float lse2 = l > 0.0f ? m_s[hs] + __log2f(l) : kNegInf;
-            if (!single) {
-                p.partial_lse[work.partial_row * p.num_heads + work.head0 + head] = lse2;
-            } else if (p.lse != nullptr) {
-                p.lse[static_cast<int64_t>(work.q_row) * p.num_heads + work.head0 + head] =
-                    l > 0.0f ? lse2 * kLn2 : kNegInf;
-            }
+            store_lse(p, work, 0, head, m_s[hs], row_sum(head));
         }
     }
 }

@@ -1,0 +1,50 @@
+// The epilogue of stage 1, shared by its variants: where the O row and the LSE of a query row
+// go, and in what type.
+//   single-split path (Stage1Work::partial_row < 0): the final O (bf16, round to nearest even)
+//     and, when requested, the natural-log LSE;
+//   split path: the split's partial O (fp32, already divided by its sum) and its log2-domain
+//     LSE (-inf: the split saw no token), which the reduce (reduce.h) combines.
+// Rows are named by query token q_row + i of the CTA (i < Stage1Work::tokens) and head
+// head0 + head.
+#pragma once
+
+#include "arch/device.h"
+#include "splitkv/params.h"
+#include "splitkv/softmax.h"
+#include "splitkv/work.h"
+
+namespace mla::splitkv {
+
+MLA_DEVICE bool single_split(const Stage1Work& w) { return w.partial_row < 0; }
+
+// The row of the final O (single-split path).
+MLA_DEVICE uint16_t* final_o_row(const Params& p, const Stage1Work& w, int i, int head) {
+    return p.o + (w.q_row + i) * p.o_stride_token + (w.head0 + head) * p.o_stride_head;
+}
+
+// The row of this split's partial O (split path).
+MLA_DEVICE float* partial_o_row(const Params& p, const Stage1Work& w, int i, int head) {
+    return p.partial_o +
+           ((w.partial_row + static_cast<int64_t>(i) * w.splits) * p.num_heads + w.head0 + head) *
+               kHeadDimV;
+}
+
+// A value of O as a row of that type stores it (the pointer only picks the overload): bf16 in
+// the final O, fp32 in a partial O. Use: dst[k] = o_value(dst, x).
+MLA_DEVICE uint16_t o_value(const uint16_t*, float x) { return arch::float_to_bf16_rne(x); }
+MLA_DEVICE float o_value(const float*, float x) { return x; }
+
+// The LSE of the row from its running max m (log2 domain) and sum l.
+MLA_DEVICE void store_lse(const Params& p, const Stage1Work& w, int i, int head, float m,
+                          float l) {
+    const float lse2 = softmax_lse2(m, l);
+    if (!single_split(w)) {
+        p.partial_lse[(w.partial_row + static_cast<int64_t>(i) * w.splits) * p.num_heads +
+                      w.head0 + head] = lse2;
+    } else if (p.lse != nullptr) {
+        p.lse[static_cast<int64_t>(w.q_row + i) * p.num_heads + w.head0 + head] =
+            l > 0.0f ? lse2 * kLn2 : kNegInf;
+    }
+}
+
+}  // namespace mla::splitkv

@@ -1,0 +1,56 @@
+// The Q prologue of stage 1, shared by its variants: loading a query row as bf16 words (bf16 as
+// stored, fp8 widened exactly), and the per-row power-of-two scale that brings a row into f16
+// range for the f16 score product of an fp8 cache.
+#pragma once
+
+#include "arch/device.h"
+#include "splitkv/params.h"
+
+namespace mla::splitkv {
+
+// Power of two 2^k as a float, k in [-126, 127].
+MLA_DEVICE float exp2_int(int k) { return arch::bits_float(static_cast<uint32_t>(k + 127) << 23); }
+
+// Scale exponent that brings a row with max |value| `amax` into [2^14, 2^15): exact in f16.
+MLA_DEVICE int f16_row_scale_exponent(float amax) {
+    const int biased = static_cast<int>(arch::float_bits(amax) >> 23) & 0xff;
+    if (amax == 0.0f || biased == 0xff) return 0;  // zero row, or inf/NaN: leave it alone
+    const int e = biased - 127;                     // amax in [2^e, 2^(e+1))
+    const int k = 14 - e;
+    return k < -120 ? -120 : (k > 120 ? 120 : k);
+}
+
+// Loads kWords 32-bit words of Q as bf16 pairs (dims 2w, 2w+1 in word w), starting at element
+// `elem` of the row at `row`: bf16 as stored, fp8 codes widened exactly (the fp8 scale is
+// applied to the scores, not here). fp8 -> f16 by the cache decoder (arch/fp8.h), then f16 ->
+// fp32 -> bf16 by truncation, exact since bf16 holds every e4m3 value; one code path for both
+// flavours (they differ in the power of two only), so the prologue stays small.
+template <int kWords>
+MLA_DEVICE void load_q_bf16_words(const void* row, QFormat format, int64_t elem,
+                                  uint32_t (&w)[kWords]) {
+    if (format == QFormat::kBf16) {
+        const uint4* src = reinterpret_cast<const uint4*>(static_cast<const uint16_t*>(row) + elem);
+#pragma unroll
+        for (int i = 0; i < kWords / 4; ++i) {
+            const uint4 v = src[i];
+            w[4 * i] = v.x;
+            w[4 * i + 1] = v.y;
+            w[4 * i + 2] = v.z;
+            w[4 * i + 3] = v.w;
+        }
+        return;
+    }
+    const float up = format == QFormat::kFp8E4M3FN
+                         ? arch::kFp8F16Scale<arch::Fp8Flavor::kE4M3FN>
+                         : arch::kFp8F16Scale<arch::Fp8Flavor::kE4M3FNUZ>;
+    const uint32_t* src = reinterpret_cast<const uint32_t*>(static_cast<const uint8_t*>(row) + elem);
+    auto bf16 = [&](uint32_t f16) { return arch::float_bits(arch::f16_bits_to_float(f16) * up) >> 16; };
+#pragma unroll
+    for (int i = 0; i < kWords / 2; ++i) {  // 4 codes -> 2 words
+        const arch::Quad d = arch::decode_fp8x4(src[i]);  // lo = (c0, c2), hi = (c1, c3)
+        w[2 * i] = bf16(d.lo & 0xffffu) | (bf16(d.hi & 0xffffu) << 16);
+        w[2 * i + 1] = bf16(d.lo >> 16) | (bf16(d.hi >> 16) << 16);
+    }
+}
+
+}  // namespace mla::splitkv

@@ -1,0 +1,101 @@
+// The work contract of the split-KV family: which query rows, split and cache tokens one stage-1
+// CTA takes and where its results go. The metadata kernel (metadata.h) writes the per-element
+// split layout it reads; the reduce (reduce.h) combines the partial rows it writes.
+//
+// Rows. The query rows of a batch element are its (query token t, head h) pairs, numbered
+// r = t * num_heads + h. A stage-1 variant takes kRows rows per CTA: CTA j of an (element,
+// split) takes rows [kRows * j, kRows * j + kRows), so a launch has
+// Params::row_groups = ceil(max_q_len * num_heads / kRows) CTAs per (element, split). With
+// kRows <= kHeadGroup, a divisor of every head count, the rows of a CTA are heads of one query
+// token; a larger kRows spans part of one token's heads, or all heads of several tokens.
+//
+// Grid: blockIdx.x = (batch * max_splits + split) * row_groups + row group.
+#pragma once
+
+#include "arch/device.h"
+#include "splitkv/params.h"
+
+namespace mla::splitkv {
+
+// The work of one stage-1 CTA.
+struct Stage1Work {
+    bool active;     // false: no such rows or no such split, nothing to write
+    int batch;
+    int q_row;       // global query row (token) of the CTA's first row
+    int head0;       // head of the CTA's first row
+    int tokens;      // query tokens its rows span (1 while kRows <= kHeadGroup)
+    int splits;      // the element's splits: partial rows of consecutive tokens lie this far apart
+    int64_t kv_begin;     // first slot (contiguous caches)
+    int64_t tok_begin;    // cache tokens of this split for the CTA's last query token, causal
+    int64_t tok_end;      //   limit applied (stage1_token_end: for its other tokens)
+    int64_t visible_end;  // tokens the last query token may see (causal), before the split
+    int64_t partial_row;  // split path: partial row of token q_row; single-split path: -1
+};
+
+template <int kTileTokens, int kRows>
+MLA_DEVICE Stage1Work stage1_work(const Params& p) {
+    Stage1Work w{};
+    int id = static_cast<int>(blockIdx.x);
+    const int group = id % p.row_groups;
+    id /= p.row_groups;
+    const int split = id % p.max_splits;
+    w.batch = id / p.max_splits;
+    int t = 0;  // query token of the first row
+    if constexpr (kRows <= kHeadGroup) {
+        static_assert(kHeadGroup % kRows == 0, "kRows must divide every head count");
+        const int head_groups = p.num_heads / kRows;
+        t = group / head_groups;
+        w.head0 = (group % head_groups) * kRows;
+    } else {
+        const int64_t row0 = static_cast<int64_t>(group) * kRows;
+        t = static_cast<int>(row0 / p.num_heads);
+        w.head0 = static_cast<int>(row0 % p.num_heads);
+    }
+
+    const int q_begin = p.qo_indptr[w.batch];
+    const int q_len = p.qo_indptr[w.batch + 1] - q_begin;
+    w.kv_begin = p.kv_indptr[w.batch];
+    const int64_t kv_len = p.kv_indptr[w.batch + 1] - w.kv_begin;
+    int splits = 1;
+    int64_t tiles_per_split = (kv_len + kTileTokens - 1) / kTileTokens;
+    w.partial_row = -1;
+    if (p.split_meta != nullptr) {
+        const SplitMeta m = p.split_meta[w.batch];
+        splits = m.splits;
+        tiles_per_split = m.tiles_per_split;
+        w.partial_row = static_cast<int64_t>(m.partial_base) + static_cast<int64_t>(t) * splits + split;
+    }
+    w.splits = splits;
+    w.active = t < q_len && split < splits;
+    w.q_row = q_begin + t;
+    int t_last = t;
+    if constexpr (kRows <= kHeadGroup) {
+        w.tokens = 1;
+    } else {
+        t_last = min(q_len - 1, (w.head0 + kRows - 1) / p.num_heads + t);
+        w.tokens = t_last - t + 1;
+    }
+    // Whole tiles, spread evenly over the splits; then the causal limit of query t: it sees
+    // cache positions 0 .. kv_len - q_len + t.
+    const int64_t visible = max(int64_t{0}, kv_len - q_len + t_last + 1);
+    w.visible_end = visible;
+    w.tok_begin = min(kv_len, split * tiles_per_split * kTileTokens);
+    w.tok_end = min(min(kv_len, w.tok_begin + tiles_per_split * kTileTokens), visible);
+    w.tok_end = max(w.tok_end, w.tok_begin);
+    return w;
+}
+
+// End of the cache tokens that query token q_row + i (i < tokens) of the CTA sees in its split:
+// each earlier token sees one token less.
+MLA_DEVICE int64_t stage1_token_end(const Stage1Work& w, int i) {
+    return max(w.tok_begin, min(w.tok_end, w.visible_end - (w.tokens - 1 - i)));
+}
+
+// Cache slot of token `tok` of the CTA's element: contiguous, or through the page table.
+MLA_DEVICE int64_t cache_slot(const Params& p, const Stage1Work& w, int64_t tok) {
+    if (p.page_indptr == nullptr) return w.kv_begin + tok;
+    const int64_t page = p.page_indices[p.page_indptr[w.batch] + tok / p.page_size];
+    return page * p.page_size + tok % p.page_size;
+}
+
+}  // namespace mla::splitkv
