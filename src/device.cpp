@@ -291,7 +291,7 @@ mla_status device_plan_create(const mla_decode_params& p, DevicePlan* plan) {
                              p.num_heads,
                              splitkv::kv_traits(format).streamed_bytes,
                              tile_latency_us(format),
-                             splitkv::stage1_tile_tokens(),
+                             splitkv::stage1_shape(splitkv::Stage1Variant::kMma16).tile_tokens,
                              out.multiprocessors};
     const SplitKvPlan sp = plan_split_kv(shape, env().forced_splits);
     const int64_t grid = static_cast<int64_t>(p.batch_size) * sp.num_splits * sp.row_groups;
@@ -318,8 +318,10 @@ mla_status device_prepare(const DevicePlan& plan, const mla_decode_params& p, vo
                           size_t workspace_bytes, void* stream) {
     MLA_TRY(check_run(plan, p, workspace, workspace_bytes));
     if (plan.num_splits == 1) return MLA_STATUS_SUCCESS;  // nothing to plan on the device
-    const gpu::error_t e = splitkv::launch_split_metadata(kernel_params(plan, p, workspace),
-                                                          static_cast<gpu::stream_t>(stream));
+    const gpu::error_t e = splitkv::launch_split_metadata(
+        kernel_params(plan, p, workspace),
+        splitkv::stage1_shape(splitkv::Stage1Variant::kMma16).tile_tokens,
+        static_cast<gpu::stream_t>(stream));
     if (e != gpu::kSuccess)
         return fail(MLA_STATUS_DEVICE_ERROR, "metadata kernel launch failed: %s",
                     gpu::error_string(e));
@@ -331,7 +333,7 @@ mla_status device_run(const DevicePlan& plan, const mla_decode_params& p, void* 
     MLA_TRY(check_run(plan, p, workspace, workspace_bytes));
     if (env().debug) std::fprintf(stderr, "[mla_decode] %s\n", plan.description);
     const gpu::error_t e =
-        splitkv::launch_attention(kernel_params(plan, p, workspace),
+        splitkv::launch_attention(kernel_params(plan, p, workspace), splitkv::Stage1Variant::kMma16,
                                   value_format(static_cast<splitkv::KvFormat>(plan.kv_format), p),
                                   static_cast<gpu::stream_t>(stream));
     if (e != gpu::kSuccess)

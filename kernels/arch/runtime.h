@@ -23,6 +23,7 @@ using error_t = MLA_RT(Error_t);
 using stream_t = MLA_RT(Stream_t);
 using event_t = MLA_RT(Event_t);
 inline constexpr error_t kSuccess = MLA_RT(Success);
+inline constexpr error_t kErrorInvalidValue = MLA_RT(ErrorInvalidValue);
 
 inline const char* error_string(error_t e) { return MLA_RT(GetErrorString)(e); }
 inline error_t get_last_error() { return MLA_RT(GetLastError)(); }

@@ -1,23 +1,51 @@
-// Host-side entry points of the split-KV family, implemented in splitkv_launch.hip.
-// Includable from plain C++ (no device code).
+// Host-side entry points of the split-KV family. Includable from plain C++ (no device code).
+//   launch.hip                  the dispatch: stage-1 variant x format, then the reduce
+//   instantiations/*.hip        one small file per kernel family member: the split metadata,
+//                               the reduce, stage 1 per variant and format
 #pragma once
 
 #include "arch/runtime.h"
 #include "splitkv/params.h"
+#include "splitkv/variants.h"
 
 #if defined(MLA_HAVE_GPU_RUNTIME)
 namespace mla::splitkv {
 
-// Cache tokens per stage-1 tile on this build's architecture (the split granularity).
-int stage1_tile_tokens();
+// What a plan needs to know of a stage-1 variant in this build: query rows per CTA (work.h) and
+// cache tokens per tile (the split granularity). {0, 0}: this build has no such kernel.
+struct Stage1Shape {
+    int rows_per_cta;
+    int tile_tokens;
+};
+Stage1Shape stage1_shape(Stage1Variant variant);
 
 // Queues the split-metadata kernel (params.split_meta != nullptr), which fills split_meta and
-// row_meta from the device-resident indptrs.
-gpu::error_t launch_split_metadata(const Params& params, gpu::stream_t stream);
+// row_meta from the device-resident indptrs, in splits of whole tiles of `tile_tokens` (the
+// stage-1 variant's; invalid-value error for a tile size no variant has).
+gpu::error_t launch_split_metadata(const Params& params, int tile_tokens, gpu::stream_t stream);
 
-// Queues stage 1 (batch * max_splits * row_groups CTAs) and, on the split path
-// (split_meta != nullptr), the reduce. Returns the runtime's error for the launches.
-gpu::error_t launch_attention(const Params& params, KvFormat format, gpu::stream_t stream);
+// Queues stage 1 of `variant` for `format` (batch * max_splits * row_groups CTAs) and, on the
+// split path (split_meta != nullptr), the reduce. Returns the runtime's error for the launches
+// (invalid value for a variant or format this build does not have).
+gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFormat format,
+                              gpu::stream_t stream);
+
+// ---- per kernel (instantiations/) ------------------------------------------------------------
+gpu::error_t launch_reduce(const Params& params, gpu::stream_t stream);
+
+template <KvFormat F>
+gpu::error_t launch_stage1_mma16(const Params& params, gpu::stream_t stream);
+// Instantiated in instantiations/stage1_mma16_*.hip only (each format compiled once).
+extern template gpu::error_t launch_stage1_mma16<KvFormat::kBf16>(const Params&, gpu::stream_t);
+extern template gpu::error_t launch_stage1_mma16<KvFormat::kFp8E4M3FN>(const Params&,
+                                                                       gpu::stream_t);
+extern template gpu::error_t launch_stage1_mma16<KvFormat::kFp8E4M3FNUZ>(const Params&,
+                                                                         gpu::stream_t);
+extern template gpu::error_t launch_stage1_mma16<KvFormat::kMxfp4>(const Params&, gpu::stream_t);
+extern template gpu::error_t launch_stage1_mma16<KvFormat::kMxfp4Fp8E4M3FN>(const Params&,
+                                                                           gpu::stream_t);
+extern template gpu::error_t launch_stage1_mma16<KvFormat::kMxfp4Fp8E4M3FNUZ>(const Params&,
+                                                                             gpu::stream_t);
 
 }  // namespace mla::splitkv
 #endif

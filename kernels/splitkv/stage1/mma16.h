@@ -27,29 +27,23 @@
 #include <type_traits>
 
 #include "arch/device.h"
+#include "arch/runtime.h"
 #include "splitkv/epilogue.h"
+#include "splitkv/launch.h"
 #include "splitkv/params.h"
 #include "splitkv/q_prologue.h"
 #include "splitkv/softmax.h"
+#include "splitkv/stage1/launcher.h"
 #include "splitkv/work.h"
 
 namespace mla::splitkv {
 
-template <KvFormat F>
-struct Mma16Config : KvTraits<F> {  // the format's facts (formats.h): how K arrives, where V
-                                     // comes from, which products it feeds
-    using Fmt = KvTraits<F>;
-    using Fmt::kKFp8;
-    using Fmt::kKMxfp4;
-    using Fmt::kVSeparate;
-    using Fmt::kVFp8;
-    using Fmt::kValueMma;
-    static constexpr bool kVFromRawTile = Fmt::kVBf16;  // V multiplied from the tile as stored
-    static constexpr int kRows = 16;  // query rows per CTA: the atoms' row block, one token
-
-    // 256 threads on every architecture (8 warps of 32, 4 waves of 64), one CTA per
-    // multiprocessor; as many tiles in flight as shared memory holds, up to kMaxStages where
-    // copies are asynchronous (cp.async), one where they are plain loads.
+// The variant's shape, the same for every format: 256 threads on every architecture (8 warps of
+// 32, 4 waves of 64), one CTA per multiprocessor, 16 query rows (one token's 16 heads: the atoms'
+// row block) per CTA; as many tiles in flight as shared memory holds, up to kMaxStages where
+// copies are asynchronous (cp.async), one where they are plain loads.
+struct Mma16Shape {
+    static constexpr int kRows = 16;
     static constexpr int kThreads = 256;
     static constexpr int kWarps = kThreads / arch::kWarpSize;
     static constexpr int kMaxStages = arch::kAsyncCopies ? 3 : 1;
@@ -57,6 +51,19 @@ struct Mma16Config : KvTraits<F> {  // the format's facts (formats.h): how K arr
     static constexpr int kDimSplits = 2;
     static constexpr int kBlocks = kWarps / kDimSplits;  // 16-token blocks per tile
     static constexpr int kTileTokens = 16 * kBlocks;
+};
+
+// The configuration for one format: the shape, plus the format's facts (formats.h: how K
+// arrives, where V comes from, which products it feeds) and the shared-memory plan.
+template <KvFormat F>
+struct Mma16Config : Mma16Shape, KvTraits<F> {
+    using Fmt = KvTraits<F>;
+    using Fmt::kKFp8;
+    using Fmt::kKMxfp4;
+    using Fmt::kVSeparate;
+    using Fmt::kVFp8;
+    using Fmt::kValueMma;
+    static constexpr bool kVFromRawTile = Fmt::kVBf16;  // V multiplied from the tile as stored
 
     // K bytes of a cache row, and what one lane loads of a row per chunk: kLoadBytes holding kE
     // contiguous elements; a chunk spans the kKGroups lanes of a row, i.e. kChunkDims dims =
@@ -544,6 +551,17 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
             store_lse(p, work, 0, head, m_s[hs], row_sum(head));
         }
     }
+}
+
+// The launcher, instantiated per format in instantiations/stage1_mma16_*.hip.
+template <KvFormat F>
+gpu::error_t launch_stage1_mma16(const Params& params, gpu::stream_t stream) {
+    using Cfg = Mma16Config<F>;
+    static std::atomic<bool> prepared[kMaxDevices];
+    const gpu::error_t e = set_shared_bytes_once(stage1_mma16_kernel<F>, Cfg::kSmemBytes, prepared);
+    if (e != gpu::kSuccess) return e;
+    stage1_mma16_kernel<F><<<stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
+    return gpu::get_last_error();
 }
 
 }  // namespace mla::splitkv

@@ -1,0 +1,14 @@
+// The split-KV reduce (launch.h): one warp per (query row, head, slice of the 512 dims).
+#include "splitkv/launch.h"
+#include "splitkv/reduce.h"
+
+namespace mla::splitkv {
+
+gpu::error_t launch_reduce(const Params& params, gpu::stream_t stream) {
+    const int64_t units = static_cast<int64_t>(params.total_q) * params.num_heads * kReduceSlices;
+    const unsigned grid = static_cast<unsigned>((units + kReduceWarps - 1) / kReduceWarps);
+    reduce_kernel<<<grid, kReduceWarps * arch::kWarpSize, 0, stream>>>(params);
+    return gpu::get_last_error();
+}
+
+}  // namespace mla::splitkv

@@ -1,0 +1,51 @@
+// The host dispatch of the split-KV family: the shape of each stage-1 variant in this build,
+// and stage 1 by variant and format, then the reduce. The kernels themselves are compiled in
+// instantiations/ (launch.h declares them).
+#include "splitkv/launch.h"
+
+#include "splitkv/stage1/mma16.h"  // Mma16Shape (its launchers are extern templates here)
+
+namespace mla::splitkv {
+namespace {
+
+gpu::error_t launch_mma16(const Params& params, KvFormat format, gpu::stream_t stream) {
+    switch (format) {
+        case KvFormat::kBf16: return launch_stage1_mma16<KvFormat::kBf16>(params, stream);
+        case KvFormat::kFp8E4M3FN: return launch_stage1_mma16<KvFormat::kFp8E4M3FN>(params, stream);
+        case KvFormat::kFp8E4M3FNUZ:
+            return launch_stage1_mma16<KvFormat::kFp8E4M3FNUZ>(params, stream);
+        case KvFormat::kMxfp4: return launch_stage1_mma16<KvFormat::kMxfp4>(params, stream);
+        case KvFormat::kMxfp4Fp8E4M3FN:
+            return launch_stage1_mma16<KvFormat::kMxfp4Fp8E4M3FN>(params, stream);
+        case KvFormat::kMxfp4Fp8E4M3FNUZ:
+            return launch_stage1_mma16<KvFormat::kMxfp4Fp8E4M3FNUZ>(params, stream);
+    }
+    return gpu::kErrorInvalidValue;
+}
+
+}  // namespace
+
+Stage1Shape stage1_shape(Stage1Variant variant) {
+    switch (variant) {
+        case Stage1Variant::kMma16: return {Mma16Shape::kRows, Mma16Shape::kTileTokens};
+        case Stage1Variant::kWgmma: break;  // not in this build
+    }
+    return {0, 0};
+}
+
+gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFormat format,
+                              gpu::stream_t stream) {
+    gpu::error_t e = gpu::kErrorInvalidValue;
+    switch (variant) {
+        case Stage1Variant::kMma16: e = launch_mma16(params, format, stream); break;
+        case Stage1Variant::kWgmma:
+            // No wgmma kernel is built yet; plans never choose it (stage1_can_serve,
+            // src/stage1_select.cpp), so this is not reached.
+            e = gpu::kErrorInvalidValue;
+            break;
+    }
+    if (e != gpu::kSuccess || params.split_meta == nullptr) return e;
+    return launch_reduce(params, stream);
+}
+
+}  // namespace mla::splitkv
