@@ -38,6 +38,40 @@ inline error_t multiprocessor_count(int* n, int dev) {
     return hipDeviceGetAttribute(n, hipDeviceAttributeMultiprocessorCount, dev);
 #endif
 }
+// Compute capability of device `dev` (NVIDIA; HIP reports a stand-in on AMD, 9.4 for gfx942).
+inline error_t compute_capability(int* major, int* minor, int dev) {
+#if defined(MLA_BACKEND_CUDA)
+    const error_t e = cudaDeviceGetAttribute(major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (e != kSuccess) return e;
+    return cudaDeviceGetAttribute(minor, cudaDevAttrComputeCapabilityMinor, dev);
+#else
+    const error_t e = hipDeviceGetAttribute(major, hipDeviceAttributeComputeCapabilityMajor, dev);
+    if (e != kSuccess) return e;
+    return hipDeviceGetAttribute(minor, hipDeviceAttributeComputeCapabilityMinor, dev);
+#endif
+}
+// Shared memory one block may use on device `dev`, bytes: NVIDIA's opt-in limit (what a kernel
+// gets after raising its dynamic limit); on AMD the LDS per workgroup (there is no opt-in).
+inline error_t max_shared_bytes_per_block(int* n, int dev) {
+#if defined(MLA_BACKEND_CUDA)
+    return cudaDeviceGetAttribute(n, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+#else
+    return hipDeviceGetAttribute(n, hipDeviceAttributeMaxSharedMemoryPerBlock, dev);
+#endif
+}
+#if defined(MLA_BACKEND_HIP)
+// The AMD architecture name of device `dev` (gcnArchName, e.g. "gfx942:sramecc+:xnack-"),
+// NUL-terminated and truncated to `bytes`.
+inline error_t gcn_arch_name(char* name, size_t bytes, int dev) {
+    hipDeviceProp_t prop;
+    const error_t e = hipGetDeviceProperties(&prop, dev);
+    if (e != kSuccess || bytes == 0) return e;
+    size_t i = 0;
+    for (; i + 1 < bytes && prop.gcnArchName[i] != '\0'; ++i) name[i] = prop.gcnArchName[i];
+    name[i] = '\0';
+    return e;
+}
+#endif
 inline error_t l2_cache_bytes(int* n, int dev) {
 #if defined(MLA_BACKEND_CUDA)
     return cudaDeviceGetAttribute(n, cudaDevAttrL2CacheSize, dev);

@@ -1,0 +1,74 @@
+#include "device_info.h"
+
+#include <cstdio>
+#include <mutex>
+
+#include "arch/runtime.h"
+#include "error.h"
+
+namespace mla {
+
+#if defined(MLA_HAVE_GPU_RUNTIME)
+
+namespace {
+
+// The attributes of device `dev` (everything but the ordinal checks).
+mla_status query(int dev, DeviceInfo* info) {
+    info->device = dev;
+    gpu::error_t e = gpu::multiprocessor_count(&info->multiprocessors, dev);
+    if (e != gpu::kSuccess || info->multiprocessors <= 0)
+        return fail(MLA_STATUS_DEVICE_ERROR, "querying the multiprocessor count failed: %s",
+                    gpu::error_string(e));
+    e = gpu::compute_capability(&info->cc_major, &info->cc_minor, dev);
+    if (e == gpu::kSuccess)
+        e = gpu::max_shared_bytes_per_block(&info->max_shared_bytes_per_block, dev);
+#if defined(MLA_BACKEND_HIP)
+    info->amd = true;
+    if (e == gpu::kSuccess) e = gpu::gcn_arch_name(info->arch_name, sizeof(info->arch_name), dev);
+#else
+    std::snprintf(info->arch_name, sizeof(info->arch_name), "sm_%d%d", info->cc_major,
+                  info->cc_minor);
+#endif
+    if (e != gpu::kSuccess)
+        return fail(MLA_STATUS_DEVICE_ERROR, "querying the device architecture failed: %s",
+                    gpu::error_string(e));
+    return MLA_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+mla_status current_device_info(DeviceInfo* info) {
+    int devices = 0;
+    gpu::error_t e = gpu::device_count(&devices);
+    if (e != gpu::kSuccess || devices <= 0)
+        return fail(MLA_STATUS_NO_DEVICE, "no GPU device available (the runtime says: %s)",
+                    e != gpu::kSuccess ? gpu::error_string(e) : "0 devices");
+    int dev = 0;
+    e = gpu::get_device(&dev);
+    if (e != gpu::kSuccess)
+        return fail(MLA_STATUS_DEVICE_ERROR, "getting the current device failed: %s",
+                    gpu::error_string(e));
+    constexpr int kMaxCached = 64;
+    static std::mutex mutex;
+    static DeviceInfo cached[kMaxCached];
+    const bool cacheable = dev >= 0 && dev < kMaxCached;
+    if (cacheable) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (cached[dev].device == dev) {
+            *info = cached[dev];
+            return MLA_STATUS_SUCCESS;
+        }
+    }
+    DeviceInfo fresh;
+    MLA_TRY(query(dev, &fresh));
+    if (cacheable) {
+        std::lock_guard<std::mutex> lock(mutex);
+        cached[dev] = fresh;
+    }
+    *info = fresh;
+    return MLA_STATUS_SUCCESS;
+}
+
+#endif
+
+}  // namespace mla

@@ -1,0 +1,57 @@
+#include "kernel_params.h"
+
+#include <cstdint>
+
+#include "validate.h"
+
+namespace mla {
+
+splitkv::Params kernel_params(const DevicePlan& plan, const mla_decode_params& p, void* workspace) {
+    splitkv::Params k{};
+    k.q = p.q;
+    k.q_format = p.q_dtype == MLA_DTYPE_FP8_E4M3FN     ? splitkv::QFormat::kFp8E4M3FN
+                 : p.q_dtype == MLA_DTYPE_FP8_E4M3FNUZ ? splitkv::QFormat::kFp8E4M3FNUZ
+                                                       : splitkv::QFormat::kBf16;
+    k.q_scale = p.q_dtype == MLA_DTYPE_BF16 ? 1.0f : p.q_scale;
+    k.q_stride_token = p.q_stride_token;
+    k.q_stride_head = p.q_stride_head;
+    k.kv = static_cast<const uint8_t*>(p.kv_cache);
+    k.kv_stride_bytes = p.kv_stride_slot * dtype_storage_bytes(p.kv_dtype);
+    k.kv_scale = is_fp8(p.kv_dtype) ? p.kv_scale : 1.0f;
+    k.kv_scales = p.kv_block_scales;
+    k.kv_scale_stride = p.kv_block_scale_stride;
+    const uintptr_t scales = reinterpret_cast<uintptr_t>(p.kv_block_scales);
+    const int64_t stride = p.kv_block_scale_stride;
+    k.scale_copy = (scales % 16 == 0 && stride % 16 == 0)  ? splitkv::ScaleCopy::k16Bytes
+                   : (scales % 4 == 0 && stride % 4 == 0) ? splitkv::ScaleCopy::k4Bytes
+                                                          : splitkv::ScaleCopy::kBytes;
+    k.v = static_cast<const uint8_t*>(p.v_cache);
+    k.v_stride_bytes = p.v_stride_slot;
+    k.v_scale = p.v_scale;
+    k.qo_indptr = p.qo_indptr;
+    k.kv_indptr = p.kv_indptr;
+    k.page_indptr = p.kv_page_indptr;
+    k.page_indices = p.kv_page_indices;
+    k.page_size = p.page_size;
+    k.batch = p.batch_size;
+    k.total_q = p.total_q;
+    k.num_heads = p.num_heads;
+    k.row_groups = plan.row_groups;
+    k.max_splits = plan.num_splits;
+    k.tiles_per_split = plan.tiles_per_split;
+    k.sm_scale = p.sm_scale;
+    char* ws = static_cast<char*>(workspace);
+    if (plan.num_splits > 1) {
+        k.split_meta = reinterpret_cast<splitkv::SplitMeta*>(ws + plan.split_meta_offset);
+        k.row_meta = reinterpret_cast<splitkv::RowMeta*>(ws + plan.row_meta_offset);
+        k.partial_o = reinterpret_cast<float*>(ws + plan.partial_o_offset);
+        k.partial_lse = reinterpret_cast<float*>(ws + plan.partial_lse_offset);
+    }
+    k.o = static_cast<uint16_t*>(p.o);
+    k.o_stride_token = p.o_stride_token;
+    k.o_stride_head = p.o_stride_head;
+    k.lse = p.lse;
+    return k;
+}
+
+}  // namespace mla
