@@ -263,8 +263,12 @@ MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, si
  * GPU paths of this release: every valid problem with o_dtype BF16: num_heads 16, 32, 64, 128;
  * any q_len (causal, mixed through qo_indptr); q_dtype BF16 or FP8; kv_dtype BF16, FP8_E4M3FN,
  * FP8_E4M3FNUZ or MXFP4 (V from the MXFP4 rows, or from an FP8 v_cache); contiguous or paged.
- * The route (single-split, or split-KV with metadata + reduce) and split count come from a cost
- * model of the device; MLA_DECODE_DEBUG=1 prints them (see mla_decode_plan_describe).
+ * The route (single-split, or split-KV with metadata + reduce), the stage-1 kernel ("variant")
+ * and the split count come from a cost model of the device; MLA_DECODE_DEBUG=1 prints them (see
+ * mla_decode_plan_describe). Debugging switch: the environment variable MLA_DECODE_STAGE1=<name>
+ * (mma16, wgmma) forces a stage-1 variant wherever it can serve the problem on the device and
+ * build (elsewhere the plan keeps its own and its description says why); an unknown name makes
+ * every call that makes a plan fail with INVALID_VALUE.
  * Numerics: scores and O accumulate in fp32 over exactly decoded cache values (bf16; fp8 in
  * f16; MXFP4 with its block scale in bf16); Q keeps its value (bf16, or fp8 widened exactly;
  * against an fp8 cache it is scaled by a power of two per head into f16, so only elements below
@@ -341,9 +345,10 @@ MLA_API mla_status mla_decode_plan_workspace_size(const mla_decode_plan* plan, s
 
 /*
  * Write a one-line, NUL-terminated description of the plan's route and the reason it was
- * chosen (path, split count, predicted time, device compute units) into buffer, truncated to
- * buffer_bytes. The same line is printed to stderr for every call when the environment
- * variable MLA_DECODE_DEBUG=1 is set.
+ * chosen (path, stage-1 variant with its rows per CTA and tile, split count, predicted time,
+ * device compute units, what the environment forced) into buffer, truncated to buffer_bytes.
+ * The same line is printed to stderr for every call when the environment variable
+ * MLA_DECODE_DEBUG=1 is set.
  * Returns: SUCCESS; NULL_POINTER (plan or buffer NULL); INVALID_SIZE (buffer_bytes 0).
  */
 MLA_API mla_status mla_decode_plan_describe(const mla_decode_plan* plan, char* buffer,

@@ -49,6 +49,8 @@ namespace {
 // Environment switches, read once:
 //   MLA_DECODE_DEBUG=1          print each call's route, plan and the reason to stderr
 //   MLA_DECODE_NUM_SPLITS=<n>   force the split count (calibration of the cost model)
+//   MLA_DECODE_STAGE1=<name>    force a stage-1 variant (mma16, wgmma) where it can serve; an
+//                               unknown name fails plan creation (stage1_select.h)
 struct EnvSwitches {
     bool debug = false;
     PlanOptions plan;
@@ -57,11 +59,20 @@ struct EnvSwitches {
         debug = d != nullptr && d[0] != '\0' && std::strcmp(d, "0") != 0;
         const char* s = std::getenv("MLA_DECODE_NUM_SPLITS");
         if (s != nullptr) plan.forced_splits = std::atoi(s);
+        plan.stage1 = parse_stage1_request(std::getenv("MLA_DECODE_STAGE1"));
     }
 };
 const EnvSwitches& env() {
     static const EnvSwitches switches;
     return switches;
+}
+
+// The options every new plan is made with; an unknown MLA_DECODE_STAGE1 fails here, before the
+// device is looked at.
+mla_status plan_options(const PlanOptions** options) {
+    MLA_TRY(check_stage1_request(env().plan.stage1));
+    *options = &env().plan;
+    return MLA_STATUS_SUCCESS;
 }
 
 // The stage-1 kernel for a run: an MXFP4 plan with an fp8 v_cache takes its fp8-V variant.
@@ -97,9 +108,11 @@ mla_status check_run(const DevicePlan& plan, const mla_decode_params& p, void* w
 }  // namespace
 
 mla_status device_plan_create(const mla_decode_params& p, DevicePlan* plan) {
+    const PlanOptions* options = nullptr;
+    MLA_TRY(plan_options(&options));
     DeviceInfo device;
     MLA_TRY(current_device_info(&device));
-    return plan_create(p, device, env().plan, plan);
+    return plan_create(p, device, *options, plan);
 }
 
 mla_status device_prepare(const DevicePlan& plan, const mla_decode_params& p, void* workspace,
@@ -107,9 +120,7 @@ mla_status device_prepare(const DevicePlan& plan, const mla_decode_params& p, vo
     MLA_TRY(check_run(plan, p, workspace, workspace_bytes));
     if (plan.num_splits == 1) return MLA_STATUS_SUCCESS;  // nothing to plan on the device
     const gpu::error_t e = splitkv::launch_split_metadata(
-        kernel_params(plan, p, workspace),
-        splitkv::stage1_shape(splitkv::Stage1Variant::kMma16).tile_tokens,
-        static_cast<gpu::stream_t>(stream));
+        kernel_params(plan, p, workspace), plan.tile_tokens, static_cast<gpu::stream_t>(stream));
     if (e != gpu::kSuccess)
         return fail(MLA_STATUS_DEVICE_ERROR, "metadata kernel launch failed: %s",
                     gpu::error_string(e));
@@ -120,26 +131,30 @@ mla_status device_run(const DevicePlan& plan, const mla_decode_params& p, void* 
                       size_t workspace_bytes, void* stream) {
     MLA_TRY(check_run(plan, p, workspace, workspace_bytes));
     if (env().debug) std::fprintf(stderr, "[mla_decode] %s\n", plan.description);
-    const gpu::error_t e =
-        splitkv::launch_attention(kernel_params(plan, p, workspace), splitkv::Stage1Variant::kMma16,
-                                  value_format(static_cast<splitkv::KvFormat>(plan.kv_format), p),
-                                  static_cast<gpu::stream_t>(stream));
+    const gpu::error_t e = splitkv::launch_attention(
+        kernel_params(plan, p, workspace), static_cast<splitkv::Stage1Variant>(plan.variant),
+        value_format(static_cast<splitkv::KvFormat>(plan.kv_format), p),
+        static_cast<gpu::stream_t>(stream));
     if (e != gpu::kSuccess)
         return fail(MLA_STATUS_DEVICE_ERROR, "kernel launch failed: %s", gpu::error_string(e));
     return MLA_STATUS_SUCCESS;
 }
 
 mla_status device_workspace_size(const mla_decode_params& p, size_t* bytes) {
+    const PlanOptions* options = nullptr;
+    MLA_TRY(plan_options(&options));
     DevicePlan plan;
-    MLA_TRY(cached_plan(p, env().plan, &plan));
+    MLA_TRY(cached_plan(p, *options, &plan));
     *bytes = plan.workspace_bytes;
     return MLA_STATUS_SUCCESS;
 }
 
 mla_status device_decode(const mla_decode_params& p, void* workspace, size_t workspace_bytes,
                          void* stream) {
+    const PlanOptions* options = nullptr;
+    MLA_TRY(plan_options(&options));
     DevicePlan plan;
-    MLA_TRY(cached_plan(p, env().plan, &plan));
+    MLA_TRY(cached_plan(p, *options, &plan));
     MLA_TRY(device_prepare(plan, p, workspace, workspace_bytes, stream));
     return device_run(plan, p, workspace, workspace_bytes, stream);
 }

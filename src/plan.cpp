@@ -29,6 +29,40 @@ PlanKey key_of(const mla_decode_params& p, int device) {
     return k;
 }
 
+void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* stage1_note) {
+    const PlanKey& k = plan->key;
+    const char* kv = splitkv::kv_traits(static_cast<splitkv::KvFormat>(plan->kv_format)).name;
+    const char* variant =
+        splitkv::stage1_variant_name(static_cast<splitkv::Stage1Variant>(plan->variant));
+    const int64_t ctas = static_cast<int64_t>(k.batch_size) * plan->num_splits * plan->row_groups;
+    const char* forced = options.forced_splits > 0 ? ", forced by MLA_DECODE_NUM_SPLITS" : "";
+    const bool note = stage1_note != nullptr && stage1_note[0] != '\0';
+    char head[160];
+    std::snprintf(head, sizeof(head),
+                  "route=%s variant=%s rows/cta=%d tile=%d splits=%d kv=%s batch=%d q_len<=%d "
+                  "heads=%d kv_len<=%d",
+                  plan->num_splits == 1 ? "single_split" : "split_kv", variant,
+                  plan->rows_per_cta, plan->tile_tokens, plan->num_splits, kv, k.batch_size,
+                  k.max_q_len, k.num_heads, k.max_kv_len);
+    if (plan->num_splits == 1) {
+        std::snprintf(plan->description, sizeof(plan->description),
+                      "%s: stage 1 writes O directly, %lld CTAs (%d row groups) on %d compute "
+                      "units; splitting does not pay (cost model %.1f us%s)%s%s",
+                      head, static_cast<long long>(ctas), plan->row_groups,
+                      plan->multiprocessors, plan->predicted_us, forced, note ? "; " : "",
+                      note ? stage1_note : "");
+    } else {
+        std::snprintf(plan->description, sizeof(plan->description),
+                      "%s: metadata + stage 1 (%d splits of %d tiles, %lld CTAs, %d row groups) "
+                      "+ LSE reduce on %d compute units (cost model %.1f us%s), workspace %zu "
+                      "B%s%s",
+                      head, plan->num_splits, plan->tiles_per_split,
+                      static_cast<long long>(ctas), plan->row_groups, plan->multiprocessors,
+                      plan->predicted_us, forced, plan->workspace_bytes, note ? "; " : "",
+                      note ? stage1_note : "");
+    }
+}
+
 #if defined(MLA_HAVE_GPU_RUNTIME)
 
 namespace {
@@ -47,10 +81,11 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 }
 
 // Stage-1 time per 64-token tile and CTA when latency bound, per kernel: measured on the H200
-// (132 SMs) with bench/split_sweep.sh, where it is the same with 4 or 256 CTAs resident (fp8
-// 2.4 us, bf16 3.25, MXFP4 3.3, MXFP4-K/fp8-V 4.3). Not yet measured on AMD: the same figures
-// stand in there.
-double tile_latency_us(splitkv::KvFormat f) {
+// (132 SMs) with bench/split_sweep.sh for mma16, where it is the same with 4 or 256 CTAs
+// resident (fp8 2.4 us, bf16 3.25, MXFP4 3.3, MXFP4-K/fp8-V 4.3). Not yet measured on AMD, nor
+// for other variants: the same figures stand in there.
+double tile_latency_us(splitkv::Stage1Variant variant, splitkv::KvFormat f) {
+    (void)variant;
     switch (f) {
         case splitkv::KvFormat::kBf16: return 3.25;
         case splitkv::KvFormat::kFp8E4M3FN:
@@ -60,58 +95,45 @@ double tile_latency_us(splitkv::KvFormat f) {
     }
 }
 
-void describe(DevicePlan* plan, splitkv::KvFormat format, const PlanOptions& options) {
-    const PlanKey& k = plan->key;
-    const char* kv = splitkv::kv_traits(format).name;
-    const int64_t ctas = static_cast<int64_t>(k.batch_size) * plan->num_splits * plan->row_groups;
-    if (plan->num_splits == 1) {
-        std::snprintf(plan->description, sizeof(plan->description),
-                      "route=single_split kv=%s batch=%d q_len<=%d heads=%d kv_len<=%d: stage 1 "
-                      "writes O directly, %lld CTAs (%d row groups) on %d compute units; "
-                      "splitting does not pay (cost model %.1f us%s)",
-                      kv, k.batch_size, k.max_q_len, k.num_heads, k.max_kv_len,
-                      static_cast<long long>(ctas), plan->row_groups, plan->multiprocessors,
-                      plan->predicted_us,
-                      options.forced_splits > 0 ? ", forced by MLA_DECODE_NUM_SPLITS" : "");
-    } else {
-        std::snprintf(plan->description, sizeof(plan->description),
-                      "route=split_kv kv=%s batch=%d q_len<=%d heads=%d kv_len<=%d: metadata + "
-                      "stage 1 (%d splits of %d tiles, %lld CTAs, %d row groups) + LSE reduce on "
-                      "%d compute units (cost model %.1f us%s), workspace %zu B",
-                      kv, k.batch_size, k.max_q_len, k.num_heads, k.max_kv_len,
-                      plan->num_splits, plan->tiles_per_split, static_cast<long long>(ctas),
-                      plan->row_groups, plan->multiprocessors, plan->predicted_us,
-                      options.forced_splits > 0 ? ", forced by MLA_DECODE_NUM_SPLITS" : "",
-                      plan->workspace_bytes);
-    }
-}
-
 }  // namespace
 
 mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
                        const PlanOptions& options, DevicePlan* plan) {
     splitkv::KvFormat format = splitkv::KvFormat::kBf16;
     MLA_TRY(gpu_kv_format(p, &format));
+    const Stage1Choice choice = choose_stage1_variant(
+        options.stage1, Stage1Problem{format, p.num_heads, p.max_q_len, p.q_dtype}, device);
+    const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(choice.variant);
+    if (stage1.rows_per_cta <= 0 || stage1.tile_tokens <= 0)
+        return fail(MLA_STATUS_INTERNAL_ERROR,
+                    "stage-1 variant %s was chosen but this build has no shape for it "
+                    "(splitkv::stage1_shape)",
+                    splitkv::stage1_variant_name(choice.variant));
     DevicePlan out;
     out.multiprocessors = device.multiprocessors;
     out.key = key_of(p, device.device);
     out.kv_format = static_cast<int>(format);
-    const SplitKvShape shape{p.batch_size,
-                             p.total_q,
-                             p.max_q_len,
-                             p.max_kv_len,
-                             p.num_heads,
-                             splitkv::kv_traits(format).streamed_bytes,
-                             tile_latency_us(format),
-                             splitkv::stage1_shape(splitkv::Stage1Variant::kMma16).tile_tokens,
-                             out.multiprocessors};
+    out.variant = static_cast<int>(choice.variant);
+    out.rows_per_cta = stage1.rows_per_cta;
+    out.tile_tokens = stage1.tile_tokens;
+    SplitKvShape shape;
+    shape.batch_size = p.batch_size;
+    shape.total_q = p.total_q;
+    shape.max_q_len = p.max_q_len;
+    shape.max_kv_len = p.max_kv_len;
+    shape.num_heads = p.num_heads;
+    shape.kv_row_bytes = splitkv::kv_traits(format).streamed_bytes;
+    shape.tile_latency_us = tile_latency_us(choice.variant, format);
+    shape.tile_tokens = stage1.tile_tokens;
+    shape.rows_per_cta = stage1.rows_per_cta;
+    shape.multiprocessors = out.multiprocessors;
     const SplitKvPlan sp = plan_split_kv(shape, options.forced_splits);
     const int64_t grid = static_cast<int64_t>(p.batch_size) * sp.num_splits * sp.row_groups;
     if (grid > 0x7fffffff)
         return fail(MLA_STATUS_UNSUPPORTED,
-                    "GPU path: batch_size %d x max_q_len %d x num_heads/16 needs %lld CTAs, more "
-                    "than one launch holds",
-                    p.batch_size, p.max_q_len, static_cast<long long>(grid));
+                    "GPU path: batch_size %d x max_q_len %d x num_heads / %d rows per CTA needs "
+                    "%lld CTAs, more than one launch holds",
+                    p.batch_size, p.max_q_len, stage1.rows_per_cta, static_cast<long long>(grid));
     out.num_splits = sp.num_splits;
     out.tiles_per_split = sp.tiles_per_split;
     out.row_groups = sp.row_groups;
@@ -121,7 +143,7 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     out.partial_lse_offset = sp.partial_lse_offset;
     out.workspace_bytes = sp.workspace_bytes;
     out.predicted_us = sp.predicted_us;
-    describe(&out, format, options);
+    describe_plan(&out, options, choice.note);
     *plan = out;
     return MLA_STATUS_SUCCESS;
 }

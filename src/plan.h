@@ -9,6 +9,7 @@
 
 #include "device_info.h"
 #include "mla_decode.h"
+#include "stage1_select.h"
 
 namespace mla {
 
@@ -24,6 +25,9 @@ struct PlanKey {
 struct DevicePlan {
     PlanKey key;
     int kv_format = 0;        // splitkv::KvFormat of the key stream (MXFP4: V per run)
+    int variant = 0;          // splitkv::Stage1Variant of stage 1
+    int rows_per_cta = 16;    // query rows one stage-1 CTA serves (the variant's)
+    int tile_tokens = 64;     // cache tokens per stage-1 tile: the split granularity
     int multiprocessors = 0;
     int num_splits = 1;       // max splits per element; 1 = the single-split path
     int tiles_per_split = 1;
@@ -31,18 +35,25 @@ struct DevicePlan {
     size_t split_meta_offset = 0, row_meta_offset = 0, partial_o_offset = 0,
            partial_lse_offset = 0, workspace_bytes = 0;
     double predicted_us = 0.0;
-    char description[320] = {};
+    char description[512] = {};
 };
 
 // What the caller's environment asks of plans (device.cpp reads it once).
 struct PlanOptions {
     int forced_splits = 0;  // > 0: this split count (MLA_DECODE_NUM_SPLITS)
+    Stage1Request stage1;   // a forced stage-1 variant (MLA_DECODE_STAGE1)
 };
 
 PlanKey key_of(const mla_decode_params& p, int device);
 
-// A plan for `p` (validated with ValidateFor::kWorkspaceQuery) on `device`. GPU builds only.
+// A plan for `p` (validated with ValidateFor::kWorkspaceQuery) on `device`; expects
+// check_stage1_request(options.stage1) == SUCCESS. GPU builds only.
 mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
                        const PlanOptions& options, DevicePlan* plan);
+
+// Writes plan->description from the plan's fields: route, stage-1 variant, rows per CTA, tile,
+// splits, format, shape, CTAs and compute units, the cost model's estimate and what the
+// environment forced; `stage1_note` (choose_stage1_variant's, may be "") is appended.
+void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* stage1_note);
 
 }  // namespace mla

@@ -30,7 +30,12 @@ int64_t tiles_of(const SplitKvShape& s) {
     return std::max<int64_t>(1, (static_cast<int64_t>(s.max_kv_len) + s.tile_tokens - 1) / s.tile_tokens);
 }
 
-int row_groups_of(const SplitKvShape& s) { return std::max(1, s.max_q_len) * std::max(1, s.num_heads / 16); }
+// The query rows of an element (max_q_len tokens x heads) over the rows one CTA serves.
+int row_groups_of(const SplitKvShape& s) {
+    const int64_t rows = static_cast<int64_t>(std::max(1, s.max_q_len)) * s.num_heads;
+    const int64_t per_cta = std::max(1, s.rows_per_cta);
+    return static_cast<int>(std::max<int64_t>(1, (rows + per_cta - 1) / per_cta));
+}
 
 }  // namespace
 

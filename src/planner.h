@@ -9,7 +9,7 @@
 
 namespace mla {
 
-struct SplitKvShape {  // (field order is used by aggregate initialization in device.cpp)
+struct SplitKvShape {
     int batch_size = 0;
     int total_q = 0;
     int max_q_len = 1;
@@ -20,12 +20,14 @@ struct SplitKvShape {  // (field order is used by aggregate initialization in de
                                    // path when not bandwidth bound), per kernel format
     int tile_tokens = 64;      // cache rows per stage-1 tile (the split granularity)
     int multiprocessors = 0;   // SMs / CUs of the device; one stage-1 CTA is resident per unit
+    int rows_per_cta = 16;     // query rows a stage-1 CTA serves (the variant's; splitkv/work.h)
 };
 
 struct SplitKvPlan {
     int num_splits = 1;        // 1: the single-split path (no metadata, no reduce)
     int tiles_per_split = 1;   // for an element of max_kv_len tokens
-    int row_groups = 1;        // stage-1 CTAs per (element, split): max_q_len * heads / 16
+    int row_groups = 1;        // stage-1 CTAs per (element, split): ceil(max_q_len * heads /
+                               // rows_per_cta)
     size_t split_meta_offset = 0;   // workspace bytes: SplitMeta [batch]
     size_t row_meta_offset = 0;     // RowMeta [total_q]
     size_t partial_o_offset = 0;    // fp32 [total_q * splits][heads][512]

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <ostream>
@@ -696,6 +697,30 @@ TEST(GpuPlanApi, DescribeWritesOneTruncatableLine) {
         char one = 'x';
         ASSERT_EQ(mla_decode_plan_describe(plan.get(), &one, 1), MLA_STATUS_SUCCESS);
         EXPECT_EQ(one, '\0');
+    }
+}
+
+// The description names the plan's stage-1 variant with its rows per CTA and tile; under
+// MLA_DECODE_STAGE1=<name> (the suite's .stage1_<name> registration) it is that variant, or the
+// line says why it is not available here.
+TEST(GpuPlanApi, DescribeNamesTheStage1Variant) {
+    SKIP_WITHOUT_GPU();
+    const HostProblem host = make_problem(make_spec(kFp8Fn, 128, {4096, 4096}, {2, 1}));
+    Plan plan;
+    ASSERT_EQ(plan.create(host.host_params(nullptr, MLA_DTYPE_BF16, nullptr)), MLA_STATUS_SUCCESS)
+        << mla_last_error_message();
+    const std::string line = plan.describe();
+    std::printf("[ route    ] %s\n", line.c_str());
+    EXPECT_NE(line.find(" variant="), std::string::npos) << line;
+    EXPECT_NE(line.find(" rows/cta="), std::string::npos) << line;
+    EXPECT_NE(line.find(" tile="), std::string::npos) << line;
+    const char* forced = std::getenv("MLA_DECODE_STAGE1");
+    if (forced != nullptr && forced[0] != '\0') {
+        const std::string name = forced;
+        EXPECT_TRUE(line.find(" variant=" + name + " ") != std::string::npos ||
+                    line.find("MLA_DECODE_STAGE1=" + name + " not available: ") !=
+                        std::string::npos)
+            << line;
     }
 }
 

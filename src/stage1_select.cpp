@@ -1,0 +1,95 @@
+#include "stage1_select.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "error.h"
+
+namespace mla {
+
+using splitkv::Stage1Variant;
+
+Stage1Request parse_stage1_request(const char* value) {
+    Stage1Request r;
+    if (value == nullptr || value[0] == '\0') return r;
+    r.forced = true;
+    std::snprintf(r.name, sizeof(r.name), "%s", value);
+    for (int v = 0; v < splitkv::kStage1Variants; ++v) {
+        const Stage1Variant variant = static_cast<Stage1Variant>(v);
+        if (std::strcmp(value, splitkv::stage1_variant_name(variant)) == 0) {
+            r.variant = variant;
+            return r;
+        }
+    }
+    r.unknown = true;
+    return r;
+}
+
+mla_status check_stage1_request(const Stage1Request& request) {
+    if (!request.unknown) return MLA_STATUS_SUCCESS;
+    std::string valid;
+    for (int v = 0; v < splitkv::kStage1Variants; ++v) {
+        if (!valid.empty()) valid += ", ";
+        valid += splitkv::stage1_variant_name(static_cast<Stage1Variant>(v));
+    }
+    return fail(MLA_STATUS_INVALID_VALUE,
+                "MLA_DECODE_STAGE1=%s names no stage-1 variant (valid: %s; unset = the "
+                "planner's choice)",
+                request.name, valid.c_str());
+}
+
+bool stage1_variant_built(Stage1Variant variant) {
+    switch (variant) {
+        case Stage1Variant::kMma16: return true;
+        case Stage1Variant::kWgmma:
+#if defined(MLA_HAVE_STAGE1_WGMMA)
+            return true;
+#else
+            return false;
+#endif
+    }
+    return false;
+}
+
+bool stage1_can_serve(Stage1Variant variant, const Stage1Problem& problem,
+                      const DeviceInfo& device, char* reason, size_t reason_bytes) {
+    (void)problem;  // no variant of this release depends on the format, heads or q_len
+    const bool say = reason != nullptr && reason_bytes > 0;
+    if (!stage1_variant_built(variant)) {
+        if (say)
+            std::snprintf(reason, reason_bytes,
+                          "not built (its kernels are compiled only for CUDA architecture 90a)");
+        return false;
+    }
+    switch (variant) {
+        case Stage1Variant::kMma16: return true;  // every format, head count, q_len, device
+        case Stage1Variant::kWgmma:
+            if (!device.amd && device.cc_major == 9 && device.cc_minor == 0) return true;
+            if (say)
+                std::snprintf(reason, reason_bytes, "the device is %s, not sm_90",
+                              device.arch_name);
+            return false;
+    }
+    if (say) std::snprintf(reason, reason_bytes, "not a stage-1 variant");
+    return false;
+}
+
+Stage1Choice choose_stage1_variant(const Stage1Request& request, const Stage1Problem& problem,
+                                   const DeviceInfo& device) {
+    Stage1Choice c;
+    c.variant = Stage1Variant::kMma16;  // the planner's pick: the one variant of every problem
+    if (!request.forced || request.unknown) return c;
+    const char* name = splitkv::stage1_variant_name(request.variant);
+    char reason[128] = {};
+    if (stage1_can_serve(request.variant, problem, device, reason, sizeof(reason))) {
+        c.variant = request.variant;
+        std::snprintf(c.note, sizeof(c.note), "variant forced by MLA_DECODE_STAGE1=%s", name);
+    } else {
+        std::snprintf(c.note, sizeof(c.note), "MLA_DECODE_STAGE1=%s not available: %s; using %s",
+                      name, reason, splitkv::stage1_variant_name(c.variant));
+    }
+    return c;
+}
+
+}  // namespace mla

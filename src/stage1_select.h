@@ -1,0 +1,58 @@
+// Which stage-1 variant (kernels/splitkv/variants.h) serves a plan: the planner's pick, unless
+// the environment variable MLA_DECODE_STAGE1=<name> forces one that can serve the problem on
+// this device in this build (a debug switch, so that every test suite can run each variant).
+// Plain host code, no device calls: unit-tested on the CPU (tests/test_plan.cpp).
+#pragma once
+
+#include <cstddef>
+
+#include "device_info.h"
+#include "mla_decode.h"
+#include "splitkv/formats.h"
+#include "splitkv/variants.h"
+
+namespace mla {
+
+// What MLA_DECODE_STAGE1 asks for.
+struct Stage1Request {
+    bool forced = false;  // a variant was named
+    bool unknown = false;  // the name is no variant's (plan creation then fails)
+    splitkv::Stage1Variant variant = splitkv::Stage1Variant::kMma16;
+    char name[32] = {};   // the value as given (truncated), for messages
+};
+
+// The request in the value of MLA_DECODE_STAGE1 (NULL or "": nothing forced).
+Stage1Request parse_stage1_request(const char* value);
+
+// SUCCESS, or INVALID_VALUE naming the valid variants when the request names none.
+mla_status check_stage1_request(const Stage1Request& request);
+
+// What a variant's availability depends on, besides the device and the build.
+struct Stage1Problem {
+    splitkv::KvFormat format = splitkv::KvFormat::kBf16;
+    int num_heads = 16;
+    int max_q_len = 1;
+    int q_dtype = MLA_DTYPE_BF16;
+};
+
+// Whether this build has `variant`'s kernels (wgmma: only with MLA_HAVE_STAGE1_WGMMA, i.e. the
+// sm_90a sources of src/CMakeLists.txt compiled).
+bool stage1_variant_built(splitkv::Stage1Variant variant);
+
+// The one place that decides whether `variant` can serve `problem` on `device` in this build;
+// when it cannot, `reason` (if not NULL) gets why, one short clause.
+bool stage1_can_serve(splitkv::Stage1Variant variant, const Stage1Problem& problem,
+                      const DeviceInfo& device, char* reason, size_t reason_bytes);
+
+struct Stage1Choice {
+    splitkv::Stage1Variant variant = splitkv::Stage1Variant::kMma16;
+    char note[192] = {};  // for the plan's description: how the request was honoured, or ""
+};
+
+// The variant for a plan: the forced one where it can serve, otherwise the planner's pick
+// (mma16, the one variant that serves every problem) with a note saying why the forced one
+// could not. Expects check_stage1_request(request) == SUCCESS.
+Stage1Choice choose_stage1_variant(const Stage1Request& request, const Stage1Problem& problem,
+                                   const DeviceInfo& device);
+
+}  // namespace mla

@@ -1,0 +1,234 @@
+// Plans on the host (no GPU needed): the stage-1 variant switch MLA_DECODE_STAGE1 (parsing, the
+// availability decision, the fallback when a forced variant cannot serve) and the one-line
+// description of a plan.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "device_info.h"
+#include "mla_decode.h"
+#include "plan.h"
+#include "stage1_select.h"
+
+namespace {
+
+using mla::splitkv::KvFormat;
+using mla::splitkv::Stage1Variant;
+
+mla::DeviceInfo nvidia(int major, int minor) {
+    mla::DeviceInfo d;
+    d.device = 0;
+    d.multiprocessors = 132;
+    d.cc_major = major;
+    d.cc_minor = minor;
+    std::snprintf(d.arch_name, sizeof(d.arch_name), "sm_%d%d", major, minor);
+    d.max_shared_bytes_per_block = 227 * 1024;
+    return d;
+}
+
+mla::DeviceInfo gfx942() {
+    mla::DeviceInfo d;
+    d.device = 0;
+    d.multiprocessors = 304;
+    d.amd = true;
+    d.cc_major = 9;
+    d.cc_minor = 4;
+    std::snprintf(d.arch_name, sizeof(d.arch_name), "gfx942:sramecc+:xnack-");
+    d.max_shared_bytes_per_block = 64 * 1024;
+    return d;
+}
+
+const mla::Stage1Problem kFp8H128{KvFormat::kFp8E4M3FN, 128, 1, MLA_DTYPE_BF16};
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+// ---- MLA_DECODE_STAGE1: parsing -----------------------------------------------------------------
+
+TEST(Stage1Request, UnsetOrEmptyForcesNothing) {
+    for (const char* value : {static_cast<const char*>(nullptr), ""}) {
+        const mla::Stage1Request r = mla::parse_stage1_request(value);
+        EXPECT_FALSE(r.forced);
+        EXPECT_FALSE(r.unknown);
+        EXPECT_EQ(mla::check_stage1_request(r), MLA_STATUS_SUCCESS);
+    }
+}
+
+TEST(Stage1Request, EveryVariantByItsName) {
+    for (int v = 0; v < mla::splitkv::kStage1Variants; ++v) {
+        const Stage1Variant variant = static_cast<Stage1Variant>(v);
+        const mla::Stage1Request r =
+            mla::parse_stage1_request(mla::splitkv::stage1_variant_name(variant));
+        EXPECT_TRUE(r.forced);
+        EXPECT_FALSE(r.unknown);
+        EXPECT_EQ(r.variant, variant);
+        EXPECT_EQ(mla::check_stage1_request(r), MLA_STATUS_SUCCESS);
+    }
+    EXPECT_STREQ(mla::splitkv::stage1_variant_name(Stage1Variant::kMma16), "mma16");
+    EXPECT_STREQ(mla::splitkv::stage1_variant_name(Stage1Variant::kWgmma), "wgmma");
+}
+
+TEST(Stage1Request, UnknownNameIsInvalidValueNamingTheVariants) {
+    for (const char* value : {"bogus", "MMA16", "wgmma ", "mma"}) {
+        SCOPED_TRACE(value);
+        const mla::Stage1Request r = mla::parse_stage1_request(value);
+        EXPECT_TRUE(r.unknown);
+        EXPECT_EQ(mla::check_stage1_request(r), MLA_STATUS_INVALID_VALUE);
+        const std::string message = mla_last_error_message();
+        EXPECT_TRUE(contains(message, std::string("MLA_DECODE_STAGE1=") + value)) << message;
+        EXPECT_TRUE(contains(message, "mma16") && contains(message, "wgmma")) << message;
+    }
+}
+
+// ---- which variant can serve ----------------------------------------------------------------
+
+TEST(Stage1Select, Mma16ServesEveryProblemAndDevice) {
+    for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
+        for (KvFormat f : {KvFormat::kBf16, KvFormat::kFp8E4M3FNUZ, KvFormat::kMxfp4Fp8E4M3FN}) {
+            const mla::Stage1Problem problem{f, 16, 4, MLA_DTYPE_FP8_E4M3FN};
+            EXPECT_TRUE(mla::stage1_can_serve(Stage1Variant::kMma16, problem, d, nullptr, 0));
+        }
+    }
+}
+
+TEST(Stage1Select, WgmmaNeedsItsKernelsAndAnSm90Device) {
+    char reason[128];
+    for (const mla::DeviceInfo& d : {nvidia(8, 0), nvidia(10, 0), gfx942()}) {
+        SCOPED_TRACE(d.arch_name);
+        std::memset(reason, 0, sizeof(reason));
+        EXPECT_FALSE(
+            mla::stage1_can_serve(Stage1Variant::kWgmma, kFp8H128, d, reason, sizeof(reason)));
+        const std::string why = reason;
+        if (mla::stage1_variant_built(Stage1Variant::kWgmma)) {
+            EXPECT_TRUE(contains(why, d.arch_name) && contains(why, "sm_90")) << why;
+        } else {
+            EXPECT_TRUE(contains(why, "not built")) << why;
+        }
+    }
+    std::memset(reason, 0, sizeof(reason));
+    const bool on_h200 = mla::stage1_can_serve(Stage1Variant::kWgmma, kFp8H128, nvidia(9, 0),
+                                               reason, sizeof(reason));
+    EXPECT_EQ(on_h200, mla::stage1_variant_built(Stage1Variant::kWgmma)) << reason;
+}
+
+// ---- choosing: the planner's pick, the forced variant, the fallback -----------------------------
+
+TEST(Stage1Select, NothingForcedIsThePlannersPickWithoutANote) {
+    const mla::Stage1Choice c = mla::choose_stage1_variant(mla::parse_stage1_request(nullptr),
+                                                           kFp8H128, nvidia(9, 0));
+    EXPECT_EQ(c.variant, Stage1Variant::kMma16);
+    EXPECT_STREQ(c.note, "");
+}
+
+TEST(Stage1Select, ForcedVariantThatServesIsUsed) {
+    const mla::Stage1Choice c = mla::choose_stage1_variant(mla::parse_stage1_request("mma16"),
+                                                           kFp8H128, gfx942());
+    EXPECT_EQ(c.variant, Stage1Variant::kMma16);
+    EXPECT_TRUE(contains(c.note, "forced by MLA_DECODE_STAGE1=mma16")) << c.note;
+}
+
+TEST(Stage1Select, ForcedVariantThatCannotServeKeepsThePlannersPickAndSaysWhy) {
+    const mla::Stage1Choice c = mla::choose_stage1_variant(mla::parse_stage1_request("wgmma"),
+                                                           kFp8H128, nvidia(8, 0));
+    EXPECT_EQ(c.variant, Stage1Variant::kMma16);
+    const std::string note = c.note;
+    EXPECT_EQ(note.rfind("MLA_DECODE_STAGE1=wgmma not available: ", 0), 0u) << note;
+    EXPECT_TRUE(contains(note, "; using mma16")) << note;
+}
+
+// ---- the description line ----------------------------------------------------------------------
+
+mla::DevicePlan split_plan() {
+    mla::DevicePlan plan;
+    plan.key.batch_size = 32;
+    plan.key.max_q_len = 1;
+    plan.key.num_heads = 16;
+    plan.key.max_kv_len = 8192;
+    plan.kv_format = static_cast<int>(KvFormat::kFp8E4M3FN);
+    plan.variant = static_cast<int>(Stage1Variant::kMma16);
+    plan.rows_per_cta = 16;
+    plan.tile_tokens = 64;
+    plan.multiprocessors = 132;
+    plan.num_splits = 4;
+    plan.tiles_per_split = 32;
+    plan.row_groups = 1;
+    plan.workspace_bytes = 1 << 20;
+    plan.predicted_us = 123.4;
+    return plan;
+}
+
+TEST(PlanDescription, NamesRouteVariantRowsTileSplitsAndFormat) {
+    mla::DevicePlan plan = split_plan();
+    mla::describe_plan(&plan, mla::PlanOptions(), "");
+    const std::string line = plan.description;
+    EXPECT_EQ(line.rfind("route=split_kv variant=mma16 rows/cta=16 tile=64 splits=4 "
+                         "kv=fp8_e4m3fn batch=32 ",
+                         0),
+              0u)
+        << line;
+    EXPECT_TRUE(contains(line, "128 CTAs")) << line;
+    EXPECT_FALSE(contains(line, "MLA_DECODE")) << line;
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+
+    plan.num_splits = 1;
+    plan.workspace_bytes = 0;
+    mla::describe_plan(&plan, mla::PlanOptions(), "");
+    EXPECT_EQ(std::string(plan.description).rfind("route=single_split variant=mma16 rows/cta=16 "
+                                                  "tile=64 splits=1 ",
+                                                  0),
+              0u)
+        << plan.description;
+}
+
+TEST(PlanDescription, SaysWhatTheEnvironmentForcedAndWhyAVariantWasNotUsed) {
+    mla::DevicePlan plan = split_plan();
+    mla::PlanOptions options;
+    options.forced_splits = 4;
+    options.stage1 = mla::parse_stage1_request("wgmma");
+    const mla::Stage1Choice c = mla::choose_stage1_variant(options.stage1, kFp8H128, gfx942());
+    mla::describe_plan(&plan, options, c.note);
+    const std::string line = plan.description;
+    EXPECT_TRUE(contains(line, "forced by MLA_DECODE_NUM_SPLITS")) << line;
+    // The note ends the line, whole (the description holds the longest one).
+    const std::string note = c.note;
+    ASSERT_GE(line.size(), note.size());
+    EXPECT_EQ(line.substr(line.size() - note.size()), note) << line;
+    EXPECT_TRUE(contains(line, "MLA_DECODE_STAGE1=wgmma not available: ")) << line;
+}
+
+// ---- the switch through the ABI -----------------------------------------------------------------
+
+// An unknown MLA_DECODE_STAGE1 fails every call that makes a plan, with or without a GPU (the
+// switch is read once per process, at the first plan: this test sets it before any).
+TEST(Stage1Env, UnknownNameFailsPlanCreation) {
+    if (std::string(mla_backend_name()) == "none") GTEST_SKIP() << "no GPU backend: no plans";
+    ASSERT_EQ(setenv("MLA_DECODE_STAGE1", "bogus", 1), 0);
+    mla_decode_params p;
+    ASSERT_EQ(mla_decode_params_init(&p), MLA_STATUS_SUCCESS);
+    p.batch_size = 1;
+    p.total_q = 1;
+    p.max_q_len = 1;
+    p.max_kv_len = 128;
+    p.num_heads = 16;
+    p.num_slots = 128;
+    p.q_stride_head = 576;
+    p.q_stride_token = 16 * 576;
+    p.kv_stride_slot = 576;
+    p.o_stride_head = 512;
+    p.o_stride_token = 16 * 512;
+    mla_decode_plan* plan = nullptr;
+    EXPECT_EQ(mla_decode_plan_create(&p, &plan), MLA_STATUS_INVALID_VALUE);
+    EXPECT_EQ(plan, nullptr);
+    const std::string message = mla_last_error_message();
+    EXPECT_TRUE(contains(message, "MLA_DECODE_STAGE1=bogus") && contains(message, "mma16") &&
+                contains(message, "wgmma"))
+        << message;
+    size_t bytes = 7;
+    EXPECT_EQ(mla_decode_workspace_size(&p, &bytes), MLA_STATUS_INVALID_VALUE);
+    EXPECT_EQ(bytes, 7u);
+}
+
+}  // namespace
