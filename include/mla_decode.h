@@ -152,8 +152,13 @@ typedef enum mla_dtype {
  *   - BF16 / FP8_*: 576 elements; value = element (BF16) or element * kv_scale (FP8).
  *   - MXFP4: 288 bytes of e2m1 pairs, plus row `slot` of kv_block_scales (18 e8m0 codes used;
  *     quantizers pad the scale tensor, so its row stride is a field).
- * V is the first 512 dims of the same row, unless v_cache is set (MXFP4 keys with fp8 values):
- * then V of slot s is the first 512 elements of row s of v_cache, times v_scale.
+ * Where V comes from is said by v_dtype, a host value (so a plan fixes it, see Plan-then-run):
+ *   - v_dtype 0 (the mla_decode_params_init default): V is the first 512 dims of the same row;
+ *     v_cache must be NULL and the other v_* fields are ignored.
+ *   - v_dtype FP8_E4M3FN / FP8_E4M3FNUZ (MXFP4 keys with fp8 values; kv_dtype must be MXFP4):
+ *     V of slot s is the first 512 elements of row s of v_cache, times v_scale; v_cache must
+ *     be set for mla_decode_fwd and mla_decode_reference (it may be NULL where only host fields
+ *     are read: workspace size, plan creation).
  */
 typedef struct mla_decode_params {
     /* ---- problem size: host values ---------------------------------------------------- */
@@ -186,11 +191,15 @@ typedef struct mla_decode_params {
                                        kv_block_scale_stride) bytes, scale k of slot s at
                                        [s * kv_block_scale_stride + k] for values 32k..32k+31  */
     int64_t kv_block_scale_stride;  /* MXFP4 only: bytes between scale rows, >= 18; 0 otherwise */
-    const void* v_cache;       /* NULL: V from kv_cache. Else (num_slots, >= 512) FP8 values,
-                                  allowed only with kv_dtype MXFP4; 16-byte aligned           */
-    mla_dtype v_dtype;         /* with v_cache: FP8_E4M3FN or FP8_E4M3FNUZ; ignored otherwise  */
-    float v_scale;             /* with v_cache: value = code * v_scale (finite, > 0)           */
-    int64_t v_stride_slot;     /* with v_cache: bytes between slots, >= 512, multiple of 16    */
+    const void* v_cache;       /* NULL with v_dtype 0 (V from kv_cache). With an FP8 v_dtype:
+                                  (num_slots, >= 512) values of that dtype, kv_dtype MXFP4
+                                  only; 16-byte aligned                                       */
+    mla_dtype v_dtype;         /* the V source: 0 = the latent rows; FP8_E4M3FN or
+                                  FP8_E4M3FNUZ = v_cache. Other values: INVALID_DTYPE; an FP8
+                                  v_dtype without v_cache (fwd, reference) or with another
+                                  kv_dtype than MXFP4: INVALID_VALUE                          */
+    float v_scale;             /* FP8 v_dtype: value = code * v_scale (finite, > 0)           */
+    int64_t v_stride_slot;     /* FP8 v_dtype: bytes between slots, >= 512, multiple of 16    */
     int64_t num_slots;         /* rows in the cache (num_pages * page_size), >= 1              */
     const int32_t* kv_page_indptr;  /* (batch_size + 1) offsets into kv_page_indices, or NULL
                                        for a contiguous cache                                  */
@@ -237,9 +246,8 @@ MLA_API const char* mla_last_error_message(void);
 
 /*
  * Fill *params with defaults: every pointer NULL, every size 0, head_dim_qk = 576,
- * head_dim_v = 512, q_dtype = kv_dtype = o_dtype = BF16, v_dtype = 0 (unused), sm_scale and
- * every other scale 1,
- * page_size = 1, strides 0 (set them), reserved zero.
+ * head_dim_v = 512, q_dtype = kv_dtype = o_dtype = BF16, v_dtype = 0 (V from the latent
+ * rows), sm_scale and every other scale 1, page_size = 1, strides 0 (set them), reserved zero.
  * Returns: SUCCESS; NULL_POINTER if params is NULL.
  */
 MLA_API mla_status mla_decode_params_init(mla_decode_params* params);
@@ -301,13 +309,16 @@ MLA_API mla_status mla_decode_reference(const mla_decode_params* params);
 /* ------------------------------------------------------------------------------------------ */
 
 /*
- * A plan fixes, for one problem shape on one device, the GPU path and the split-KV layout:
- * made once per decode step, then reused by every layer's run. The shape of a plan is the
- * host-value fields batch_size, total_q, max_q_len, max_kv_len, num_heads, q_dtype, kv_dtype
- * and o_dtype, and the current device; every run must pass params with the same shape and run
- * on that device. Everything else may change between runs: pointers, strides, scales, page
- * table, v_cache, and the device-resident lengths (every q_len_b <= max_q_len; kv lengths
- * above max_kv_len stay correct, only less well balanced).
+ * A plan fixes, for one problem shape on one device, the GPU path, its kernels and the split-KV
+ * layout: made once per decode step, then reused by every layer's run. The shape of a plan is
+ * the host-value fields batch_size, total_q, max_q_len, max_kv_len, num_heads, q_dtype,
+ * kv_dtype, v_dtype and o_dtype, and the current device; every run must pass params with the
+ * same shape and run on that device. In particular the V source is fixed by the plan's
+ * v_dtype: a run that passes a v_cache to a plan made with v_dtype 0, or none to a plan made
+ * with an FP8 v_dtype, is refused with INVALID_VALUE (nothing is written). Everything else may
+ * change between runs: pointers (the v_cache pointer included), strides, scales, page table,
+ * and the device-resident lengths (every q_len_b <= max_q_len; kv lengths above max_kv_len stay
+ * correct, only less well balanced).
  *
  * Per step:   mla_decode_plan_prepare   computes the split metadata (which CTA handles which
  *                                       tokens of which batch element, where each reduce

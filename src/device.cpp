@@ -75,22 +75,11 @@ mla_status plan_options(const PlanOptions** options) {
     return MLA_STATUS_SUCCESS;
 }
 
-// The stage-1 kernel for a run: an MXFP4 plan with an fp8 v_cache takes its fp8-V variant.
-splitkv::KvFormat value_format(splitkv::KvFormat plan_format, const mla_decode_params& p) {
-    if (plan_format != splitkv::KvFormat::kMxfp4 || p.v_cache == nullptr) return plan_format;
-    return p.v_dtype == MLA_DTYPE_FP8_E4M3FN ? splitkv::KvFormat::kMxfp4Fp8E4M3FN
-                                             : splitkv::KvFormat::kMxfp4Fp8E4M3FNUZ;
-}
-
 mla_status check_run(const DevicePlan& plan, const mla_decode_params& p, void* workspace,
                      size_t workspace_bytes) {
     int dev = 0;
     if (gpu::get_device(&dev) != gpu::kSuccess) dev = -1;
-    if (!(key_of(p, dev) == plan.key))
-        return fail(MLA_STATUS_INVALID_VALUE,
-                    "params do not have the plan's shape (batch_size, total_q, max_q_len, "
-                    "max_kv_len, num_heads, q/kv/o dtypes and device must match the "
-                    "mla_decode_plan_create call)");
+    MLA_TRY(plan_accepts(plan, p, dev));
     const size_t need = plan.workspace_bytes;
     if (workspace_bytes < need)
         return fail(MLA_STATUS_WORKSPACE_TOO_SMALL,
@@ -133,8 +122,7 @@ mla_status device_run(const DevicePlan& plan, const mla_decode_params& p, void* 
     if (env().debug) std::fprintf(stderr, "[mla_decode] %s\n", plan.description);
     const gpu::error_t e = splitkv::launch_attention(
         kernel_params(plan, p, workspace), static_cast<splitkv::Stage1Variant>(plan.variant),
-        value_format(static_cast<splitkv::KvFormat>(plan.kv_format), p),
-        static_cast<gpu::stream_t>(stream));
+        static_cast<splitkv::KvFormat>(plan.kv_format), static_cast<gpu::stream_t>(stream));
     if (e != gpu::kSuccess)
         return fail(MLA_STATUS_DEVICE_ERROR, "kernel launch failed: %s", gpu::error_string(e));
     return MLA_STATUS_SUCCESS;

@@ -12,7 +12,8 @@ namespace mla {
 bool PlanKey::operator==(const PlanKey& o) const {
     return batch_size == o.batch_size && total_q == o.total_q && max_q_len == o.max_q_len &&
            max_kv_len == o.max_kv_len && num_heads == o.num_heads && q_dtype == o.q_dtype &&
-           kv_dtype == o.kv_dtype && o_dtype == o.o_dtype && device == o.device;
+           kv_dtype == o.kv_dtype && v_dtype == o.v_dtype && o_dtype == o.o_dtype &&
+           device == o.device;
 }
 
 PlanKey key_of(const mla_decode_params& p, int device) {
@@ -24,9 +25,38 @@ PlanKey key_of(const mla_decode_params& p, int device) {
     k.num_heads = p.num_heads;
     k.q_dtype = p.q_dtype;
     k.kv_dtype = p.kv_dtype;
+    k.v_dtype = p.v_dtype;
     k.o_dtype = p.o_dtype;
     k.device = device;
     return k;
+}
+
+namespace {
+// A v_dtype for messages: "0" (V from the latent rows) or the dtype's name.
+const char* v_dtype_text(int v) { return v == 0 ? "0" : dtype_name(static_cast<mla_dtype>(v)); }
+}  // namespace
+
+mla_status plan_accepts(const DevicePlan& plan, const mla_decode_params& p, int device) {
+    const PlanKey key = key_of(p, device);
+    if (key == plan.key) return MLA_STATUS_SUCCESS;
+    const char* run_v = v_dtype_text(key.v_dtype);
+    const char* plan_v = v_dtype_text(plan.key.v_dtype);
+    if ((p.v_cache != nullptr) != (plan.key.v_dtype != 0)) {
+        return fail(MLA_STATUS_INVALID_VALUE,
+                    "the V source is fixed when the plan is made: this run %s a v_cache (v_dtype "
+                    "%s) but the plan reads V from %s (made with v_dtype %s); make the plan with "
+                    "the v_dtype of the runs",
+                    p.v_cache != nullptr ? "passes" : "has no", run_v,
+                    plan.key.v_dtype != 0 ? "v_cache" : "the latent rows", plan_v);
+    }
+    if (key.v_dtype != plan.key.v_dtype) {
+        return fail(MLA_STATUS_INVALID_VALUE, "v_dtype %s differs from the plan's %s", run_v,
+                    plan_v);
+    }
+    return fail(MLA_STATUS_INVALID_VALUE,
+                "params do not have the plan's shape (batch_size, total_q, max_q_len, max_kv_len, "
+                "num_heads, q/kv/v/o dtypes and device must match the mla_decode_plan_create "
+                "call)");
 }
 
 void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* stage1_note) {
@@ -67,17 +97,15 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
 
 namespace {
 
-// The GPU paths of this release; anything else is UNSUPPORTED with the reason. MXFP4 names the
-// key format only: whether V comes from the MXFP4 rows or an fp8 v_cache is decided per run
-// (value_format), so that a plan made from host fields alone serves both.
+// The GPU paths of this release; anything else is UNSUPPORTED with the reason. The format
+// includes where V comes from (v_dtype), so a plan's kernels are fixed when it is made.
 mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) {
     if (p.o_dtype != MLA_DTYPE_BF16)
         return fail(MLA_STATUS_UNSUPPORTED, "GPU path: o_dtype %s is not available (bf16 is)",
                     dtype_name(p.o_dtype));
-    if (splitkv::kv_format_of(p.kv_dtype, static_cast<mla_dtype>(0), format))
-        return MLA_STATUS_SUCCESS;
-    return fail(MLA_STATUS_UNSUPPORTED, "GPU path: kv_dtype %s has no kernel",
-                dtype_name(p.kv_dtype));
+    if (splitkv::kv_format_of(p.kv_dtype, p.v_dtype, format)) return MLA_STATUS_SUCCESS;
+    return fail(MLA_STATUS_UNSUPPORTED, "GPU path: kv_dtype %s with v_dtype %s has no kernel",
+                dtype_name(p.kv_dtype), v_dtype_text(p.v_dtype));
 }
 
 // Stage-1 time per 64-token tile and CTA when latency bound, per kernel: measured on the H200

@@ -13,18 +13,19 @@
 
 namespace mla {
 
-// What a plan is made for: the host-value fields of a problem that fix the route and the
-// workspace, plus the device. Runs must match it exactly.
+// What a plan is made for: the host-value fields of a problem that fix the route, the kernels
+// and the workspace, plus the device. Runs must match it exactly. v_dtype fixes where V comes
+// from: 0 the latent rows, FP8_* a v_cache.
 struct PlanKey {
     int32_t batch_size = 0, total_q = 0, max_q_len = 0, max_kv_len = 0, num_heads = 0;
-    int32_t q_dtype = 0, kv_dtype = 0, o_dtype = 0;
+    int32_t q_dtype = 0, kv_dtype = 0, v_dtype = 0, o_dtype = 0;
     int32_t device = 0;
     bool operator==(const PlanKey& o) const;
 };
 
 struct DevicePlan {
     PlanKey key;
-    int kv_format = 0;        // splitkv::KvFormat of the key stream (MXFP4: V per run)
+    int kv_format = 0;        // splitkv::KvFormat: the cache format, V source included
     int variant = 0;          // splitkv::Stage1Variant of stage 1
     int rows_per_cta = 16;    // query rows one stage-1 CTA serves (the variant's)
     int tile_tokens = 64;     // cache tokens per stage-1 tile: the split granularity
@@ -45,6 +46,11 @@ struct PlanOptions {
 };
 
 PlanKey key_of(const mla_decode_params& p, int device);
+
+// SUCCESS when a run with `p` (validated for a device call) on `device` has the plan's key;
+// INVALID_VALUE otherwise, saying what differs (first: a v_cache where the plan reads V from
+// the latent rows, or none where it reads V from v_cache).
+mla_status plan_accepts(const DevicePlan& plan, const mla_decode_params& p, int device);
 
 // A plan for `p` (validated with ValidateFor::kWorkspaceQuery) on `device`; expects
 // check_stage1_request(options.stage1) == SUCCESS. GPU builds only.

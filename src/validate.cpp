@@ -15,10 +15,12 @@
 //
 // Workspace query: the caller may leave every pointer NULL, so a NULL pointer there means
 // "not known" and the rules that need a pointer to be present or absent are skipped (a NULL
-// v_cache means V comes from the latent rows; a NULL kv_page_indptr says nothing about
-// page_size). A non-NULL pointer is taken at its word: a set v_cache makes the v_* fields
-// checked, and a set v_cache or kv_block_scales contradicting kv_dtype is rejected, exactly as
-// for mla_decode_fwd.
+// v_cache says nothing when v_dtype is FP8; a NULL kv_page_indptr says nothing about
+// page_size). A non-NULL pointer is taken at its word: a set v_cache or kv_block_scales
+// contradicting kv_dtype or v_dtype is rejected, exactly as for mla_decode_fwd.
+//
+// Where V comes from is a host fact, v_dtype (so that a plan fixes it): 0 = the latent rows,
+// FP8_E4M3FN / FP8_E4M3FNUZ = v_cache (MXFP4 keys only); the v_* fields are checked then.
 #include "validate.h"
 
 #include <cmath>
@@ -59,6 +61,11 @@ bool is_fp8_value(int value) {
 bool finite_positive(float x) { return std::isfinite(x) && x > 0.0f; }
 
 bool is_workspace_query(ValidateFor what) { return what == ValidateFor::kWorkspaceQuery; }
+
+// V comes from v_cache: v_dtype says so (or a v_cache is given, which (c) then requires).
+bool v_from_cache(const mla_decode_params& p) {
+    return p.v_cache != nullptr || is_fp8_value(raw_dtype(p.v_dtype));
+}
 
 // a * b for a, b >= 0; false when the product does not fit in int64.
 bool checked_mul(int64_t a, int64_t b, int64_t* product) {
@@ -120,12 +127,18 @@ mla_status check_o_dtype(int o, ValidateFor what) {
 }
 
 mla_status check_v_dtype(const mla_decode_params& p) {
-    if (p.v_cache == nullptr) return MLA_STATUS_SUCCESS;  // v_dtype ignored
     int v = raw_dtype(p.v_dtype);
     if (is_fp8_value(v)) return MLA_STATUS_SUCCESS;
+    if (p.v_cache != nullptr) {
+        return fail(MLA_STATUS_INVALID_DTYPE,
+                    "v_dtype %d (%s) is not allowed with v_cache: FP8_E4M3FN or FP8_E4M3FNUZ", v,
+                    dtype_name_of(v));
+    }
+    if (v == 0) return MLA_STATUS_SUCCESS;  // V from the latent rows
     return fail(MLA_STATUS_INVALID_DTYPE,
-                "v_dtype %d (%s) is not allowed with v_cache: FP8_E4M3FN or FP8_E4M3FNUZ", v,
-                dtype_name_of(v));
+                "v_dtype %d (%s) is not allowed: 0 (V from the latent rows) or FP8_E4M3FN / "
+                "FP8_E4M3FNUZ (V from v_cache)",
+                v, dtype_name_of(v));
 }
 
 mla_status check_dtypes(const mla_decode_params& p, ValidateFor what) {
@@ -241,7 +254,7 @@ mla_status check_cache_strides(const mla_decode_params& p) {
         MLA_TRY(require_at_least("kv_block_scale_stride", p.kv_block_scale_stride,
                                  MLA_MXFP4_ROW_SCALES));
     }
-    if (p.v_cache != nullptr) {
+    if (v_from_cache(p)) {
         MLA_TRY(require_at_least("v_stride_slot", p.v_stride_slot, MLA_HEAD_DIM_V));
     }
     return MLA_STATUS_SUCCESS;
@@ -254,7 +267,7 @@ mla_status check_extents(const mla_decode_params& p) {
     if (p.kv_dtype == MLA_DTYPE_MXFP4) {
         MLA_TRY(require_extent("kv_block_scales", p.num_slots, p.kv_block_scale_stride, 1));
     }
-    if (p.v_cache != nullptr) {
+    if (v_from_cache(p)) {
         MLA_TRY(require_extent("v_cache", p.num_slots, p.v_stride_slot, 1));
     }
     MLA_TRY(require_extent("o", p.total_q, p.o_stride_token, dtype_storage_bytes(p.o_dtype)));
@@ -291,7 +304,7 @@ mla_status check_scales(const mla_decode_params& p) {
     if (!is_fp8(p.kv_dtype)) {
         MLA_TRY(require_unit_scale("kv_scale", p.kv_scale, "unless kv_dtype is FP8"));
     }
-    if (p.v_cache != nullptr) MLA_TRY(require_scale("v_scale", p.v_scale));
+    if (v_from_cache(p)) MLA_TRY(require_scale("v_scale", p.v_scale));
     return MLA_STATUS_SUCCESS;
 }
 
@@ -300,6 +313,12 @@ mla_status check_field_agreement(const mla_decode_params& p, ValidateFor what) {
     if (p.v_cache != nullptr && !mxfp4) {
         return fail(MLA_STATUS_INVALID_VALUE, "v_cache is set but kv_dtype is %s (only MXFP4)",
                     dtype_name_of(p.kv_dtype));
+    }
+    if (v_from_cache(p) && !mxfp4) {
+        return fail(MLA_STATUS_INVALID_VALUE,
+                    "v_dtype %s takes V from v_cache, but kv_dtype is %s: only MXFP4 keys have a "
+                    "separate V cache (v_dtype 0 reads V from the latent rows)",
+                    dtype_name_of(p.v_dtype), dtype_name_of(p.kv_dtype));
     }
     if (p.kv_block_scales != nullptr && !mxfp4) {
         return fail(MLA_STATUS_INVALID_VALUE, "kv_block_scales is set but kv_dtype is %s",
@@ -311,6 +330,12 @@ mla_status check_field_agreement(const mla_decode_params& p, ValidateFor what) {
                     static_cast<long long>(p.kv_block_scale_stride));
     }
     if (is_workspace_query(what)) return MLA_STATUS_SUCCESS;  // NULL pointers are "not known"
+    if (v_from_cache(p) && p.v_cache == nullptr) {
+        return fail(MLA_STATUS_INVALID_VALUE,
+                    "v_dtype %s takes V from v_cache, but v_cache is NULL (v_dtype 0 reads V "
+                    "from the latent rows)",
+                    dtype_name_of(p.v_dtype));
+    }
     if (p.kv_page_indices != nullptr && p.kv_page_indptr == nullptr) {
         return fail(MLA_STATUS_INVALID_VALUE, "kv_page_indices is set without kv_page_indptr");
     }

@@ -308,14 +308,31 @@ TEST(ValidCalls, EveryBaseProblemRunsOnTheReference) {
     }
 }
 
-TEST(ValidCalls, VDtypeIsIgnoredWithoutVCache) {
+// v_dtype 0 takes V from the latent rows: the other v_* fields are not looked at.
+TEST(ValidCalls, VFieldsAreIgnoredWithVDtypeZero) {
     HostProblem hp = make_problem(base_spec(Base::kBf16));
     std::vector<float> o(hp.o_elements());
     mla_decode_params p = hp.host_params(o.data(), MLA_DTYPE_BF16, nullptr);
-    set_raw(&p.v_dtype, 99);
+    ASSERT_EQ(static_cast<int>(p.v_dtype), 0);
     p.v_scale = NAN;
     p.v_stride_slot = -1;
     EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS) << mla_last_error_message();
+}
+
+// The workspace query reads host fields only: an FP8 v_dtype with v_cache not known (NULL)
+// passes validation.
+TEST(ValidCalls, WorkspaceQueryTakesAnFp8VDtypeWithoutVCache) {
+    HostProblem hp = make_problem(base_spec(Base::kMxfp4FpV));
+    mla_decode_params p = hp.host_params(nullptr, MLA_DTYPE_BF16, nullptr);
+    p.q = p.kv_cache = p.v_cache = nullptr;
+    p.kv_block_scales = nullptr;
+    p.qo_indptr = p.kv_indptr = nullptr;
+    size_t bytes = kUntouchedBytes;
+    const mla_status status = mla_decode_workspace_size(&p, &bytes);
+    for (mla_status rejected : {MLA_STATUS_NULL_POINTER, MLA_STATUS_INVALID_DTYPE,
+                                MLA_STATUS_INVALID_SIZE, MLA_STATUS_INVALID_VALUE}) {
+        EXPECT_NE(status, rejected) << mla_last_error_message();
+    }
 }
 
 // A GPU-servable problem whose pointers are all NULL passes validation of the workspace query.
@@ -549,6 +566,17 @@ TEST(Validate, VDtypeWithVCacheMustBeFp8) {
         SCOPED_TRACE(v);
         expect_rejected(Base::kMxfp4FpV, kAll, MLA_STATUS_INVALID_DTYPE, "v_dtype",
                         [v](mla_decode_params& p) { set_raw(&p.v_dtype, v); });
+    }
+}
+
+// Without v_cache, v_dtype is 0 (V from the latent rows) or FP8 (V from v_cache): nothing else.
+TEST(Validate, VDtypeMustBeZeroOrFp8) {
+    for (Base base : {Base::kBf16, Base::kMxfp4}) {
+        for (int v : {int{MLA_DTYPE_BF16}, int{MLA_DTYPE_FP32}, int{MLA_DTYPE_MXFP4}, 99, -1}) {
+            SCOPED_TRACE(v);
+            expect_rejected(base, kAll, MLA_STATUS_INVALID_DTYPE, "v_dtype",
+                            [v](mla_decode_params& p) { set_raw(&p.v_dtype, v); });
+        }
     }
 }
 
@@ -789,6 +817,27 @@ TEST(Validate, VScaleNotFinitePositiveWithVCache) {
         SCOPED_TRACE(v);
         expect_rejected(Base::kMxfp4FpV, kAll, MLA_STATUS_INVALID_VALUE, "v_scale",
                         [v](mla_decode_params& p) { p.v_scale = v; });
+    }
+}
+
+// An FP8 v_dtype says V comes from v_cache: a call that reads the pointers needs it.
+TEST(Validate, Fp8VDtypeWithoutVCache) {
+    expect_rejected(Base::kMxfp4, kRefFwd, MLA_STATUS_INVALID_VALUE, "v_cache",
+                    [](mla_decode_params& p) {
+                        p.v_dtype = MLA_DTYPE_FP8_E4M3FNUZ;
+                        p.v_scale = 1.0f;
+                        p.v_stride_slot = 576;
+                    });
+}
+
+// A separate V cache goes with MXFP4 keys only, whether v_cache is given or not (yet).
+TEST(Validate, Fp8VDtypeOnlyWithMxfp4) {
+    for (Base base : {Base::kBf16, Base::kFp8Kv}) {
+        expect_rejected(base, kAll, MLA_STATUS_INVALID_VALUE, "v_dtype", [](mla_decode_params& p) {
+            p.v_dtype = MLA_DTYPE_FP8_E4M3FN;
+            p.v_scale = 1.0f;
+            p.v_stride_slot = 576;
+        });
     }
 }
 

@@ -586,6 +586,12 @@ TEST(GpuPlanApi, ParamsOfAnotherShapeAreRefused) {
              p.kv_block_scales = nullptr;
              p.kv_block_scale_stride = 0;
              p.v_cache = nullptr;
+             p.v_dtype = kNoV;
+         }},
+        {"v_dtype", [](mla_decode_params& p) { p.v_dtype = MLA_DTYPE_FP8_E4M3FNUZ; }},
+        {"v_dtype 0", [](mla_decode_params& p) {
+             p.v_cache = nullptr;
+             p.v_dtype = kNoV;
          }},
     };
     for (const Case& c : cases) {
@@ -607,8 +613,8 @@ TEST(GpuPlanApi, ParamsOfAnotherShapeAreRefused) {
 }
 
 // A plan is made from host fields alone (mla_decode_plan_create may see NULL pointers): the
-// v_cache, its dtype and the page table are not part of its shape, so a plan made without them
-// serves runs that have them, with correct results.
+// v_cache pointer and the page table are not part of its shape, so a plan made without them
+// serves runs that have them, with correct results. (v_dtype is: it fixes the V source.)
 TEST(GpuPlanApi, PlanFromHostFieldsServesVCacheAndPageTable) {
     SKIP_WITHOUT_GPU();
     ProblemSpec spec = make_spec(kMxfp4FnV, 16, {100, 3000}, {1, 2}, 46);
@@ -619,9 +625,6 @@ TEST(GpuPlanApi, PlanFromHostFieldsServesVCacheAndPageTable) {
     DeviceProblem dev(host);
     mla_decode_params bare = dev.params;
     bare.v_cache = nullptr;
-    bare.v_dtype = kNoV;
-    bare.v_scale = 1.0f;
-    bare.v_stride_slot = 0;
     bare.kv_page_indptr = nullptr;
     bare.kv_page_indices = nullptr;
     bare.page_size = 1;
@@ -639,6 +642,39 @@ TEST(GpuPlanApi, PlanFromHostFieldsServesVCacheAndPageTable) {
         << mla_last_error_message();
     ASSERT_EQ(mla::gpu::device_synchronize(), mla::gpu::kSuccess);
     expect_outputs_match(dev, ref);
+}
+
+// The V source is fixed when the plan is made: a run with a v_cache on a plan made with v_dtype 0
+// (V from the latent rows), or without one on a plan made with an FP8 v_dtype, is refused with
+// INVALID_VALUE before anything is queued.
+TEST(GpuPlanApi, RunWhoseVSourceDiffersFromThePlanIsRefused) {
+    SKIP_WITHOUT_GPU();
+    const HostProblem with_v = make_problem(make_spec(kMxfp4FnV, 16, {100, 3000}, {1, 2}, 48));
+    const HostProblem without_v = make_problem(make_spec(kMxfp4, 16, {100, 3000}, {1, 2}, 48));
+    const std::pair<const HostProblem*, const HostProblem*> cases[] = {
+        {&without_v, &with_v},  // plan: latent rows; run: v_cache
+        {&with_v, &without_v},  // plan: v_cache; run: latent rows
+    };
+    for (const auto& [plan_problem, run_problem] : cases) {
+        SCOPED_TRACE(plan_problem == &with_v ? "plan with v_cache" : "plan without v_cache");
+        Plan plan;
+        ASSERT_EQ(plan.create(plan_problem->host_params(nullptr, MLA_DTYPE_BF16, nullptr)),
+                  MLA_STATUS_SUCCESS)
+            << mla_last_error_message();
+        DeviceProblem dev(*run_problem);
+        dev.poison_outputs(0x5A);
+        DeviceBuffer workspace(std::max(plan.workspace_bytes(), dev.workspace_bytes) + 256);
+        const size_t bytes = workspace.bytes();
+        EXPECT_EQ(mla_decode_plan_prepare(plan.get(), &dev.params, workspace.get(), bytes, nullptr),
+                  MLA_STATUS_INVALID_VALUE);
+        EXPECT_NE(std::string(mla_last_error_message()).find("v_cache"), std::string::npos)
+            << mla_last_error_message();
+        EXPECT_EQ(mla_decode_plan_run(plan.get(), &dev.params, workspace.get(), bytes, nullptr),
+                  MLA_STATUS_INVALID_VALUE);
+        EXPECT_NE(std::string(mla_last_error_message()).find("V source"), std::string::npos)
+            << mla_last_error_message();
+        EXPECT_TRUE(outputs_untouched(dev, 0x5A));
+    }
 }
 
 // Workspace one byte short, or NULL: refused by prepare and run, outputs untouched.

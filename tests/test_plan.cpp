@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "device_info.h"
 #include "mla_decode.h"
@@ -197,6 +198,65 @@ TEST(PlanDescription, SaysWhatTheEnvironmentForcedAndWhyAVariantWasNotUsed) {
     ASSERT_GE(line.size(), note.size());
     EXPECT_EQ(line.substr(line.size() - note.size()), note) << line;
     EXPECT_TRUE(contains(line, "MLA_DECODE_STAGE1=wgmma not available: ")) << line;
+}
+
+// ---- a run against its plan: the V source is the plan's ----------------------------------------
+
+mla_decode_params mxfp4_params(mla_dtype v_dtype) {
+    mla_decode_params p;
+    mla_decode_params_init(&p);
+    p.batch_size = 2;
+    p.total_q = 2;
+    p.max_q_len = 1;
+    p.max_kv_len = 1000;
+    p.num_heads = 16;
+    p.kv_dtype = MLA_DTYPE_MXFP4;
+    p.v_dtype = v_dtype;
+    static const char v_rows[16] = {};
+    p.v_cache = v_dtype != 0 ? v_rows : nullptr;  // never read here
+    return p;
+}
+
+TEST(PlanAccepts, TheSameShapeAndVSource) {
+    for (mla_dtype v : {static_cast<mla_dtype>(0), MLA_DTYPE_FP8_E4M3FN}) {
+        mla::DevicePlan plan;
+        plan.key = mla::key_of(mxfp4_params(v), 0);
+        EXPECT_EQ(mla::plan_accepts(plan, mxfp4_params(v), 0), MLA_STATUS_SUCCESS);
+    }
+}
+
+TEST(PlanAccepts, RefusesARunWhoseVCacheContradictsThePlan) {
+    const std::pair<mla_dtype, mla_dtype> cases[] = {
+        {static_cast<mla_dtype>(0), MLA_DTYPE_FP8_E4M3FN},  // plan: latent rows; run: v_cache
+        {MLA_DTYPE_FP8_E4M3FNUZ, static_cast<mla_dtype>(0)},  // plan: v_cache; run: none
+    };
+    for (const auto& [plan_v, run_v] : cases) {
+        SCOPED_TRACE(static_cast<int>(plan_v));
+        mla::DevicePlan plan;
+        plan.key = mla::key_of(mxfp4_params(plan_v), 0);
+        EXPECT_EQ(mla::plan_accepts(plan, mxfp4_params(run_v), 0), MLA_STATUS_INVALID_VALUE);
+        const std::string message = mla_last_error_message();
+        EXPECT_TRUE(contains(message, "V source is fixed when the plan is made") &&
+                    contains(message, "v_cache"))
+            << message;
+    }
+    mla::DevicePlan plan;
+    plan.key = mla::key_of(mxfp4_params(MLA_DTYPE_FP8_E4M3FN), 0);
+    EXPECT_EQ(mla::plan_accepts(plan, mxfp4_params(MLA_DTYPE_FP8_E4M3FNUZ), 0),
+              MLA_STATUS_INVALID_VALUE);
+    EXPECT_TRUE(contains(mla_last_error_message(), "v_dtype FP8_E4M3FNUZ differs"))
+        << mla_last_error_message();
+}
+
+TEST(PlanAccepts, RefusesAnotherShapeOrDevice) {
+    mla::DevicePlan plan;
+    plan.key = mla::key_of(mxfp4_params(MLA_DTYPE_FP8_E4M3FN), 0);
+    mla_decode_params other = mxfp4_params(MLA_DTYPE_FP8_E4M3FN);
+    other.max_kv_len += 1;
+    EXPECT_EQ(mla::plan_accepts(plan, other, 0), MLA_STATUS_INVALID_VALUE);
+    EXPECT_TRUE(contains(mla_last_error_message(), "plan's shape")) << mla_last_error_message();
+    EXPECT_EQ(mla::plan_accepts(plan, mxfp4_params(MLA_DTYPE_FP8_E4M3FN), 1),
+              MLA_STATUS_INVALID_VALUE);
 }
 
 // ---- the switch through the ABI -----------------------------------------------------------------
