@@ -144,17 +144,16 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     out.variant = static_cast<int>(choice.variant);
     out.rows_per_cta = stage1.rows_per_cta;
     out.tile_tokens = stage1.tile_tokens;
-    SplitKvShape shape;
-    shape.batch_size = p.batch_size;
-    shape.total_q = p.total_q;
-    shape.max_q_len = p.max_q_len;
-    shape.max_kv_len = p.max_kv_len;
-    shape.num_heads = p.num_heads;
-    shape.kv_row_bytes = splitkv::kv_traits(format).streamed_bytes;
-    shape.tile_latency_us = tile_latency_us(choice.variant, format);
-    shape.tile_tokens = stage1.tile_tokens;
-    shape.rows_per_cta = stage1.rows_per_cta;
-    shape.multiprocessors = out.multiprocessors;
+    const SplitKvShape shape{p.batch_size,
+                             p.total_q,
+                             p.max_q_len,
+                             p.max_kv_len,
+                             p.num_heads,
+                             splitkv::kv_traits(format).streamed_bytes,
+                             tile_latency_us(choice.variant, format),
+                             stage1.tile_tokens,
+                             out.multiprocessors,
+                             stage1.rows_per_cta};
     const SplitKvPlan sp = plan_split_kv(shape, options.forced_splits);
     const int64_t grid = static_cast<int64_t>(p.batch_size) * sp.num_splits * sp.row_groups;
     if (grid > 0x7fffffff)

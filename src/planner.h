@@ -9,7 +9,7 @@
 
 namespace mla {
 
-struct SplitKvShape {
+struct SplitKvShape {  // (field order is used by aggregate initialization in plan.cpp)
     int batch_size = 0;
     int total_q = 0;
     int max_q_len = 1;

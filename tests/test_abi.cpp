@@ -820,24 +820,22 @@ TEST(Validate, VScaleNotFinitePositiveWithVCache) {
     }
 }
 
+// V from a separate FP8 cache: v_dtype and valid v_* fields (v_cache itself left as it is).
+void set_fp8_v_fields(mla_decode_params& p) {
+    p.v_dtype = MLA_DTYPE_FP8_E4M3FN;
+    p.v_scale = 1.0f;
+    p.v_stride_slot = 576;
+}
+
 // An FP8 v_dtype says V comes from v_cache: a call that reads the pointers needs it.
 TEST(Validate, Fp8VDtypeWithoutVCache) {
-    expect_rejected(Base::kMxfp4, kRefFwd, MLA_STATUS_INVALID_VALUE, "v_cache",
-                    [](mla_decode_params& p) {
-                        p.v_dtype = MLA_DTYPE_FP8_E4M3FNUZ;
-                        p.v_scale = 1.0f;
-                        p.v_stride_slot = 576;
-                    });
+    expect_rejected(Base::kMxfp4, kRefFwd, MLA_STATUS_INVALID_VALUE, "v_cache", set_fp8_v_fields);
 }
 
 // A separate V cache goes with MXFP4 keys only, whether v_cache is given or not (yet).
 TEST(Validate, Fp8VDtypeOnlyWithMxfp4) {
     for (Base base : {Base::kBf16, Base::kFp8Kv}) {
-        expect_rejected(base, kAll, MLA_STATUS_INVALID_VALUE, "v_dtype", [](mla_decode_params& p) {
-            p.v_dtype = MLA_DTYPE_FP8_E4M3FN;
-            p.v_scale = 1.0f;
-            p.v_stride_slot = 576;
-        });
+        expect_rejected(base, kAll, MLA_STATUS_INVALID_VALUE, "v_dtype", set_fp8_v_fields);
     }
 }
 
@@ -845,9 +843,7 @@ TEST(Validate, VCacheOnlyWithMxfp4) {
     for (Base base : {Base::kBf16, Base::kFp8Kv}) {
         expect_rejected(base, kAll, MLA_STATUS_INVALID_VALUE, "v_cache", [](mla_decode_params& p) {
             p.v_cache = p.kv_cache;
-            p.v_dtype = MLA_DTYPE_FP8_E4M3FN;
-            p.v_scale = 1.0f;
-            p.v_stride_slot = 576;
+            set_fp8_v_fields(p);
         });
     }
 }

@@ -202,15 +202,28 @@ TEST(PlanDescription, SaysWhatTheEnvironmentForcedAndWhyAVariantWasNotUsed) {
 
 // ---- a run against its plan: the V source is the plan's ----------------------------------------
 
-mla_decode_params mxfp4_params(mla_dtype v_dtype) {
+// Host fields of a valid problem (no pointers): one query row of 16 heads per element.
+mla_decode_params host_fields(int batch, int kv_len, mla_dtype kv_dtype) {
     mla_decode_params p;
     mla_decode_params_init(&p);
-    p.batch_size = 2;
-    p.total_q = 2;
+    p.batch_size = batch;
+    p.total_q = batch;
     p.max_q_len = 1;
-    p.max_kv_len = 1000;
+    p.max_kv_len = kv_len;
     p.num_heads = 16;
-    p.kv_dtype = MLA_DTYPE_MXFP4;
+    p.num_slots = static_cast<int64_t>(batch) * kv_len + 1;
+    p.q_stride_head = 576;
+    p.q_stride_token = 16 * 576;
+    p.kv_dtype = kv_dtype;
+    p.kv_stride_slot = kv_dtype == MLA_DTYPE_MXFP4 ? 288 : 576;
+    p.o_stride_head = 512;
+    p.o_stride_token = 16 * 512;
+    return p;
+}
+
+// An MXFP4 problem with V from the latent rows (v_dtype 0) or from a v_cache (FP8 v_dtype).
+mla_decode_params mxfp4_params(mla_dtype v_dtype) {
+    mla_decode_params p = host_fields(2, 1000, MLA_DTYPE_MXFP4);
     p.v_dtype = v_dtype;
     static const char v_rows[16] = {};
     p.v_cache = v_dtype != 0 ? v_rows : nullptr;  // never read here
@@ -266,19 +279,7 @@ TEST(PlanAccepts, RefusesAnotherShapeOrDevice) {
 TEST(Stage1Env, UnknownNameFailsPlanCreation) {
     if (std::string(mla_backend_name()) == "none") GTEST_SKIP() << "no GPU backend: no plans";
     ASSERT_EQ(setenv("MLA_DECODE_STAGE1", "bogus", 1), 0);
-    mla_decode_params p;
-    ASSERT_EQ(mla_decode_params_init(&p), MLA_STATUS_SUCCESS);
-    p.batch_size = 1;
-    p.total_q = 1;
-    p.max_q_len = 1;
-    p.max_kv_len = 128;
-    p.num_heads = 16;
-    p.num_slots = 128;
-    p.q_stride_head = 576;
-    p.q_stride_token = 16 * 576;
-    p.kv_stride_slot = 576;
-    p.o_stride_head = 512;
-    p.o_stride_token = 16 * 512;
+    const mla_decode_params p = host_fields(1, 128, MLA_DTYPE_BF16);
     mla_decode_plan* plan = nullptr;
     EXPECT_EQ(mla_decode_plan_create(&p, &plan), MLA_STATUS_INVALID_VALUE);
     EXPECT_EQ(plan, nullptr);
