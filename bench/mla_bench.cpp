@@ -12,9 +12,19 @@
 //     same method: column "fwd us" / CSV fwd_median_us; both must write the same O.
 //   * One warm-up call, then --mla_iters timed calls (default 50, SPEC asks >= 30); the case
 //     reports Google Benchmark manual time per call plus our own median/min/max counters.
+//   * The floor, measured in the same run for every GPU case: one plain read of exactly the
+//     bytes the call must read from the KV cache (kv tokens x bytes per token: 1152 bf16, 576
+//     fp8, 288 + 18 MXFP4, + 512 for the separate fp8 V cache) by a read-reduction kernel
+//     (floor_read.hip) over a buffer of that many bytes, after the same flush, between the same
+//     events, one warm-up and the same number of calls, median. After a flush this cold read,
+//     not bytes / peak bandwidth, is what the memory allows (anchors/METHOD.md). Columns
+//     "floor us" and "x floor" (our median / the floor's); CSV floor_read_us, x_floor.
+//   * Peer figures (FlashMLA bf16 on the same shape, torch, the seed's Triton kernels) come
+//     from a data file read at run time, bench/data/h200_peers.csv (its header states the
+//     sources, date, GPU and method); without it the peer columns show "-".
 //   * After the warm-up call, a plan is made for the same params (mla_decode_plan_create) and
-//     its one-line description gives the case's route (CSV columns route, splits and plan;
-//     the table's route column; the benchmark label).
+//     its one-line description gives the case's route, stage-1 variant, rows per CTA and
+//     split count (what the line states; "-" for what it does not).
 //   * Every element of O (and LSE) is compared with the host reference (FP32 O) computed from
 //     the same stored values; `ok` = every element within bf16 output rounding.
 //
@@ -23,23 +33,35 @@
 // library refuses with MLA_STATUS_UNSUPPORTED is reported as skipped, with its message.
 // Without a GPU (or with a library built with backend "none") it times the host reference
 // through the C ABI instead (bf16 and fp8 e4m3fn; every format with --mla_extra), so the
-// binary still runs on CI machines.
+// binary still runs on CI machines; the floor, the ratios and the plan are GPU-only ("-").
 //
-// Flags of our own (the --benchmark_* flags of Google Benchmark work as usual):
-//   --mla_iters=N    timed calls per case (GPU default 50; host-reference mode default 1)
-//   --mla_extra      also run the engine shapes (H 128 with q_len 1 and 4, q_len 2/4 and mixed
-//                    at H 16, uneven lengths, pages of 1/16/64) and the fp8-Q formats
-//   --mla_csv=PATH   where to write the CSV rows (default mla_bench.csv; "" = none)
-//   --mla_no_lse     do not request the LSE output (default: requested and checked)
-//   --mla_no_check   skip the host reference and the error columns (faster; ok = "unchecked")
-//   --mla_host       time the host reference even when a GPU is present
+// Shapes: the eight competition shapes (H 16, q_len 1, bs 4/32/64/256 x kv 1024/8192); with
+// --mla_extra also the engine shapes: H 128 q_len 1 (bs64 kv4096, bs32 kv8192, bs8 kv32768,
+// bs128 kv4096), H 128 q_len 2 (bs64 kv4096) and 4 (bs32 kv4096), H 16 q_len 2 and 4 (bs128
+// kv4096, bs32 kv8192), H 32 and H 64 q_len 1 (bs64 kv4096), one element of 64k tokens (H 16),
+// q_len mixed 1..4 in one batch, uneven lengths (zeros among them) and pages of 1/16/64.
+// The summary gives geometric means (ours, floor, x floor, peers, ours / peer) over the
+// competition shapes and, separately, over the engine shapes.
+//
+// Flags of our own (the --benchmark_* flags of Google Benchmark work as usual, e.g.
+// --benchmark_filter=fp8_e4m3fn/bs64; case names are decode/<format>/<shape>):
+//   --mla_iters=N        timed calls per case (GPU default 50; host-reference mode default 1)
+//   --mla_extra          also run the engine shapes above and the fp8-Q formats
+//   --mla_formats=A,B    only these formats (names as printed: bf16, fp8_e4m3fn, fp8_e4m3fnuz,
+//                        mxfp4, mxfp4k_fp8v_e4m3fn, mxfp4k_fp8v_e4m3fnuz, fp8_e4m3fn_qfp8,
+//                        fp8_e4m3fnuz_qfp8), whatever the mode would run by default
+//   --mla_peers=PATH     the peer data file (default: bench/data/h200_peers.csv of the source
+//                        tree the binary was built from; missing = a notice and "-")
+//   --mla_csv=PATH       where to write the CSV rows (default mla_bench.csv; "" = none)
+//   --mla_no_lse         do not request the LSE output (default: requested and checked)
+//   --mla_no_check       skip the host reference and the error columns (faster; ok = "unchecked")
+//   --mla_host           time the host reference even when a GPU is present
 // Exit status: 0 when every case that ran succeeded and was ok, 1 otherwise, 2 for bad flags.
 // Since 0.2.0 the GPU serves every format and shape here: UNSUPPORTED is reported (as a skip,
 // with the library's message) and counts as a failure.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -52,6 +74,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,19 +82,26 @@
 #include "arch/runtime.h"
 #include "mla_decode.h"
 #include "mla_problem.h"
+#include "peer_table.h"
+#include "plan_text.h"
+#include "splitkv/formats.h"
 #if defined(MLA_HAVE_GPU_RUNTIME)
 #include "device_problem.h"
+#include "floor_read.h"
 #endif
 
 namespace {
 
+using mla_bench::parse_plan;
+using mla_bench::PlanSummary;
 using mla_test::HostProblem;
 using mla_test::ProblemSpec;
 using mla_test::Reference;
 
 // ---- constants of the method -------------------------------------------------------------
 
-constexpr double kAttainableBytesPerSecond = 4.27e12;  // H200 device copy, SPEC.md
+// H200 device copy (SPEC.md): only for the anchor CSV's bytes_floor_us_at_4.27TBps column.
+constexpr double kAttainableBytesPerSecond = 4.27e12;
 constexpr double kInputStd = 0.02;                     // randn * 0.02, METHOD.md
 constexpr size_t kFlushBytes = size_t{512} << 20;      // the anchors' 512 MiB buffer
 constexpr double kORowRel = 1.0 / 256.0;               // bf16 output rounding, row-relative
@@ -80,94 +110,7 @@ constexpr int kGpuDefaultIters = 50;
 constexpr int kHostDefaultIters = 1;
 constexpr int kSpecMinIters = 30;
 
-// Geometric means over the eight competition shapes, measured on our H200 (SPEC.md).
-constexpr double kAnchorFlashMla = 72.4;
-constexpr double kAnchorTorch = 128.8;
-constexpr double kAnchorSeedSplitKv = 102.3;
-
-// Per-shape anchor medians (us) from anchors/h200_peers_2026-11-30.csv, for the table.
-struct PeerFigure {
-    int bs, q_len, kv_len, heads;
-    double flashmla_bf16;   // 0 = not measured
-    double seed_splitkv_fp8;
-};
-constexpr PeerFigure kPeers[] = {
-    {4, 1, 1024, 16, 21.7, 22.4},    {4, 1, 8192, 16, 39.2, 48.5},
-    {32, 1, 1024, 16, 26.6, 32.4},   {32, 1, 8192, 16, 95.0, 152.4},
-    {64, 1, 1024, 16, 38.5, 49.5},   {64, 1, 8192, 16, 169.1, 282.8},
-    {256, 1, 1024, 16, 92.5, 148.9}, {256, 1, 8192, 16, 581.7, 1068.6},
-    {64, 1, 4096, 128, 124.3, 0.0},  {128, 2, 4096, 16, 176.1, 0.0},
-    {128, 4, 4096, 16, 165.9, 0.0},
-};
-
-// ---- options -----------------------------------------------------------------------------
-
-struct Options {
-    int iters = 0;  // 0 = the mode's default
-    bool extra = false;
-    bool lse = true;
-    bool check = true;
-    bool force_host = false;
-    std::string csv = "mla_bench.csv";
-};
-
-void print_usage() {
-    std::printf(
-        "mla_bench flags (besides Google Benchmark's --benchmark_*):\n"
-        "  --mla_iters=N    timed calls per case (GPU default %d, host-reference default %d)\n"
-        "  --mla_extra      also run the engine shapes (H 128, q_len 2/4, uneven, pages 16/64)\n"
-        "  --mla_csv=PATH   CSV output path (default mla_bench.csv; empty = no CSV)\n"
-        "  --mla_no_lse     do not request LSE\n"
-        "  --mla_no_check   skip the host reference and the error columns\n"
-        "  --mla_host       time the host reference even when a GPU is present\n",
-        kGpuDefaultIters, kHostDefaultIters);
-}
-
-// Removes our flags from argv; returns false (with a message) on a malformed one.
-bool parse_options(int* argc, char** argv, Options* opt) {
-    int out = 1;
-    for (int i = 1; i < *argc; ++i) {
-        const std::string a = argv[i];
-        auto value_of = [&](const char* prefix, std::string* v) {
-            const size_t n = std::strlen(prefix);
-            if (a.compare(0, n, prefix) != 0) return false;
-            *v = a.substr(n);
-            return true;
-        };
-        std::string v;
-        if (value_of("--mla_iters=", &v)) {
-            char* end = nullptr;
-            const long n = std::strtol(v.c_str(), &end, 10);
-            if (v.empty() || *end != '\0' || n < 1 || n > 1000000) {
-                std::fprintf(stderr, "mla_bench: bad --mla_iters value '%s'\n", v.c_str());
-                return false;
-            }
-            opt->iters = static_cast<int>(n);
-        } else if (a == "--mla_extra") {
-            opt->extra = true;
-        } else if (value_of("--mla_csv=", &v)) {
-            opt->csv = v;
-        } else if (a == "--mla_no_lse") {
-            opt->lse = false;
-        } else if (a == "--mla_no_check") {
-            opt->check = false;
-        } else if (a == "--mla_host") {
-            opt->force_host = true;
-        } else if (a.compare(0, 6, "--mla_") == 0) {
-            std::fprintf(stderr, "mla_bench: unknown flag '%s'\n", a.c_str());
-            print_usage();
-            return false;
-        } else {
-            if (a == "--help" || a == "-h") print_usage();
-            argv[out++] = argv[i];
-        }
-    }
-    *argc = out;
-    argv[out] = nullptr;
-    return true;
-}
-
-// ---- formats and shapes ------------------------------------------------------------------
+// ---- formats ---------------------------------------------------------------------------
 
 struct Format {
     const char* name;
@@ -195,6 +138,116 @@ constexpr Format kFormats[] = {
     {"fp8_e4m3fn_qfp8", "fp8_e4m3fn", kFn, kFn, kNoV, false, true},
     {"fp8_e4m3fnuz_qfp8", "fp8_e4m3fnuz", kFnuz, kFnuz, kNoV, false, true},
 };
+
+// Bytes one call must read from the KV cache per token (splitkv/formats.h, the one statement
+// of the formats): the row (1152 bf16, 576 fp8, or 288 bytes of e2m1 pairs + 18 e8m0 scales),
+// plus the 512-byte fp8 V row of a separate V cache.
+double cache_bytes_per_token(const Format& f) {
+    mla::splitkv::KvFormat format{};
+    if (!mla::splitkv::kv_format_of(f.kv, f.v, &format))
+        throw std::runtime_error(std::string("no cache format for ") + f.name);
+    return mla::splitkv::kv_traits(format).streamed_bytes;
+}
+
+// ---- options -----------------------------------------------------------------------------
+
+struct Options {
+    int iters = 0;  // 0 = the mode's default
+    bool extra = false;
+    bool lse = true;
+    bool check = true;
+    bool force_host = false;
+    std::string csv = "mla_bench.csv";
+    std::string peers = MLA_BENCH_PEERS_CSV;
+    std::vector<std::string> formats;  // --mla_formats; empty = the mode's default set
+};
+
+void print_usage() {
+    std::printf(
+        "mla_bench flags (besides Google Benchmark's --benchmark_*):\n"
+        "  --mla_iters=N      timed calls per case (GPU default %d, host-reference default %d)\n"
+        "  --mla_extra        also run the engine shapes (H 32/64/128, q_len 2/4 and mixed, 64k\n"
+        "                     tokens, uneven, pages 1/16/64) and the fp8-Q formats\n"
+        "  --mla_formats=A,B  only these formats:",
+        kGpuDefaultIters, kHostDefaultIters);
+    for (const Format& f : kFormats) std::printf(" %s", f.name);
+    std::printf(
+        "\n"
+        "  --mla_peers=PATH   peer data file (default %s)\n"
+        "  --mla_csv=PATH     CSV output path (default mla_bench.csv; empty = no CSV)\n"
+        "  --mla_no_lse       do not request LSE\n"
+        "  --mla_no_check     skip the host reference and the error columns\n"
+        "  --mla_host         time the host reference even when a GPU is present\n",
+        MLA_BENCH_PEERS_CSV);
+}
+
+bool known_format(const std::string& name) {
+    return std::any_of(std::begin(kFormats), std::end(kFormats),
+                       [&](const Format& f) { return name == f.name; });
+}
+
+// Removes our flags from argv; returns false (with a message) on a malformed one.
+bool parse_options(int* argc, char** argv, Options* opt) {
+    int out = 1;
+    for (int i = 1; i < *argc; ++i) {
+        const std::string a = argv[i];
+        auto value_of = [&](const char* prefix, std::string* v) {
+            const size_t n = std::strlen(prefix);
+            if (a.compare(0, n, prefix) != 0) return false;
+            *v = a.substr(n);
+            return true;
+        };
+        std::string v;
+        if (value_of("--mla_iters=", &v)) {
+            char* end = nullptr;
+            const long n = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end != '\0' || n < 1 || n > 1000000) {
+                std::fprintf(stderr, "mla_bench: bad --mla_iters value '%s'\n", v.c_str());
+                return false;
+            }
+            opt->iters = static_cast<int>(n);
+        } else if (a == "--mla_extra") {
+            opt->extra = true;
+        } else if (value_of("--mla_formats=", &v)) {
+            opt->formats.clear();
+            for (size_t begin = 0; begin <= v.size();) {
+                const size_t end = std::min(v.find(',', begin), v.size());
+                opt->formats.push_back(v.substr(begin, end - begin));
+                begin = end + 1;
+            }
+            for (const std::string& name : opt->formats) {
+                if (!known_format(name)) {
+                    std::fprintf(stderr, "mla_bench: --mla_formats: no format '%s'\n",
+                                 name.c_str());
+                    print_usage();
+                    return false;
+                }
+            }
+        } else if (value_of("--mla_peers=", &v)) {
+            opt->peers = v;
+        } else if (value_of("--mla_csv=", &v)) {
+            opt->csv = v;
+        } else if (a == "--mla_no_lse") {
+            opt->lse = false;
+        } else if (a == "--mla_no_check") {
+            opt->check = false;
+        } else if (a == "--mla_host") {
+            opt->force_host = true;
+        } else if (a.compare(0, 6, "--mla_") == 0) {
+            std::fprintf(stderr, "mla_bench: unknown flag '%s'\n", a.c_str());
+            print_usage();
+            return false;
+        } else {
+            if (a == "--help" || a == "-h") print_usage();
+            argv[out++] = argv[i];
+        }
+    }
+    *argc = out;
+    argv[out] = nullptr;
+    return true;
+}
+
+// ---- shapes ------------------------------------------------------------------------------
 
 struct Shape {
     int bs = 0;
@@ -249,12 +302,18 @@ std::vector<Shape> competition_shapes() {
     return v;
 }
 
-// Engine shapes (SPEC.md): the anchors' three extra shapes first (FlashMLA has figures).
+// Engine shapes (SPEC.md, issue 7): those with a FlashMLA figure in the peer file first.
 std::vector<Shape> extra_shapes() {
     return {
-        shape(64, 4096, 128), shape(128, 4096, 16, 2), shape(128, 4096, 16, 4),
-        // H 128 (one GPU holding every head), decode and MTP
-        shape(32, 8192, 128), shape(128, 4096, 128), shape(32, 4096, 128, 4),
+        // the anchors' side-by-side run: H 128 decode (one GPU holding every head) and MTP,
+        // H 16 MTP, H 128 on 32k tokens, one element of 64k tokens
+        shape(64, 4096, 128), shape(32, 8192, 128), shape(64, 4096, 128, 2),
+        shape(128, 4096, 16, 2), shape(128, 4096, 16, 4), shape(8, 32768, 128),
+        shape(1, 65536, 16),
+        // H 32 and 64 (TP4, TP2)
+        shape(64, 4096, 32), shape(64, 4096, 64),
+        // more H 128 decode and MTP
+        shape(128, 4096, 128), shape(32, 4096, 128, 4),
         // q_len 2 and 4 at H 16 on long caches, and q_len mixed 1..4 inside one batch
         shape(32, 8192, 16, 2), shape(32, 8192, 16, 4), mixed_q(shape(64, 4096, 16, 4)),
         // uneven lengths, zeros among them
@@ -293,6 +352,14 @@ ProblemSpec make_spec(const Format& f, const Shape& s) {
     spec.kv_std = kInputStd;
     spec.seed = 20261130;
     return spec;
+}
+
+// Bytes one call must read from the KV cache: every element's tokens, each at the format's
+// bytes per token (pages and unused slots are not read).
+double cache_bytes_of(const Format& f, const ProblemSpec& spec) {
+    double tokens = 0.0;
+    for (int len : spec.kv_lens) tokens += len;
+    return tokens * cache_bytes_per_token(f);
 }
 
 // The workspace query for a spec without generating its full cache: a problem with the same
@@ -401,7 +468,9 @@ struct Row {
     int iters = 0;
     double median_us = 0, min_us = 0, max_us = 0;  // GPU: mla_decode_plan_run, prepared once
     double fwd_median_us = 0;                       // GPU: one-shot mla_decode_fwd
-    double min_bytes = 0;
+    double floor_us = 0;     // GPU: median of the cold read of cache_bytes; 0 = not measured
+    double cache_bytes = 0;  // bytes the call must read from the KV cache
+    double min_bytes = 0;    // ... plus Q read and O written
     ErrorStats err;
 
     // The library declined the problem (a path not built yet): reported, not timed.
@@ -413,8 +482,9 @@ struct Row {
     }
 };
 
-// The bytes floor: the least traffic of the call at the attainable HBM bandwidth.
-double floor_us_of(const Row& r) { return r.min_bytes / kAttainableBytesPerSecond * 1e6; }
+// The anchor CSV's bytes floor: the least traffic of the call at the attainable HBM bandwidth
+// (the table's floor is the measured cold read, Row::floor_us).
+double bandwidth_floor_us(const Row& r) { return r.min_bytes / kAttainableBytesPerSecond * 1e6; }
 
 // The row of a case about to run: its identity kept, every result reset.
 Row fresh_row(const Row& old) {
@@ -443,10 +513,14 @@ struct Bench {
     std::string current;
     std::unique_ptr<HostProblem> host;
     std::map<std::string, Reference> refs;  // FP32 reference per case, computed once
+    mla_bench::PeerTable peers;             // empty when the peer file could not be read
 
 #if defined(MLA_HAVE_GPU_RUNTIME)
     std::unique_ptr<mla_test::DeviceProblem> dev;
     mla_test::DeviceBuffer flush;
+    mla_test::DeviceBuffer floor_data;  // the floor read's buffer, grown to the largest case
+    mla_test::DeviceBuffer floor_sum;   // the floor read's result word
+    int multiprocessors = 0;
     mla::gpu::stream_t stream = nullptr;
     mla::gpu::event_t ev_start = nullptr, ev_stop = nullptr;
 #endif
@@ -465,6 +539,8 @@ struct Bench {
         drop_inputs();
 #if defined(MLA_HAVE_GPU_RUNTIME)
         flush = mla_test::DeviceBuffer();
+        floor_data = mla_test::DeviceBuffer();
+        floor_sum = mla_test::DeviceBuffer();
         if (ev_start != nullptr) (void)mla::gpu::event_destroy(ev_start);
         if (ev_stop != nullptr) (void)mla::gpu::event_destroy(ev_stop);
         if (stream != nullptr) (void)mla::gpu::stream_destroy(stream);
@@ -489,46 +565,22 @@ struct Bench {
     }
 };
 
-// The value of `key=` in a plan's description, "" when absent (words separated by spaces).
-std::string plan_word(const std::string& plan, const std::string& key) {
-    const std::string k = key + "=";
-    for (size_t at = plan.find(k); at != std::string::npos; at = plan.find(k, at + 1)) {
-        if (at > 0 && plan[at - 1] != ' ') continue;
-        const size_t begin = at + k.size();
-        return plan.substr(begin, plan.find_first_of(" ,;:", begin) - begin);
-    }
-    return "";
-}
-
-// The split count a plan's description states ("splits=N" or "N splits"), 1 for a
-// single-split route, 0 when it says neither.
-int plan_splits(const std::string& plan) {
-    const std::string word = plan_word(plan, "splits");
-    if (!word.empty()) return std::atoi(word.c_str());
-    for (size_t at = plan.find(" splits"); at != std::string::npos;
-         at = plan.find(" splits", at + 1)) {
-        size_t begin = at;
-        while (begin > 0 && std::isdigit(static_cast<unsigned char>(plan[begin - 1]))) --begin;
-        if (begin < at) return std::atoi(plan.substr(begin, at - begin).c_str());
-    }
-    return plan_word(plan, "route").find("single") != std::string::npos ? 1 : 0;
-}
-
-// The route for the table and the label: "path xN" (N splits) from the description, or its
-// head (up to the first ':', at most 40 characters) when it names no route.
-std::string route_of(const std::string& plan) {
-    const std::string path = plan_word(plan, "route");
-    if (path.empty()) return plan.substr(0, std::min<size_t>(plan.find(':'), 40));
-    const int splits = plan_splits(plan);
-    return splits > 0 ? path + " x" + std::to_string(splits) : path;
+// The benchmark label of a plan: "route xN variant R rows/CTA", as much as the line states.
+std::string plan_label(const std::string& plan) {
+    const PlanSummary p = parse_plan(plan);
+    std::string label = mla_bench::route_text(plan);
+    if (p.splits > 0) label += " x" + std::to_string(p.splits);
+    if (!p.variant.empty()) label += " " + p.variant;
+    if (p.rows_per_cta > 0) label += " " + std::to_string(p.rows_per_cta) + " rows/CTA";
+    return label;
 }
 
 void fill_common_counters(benchmark::State& state, const Row& row) {
     state.counters["median_us"] = row.median_us;
     state.counters["min_us"] = row.min_us;
     state.counters["max_us"] = row.max_us;
-    if (const int splits = plan_splits(row.plan)) state.counters["splits"] = splits;
-    std::string label = route_of(row.plan);
+    if (const int splits = parse_plan(row.plan).splits) state.counters["splits"] = splits;
+    std::string label = plan_label(row.plan);
     if (row.err.checked) {
         state.counters["max_abs_err"] = row.err.max_abs;
         state.counters["max_rel_err_row"] = row.err.max_rel_row;
@@ -588,6 +640,7 @@ bool init_gpu(Bench& b, std::string* message) {
     const size_t flush_bytes = std::max(kFlushBytes, size_t(4) * static_cast<size_t>(l2));
     try {
         b.flush = mla_test::DeviceBuffer(flush_bytes);
+        b.floor_sum = mla_test::DeviceBuffer(sizeof(unsigned));
     } catch (const std::exception& e) {
         *message = e.what();
         return false;
@@ -595,13 +648,25 @@ bool init_gpu(Bench& b, std::string* message) {
     if (!gpu_ok(gpu::stream_create(&b.stream), "stream_create", message)) return false;
     if (!gpu_ok(gpu::event_create(&b.ev_start), "event_create", message)) return false;
     if (!gpu_ok(gpu::event_create(&b.ev_stop), "event_create", message)) return false;
-    int sms = 0;
-    if (!gpu_ok(gpu::multiprocessor_count(&sms, dev), "multiprocessor_count", message))
+    if (!gpu_ok(gpu::multiprocessor_count(&b.multiprocessors, dev), "multiprocessor_count",
+                message))
         return false;
     std::printf("device %d: %d multiprocessors, L2 %.1f MiB; L2 flush: memset_async of %zu MiB "
                 "before every timed call\n",
-                dev, sms, l2 / 1048576.0, flush_bytes >> 20);
+                dev, b.multiprocessors, l2 / 1048576.0, flush_bytes >> 20);
     return true;
+}
+
+// The floor read's buffer, at least `bytes` long. Kept across cases and grown to the largest
+// (reading the first `bytes` of a longer buffer moves the same bytes); filled once with a
+// non-zero byte so that no case reads memory that might be special-cased as all zero.
+const void* floor_buffer(Bench& b, size_t bytes) {
+    if (b.floor_data.bytes() < bytes) {
+        b.floor_data = mla_test::DeviceBuffer();  // the old one freed before the new one
+        b.floor_data = mla_test::DeviceBuffer(bytes);
+        b.floor_data.fill_bytes(0x5A);
+    }
+    return b.floor_data.get();
 }
 
 // The plan mla_decode_fwd's cache holds for these params, described in one line (made, read
@@ -648,6 +713,7 @@ void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index) {
         mla_test::DeviceProblem& dp = *b.dev;
         dp.poison_outputs(0xFF);
         row.min_bytes = hp.min_bytes_moved();
+        row.cache_bytes = cache_bytes_of(row.format, spec);
 
         // 3. One warm-up call (also plans and caches whatever the library caches).
         mla_status st = dp.run(b.stream);
@@ -662,42 +728,59 @@ void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index) {
         //    way an engine makes it, and the way the FlashMLA anchor was taken: a plan made
         //    and prepared once per decode step (outside the timed region), then
         //    mla_decode_plan_run. The one-shot mla_decode_fwd (plan cache + metadata + run) is
-        //    timed after it, same method, as a second figure.
+        //    timed after it, same method, as a second figure; then the floor.
         PlanHandle plan;
         if ((st = mla_decode_plan_create(&dp.params, &plan.p)) != MLA_STATUS_SUCCESS ||
             (st = mla_decode_plan_prepare(plan.p, &dp.params, dp.workspace.get(),
                                           dp.workspace_bytes, b.stream)) != MLA_STATUS_SUCCESS)
             return fail_case(state, row, mla_status_string(st), mla_last_error_message());
-        auto plan_run = [&]() {
-            return mla_decode_plan_run(plan.p, &dp.params, dp.workspace.get(), dp.workspace_bytes,
-                                       b.stream);
-        };
-        auto fwd = [&]() { return dp.run(b.stream); };
-        // One timed call; false (with fail_status / msg set) on failure.
+        // Each call returns false with fail_status / msg set on failure.
         std::string fail_status;
+        auto library = [&](mla_status cs) {
+            if (cs == MLA_STATUS_SUCCESS) return true;
+            fail_status = mla_status_string(cs);
+            msg = mla_last_error_message();
+            return false;
+        };
+        auto device = [&](gpu::error_t e, const char* what) {
+            if (gpu_ok(e, what, &msg)) return true;
+            fail_status = "DEVICE_ERROR";
+            return false;
+        };
+        auto plan_run = [&]() {
+            return library(mla_decode_plan_run(plan.p, &dp.params, dp.workspace.get(),
+                                               dp.workspace_bytes, b.stream));
+        };
+        auto fwd = [&]() { return library(dp.run(b.stream)); };
+        const size_t floor_bytes = static_cast<size_t>(row.cache_bytes);
+        const void* floor_data = floor_bytes > 0 ? floor_buffer(b, floor_bytes) : nullptr;
+        auto floor_read = [&]() {
+            return device(mla_bench::launch_floor_read(
+                              floor_data, floor_bytes, static_cast<unsigned*>(b.floor_sum.get()),
+                              b.multiprocessors, b.stream),
+                          "floor read launch");
+        };
+        // One timed call.
         auto timed = [&](auto&& call, double* us_out) {
             float ms = 0.0f;
-            if (!gpu_ok(gpu::memset_async(b.flush.get(), 0, b.flush.bytes(), b.stream),
-                        "memset_async (L2 flush)", &msg) ||
-                !gpu_ok(gpu::event_record(b.ev_start, b.stream), "event_record", &msg)) {
-                fail_status = "DEVICE_ERROR";
+            if (!device(gpu::memset_async(b.flush.get(), 0, b.flush.bytes(), b.stream),
+                        "memset_async (L2 flush)") ||
+                !device(gpu::event_record(b.ev_start, b.stream), "event_record") || !call() ||
+                !device(gpu::event_record(b.ev_stop, b.stream), "event_record") ||
+                !device(gpu::event_synchronize(b.ev_stop), "event_synchronize") ||
+                !device(gpu::event_elapsed_ms(&ms, b.ev_start, b.ev_stop), "event_elapsed_ms"))
                 return false;
-            }
-            const mla_status cs = call();
-            if (cs != MLA_STATUS_SUCCESS) {
-                fail_status = mla_status_string(cs);
-                msg = mla_last_error_message();
-                return false;
-            }
-            if (!gpu_ok(gpu::event_record(b.ev_stop, b.stream), "event_record", &msg) ||
-                !gpu_ok(gpu::event_synchronize(b.ev_stop), "event_synchronize", &msg) ||
-                !gpu_ok(gpu::event_elapsed_ms(&ms, b.ev_start, b.ev_stop), "event_elapsed_ms",
-                        &msg)) {
-                fail_status = "DEVICE_ERROR";
-                return false;
-            }
             *us_out = ms * 1e3;
             return true;
+        };
+        // b.iters timed calls into *us, then a stream synchronize.
+        auto timed_calls = [&](auto&& call, std::vector<double>* us) {
+            for (int i = 0; i < b.iters; ++i) {
+                double t = 0.0;
+                if (!timed(call, &t)) return false;
+                us->push_back(t);
+            }
+            return device(gpu::stream_synchronize(b.stream), "stream_synchronize");
         };
         std::vector<double> us;
         us.reserve(static_cast<size_t>(b.iters));
@@ -707,18 +790,20 @@ void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index) {
             state.SetIterationTime(t * 1e-6);
             us.push_back(t);
         }
-        if (!gpu_ok(gpu::stream_synchronize(b.stream), "stream_synchronize", &msg))
-            return fail_case(state, row, "DEVICE_ERROR", msg);
+        if (!device(gpu::stream_synchronize(b.stream), "stream_synchronize"))
+            return fail_case(state, row, fail_status, msg);
         const std::vector<float> o_plan = dp.download_o();
         std::vector<double> us_fwd;
-        for (int i = 0; i < b.iters; ++i) {
-            double t = 0.0;
-            if (!timed(fwd, &t)) return fail_case(state, row, fail_status, msg);
-            us_fwd.push_back(t);
-        }
-        if (!gpu_ok(gpu::stream_synchronize(b.stream), "stream_synchronize", &msg))
-            return fail_case(state, row, "DEVICE_ERROR", msg);
+        if (!timed_calls(fwd, &us_fwd)) return fail_case(state, row, fail_status, msg);
         row.fwd_median_us = median_of(us_fwd);
+        // The floor: one warm-up read (the kernel's first launch loads its module), then the
+        // same number of timed reads as the call.
+        if (floor_bytes > 0) {
+            std::vector<double> us_floor;
+            if (!floor_read() || !timed_calls(floor_read, &us_floor))
+                return fail_case(state, row, fail_status, msg);
+            row.floor_us = median_of(us_floor);
+        }
 
         // 5. Statistics and accuracy.
         row.iters = static_cast<int>(us.size());
@@ -734,12 +819,13 @@ void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index) {
         row.success = true;
         row.status = mla_status_string(MLA_STATUS_SUCCESS);
 
-        const double floor_us = floor_us_of(row);
         state.SetBytesProcessed(static_cast<int64_t>(row.min_bytes) * state.iterations());
         fill_common_counters(state, row);
         state.counters["TBps"] = row.min_bytes / (row.median_us * 1e-6) / 1e12;
-        state.counters["floor_us"] = floor_us;
-        state.counters["frac_of_floor"] = floor_us / row.median_us;
+        if (row.floor_us > 0) {
+            state.counters["floor_us"] = row.floor_us;
+            state.counters["x_floor"] = row.median_us / row.floor_us;
+        }
         state.counters["ws_MiB"] = static_cast<double>(dp.workspace_bytes) / 1048576.0;
     } catch (const std::exception& e) {
         // A harness failure (allocation, copy, reference): report it, free the inputs.
@@ -760,6 +846,7 @@ void run_host_case(benchmark::State& state, Bench& b, size_t row_index) {
     try {
         const HostProblem& hp = b.inputs_for(row.name, spec);
         row.min_bytes = hp.min_bytes_moved();
+        row.cache_bytes = cache_bytes_of(row.format, spec);
         std::vector<uint16_t> o(hp.o_elements(), 0xFFFF);  // NaN until written
         std::vector<float> lse(b.opt.lse ? hp.lse_elements() : 0,
                                std::numeric_limits<float>::quiet_NaN());
@@ -798,12 +885,13 @@ void run_host_case(benchmark::State& state, Bench& b, size_t row_index) {
 
 // ---- report ------------------------------------------------------------------------------
 
-const PeerFigure* peer_for(const Shape& s) {
-    if (s.uneven || s.mixed_q || s.page_size > 0) return nullptr;
-    for (const PeerFigure& p : kPeers)
-        if (p.bs == s.bs && p.q_len == s.q_len && p.kv_len == s.kv_len && p.heads == s.heads)
-            return &p;
-    return nullptr;
+// A peer's median for the row's shape from the peer file, 0 when it has none. The peers ran
+// every element at the same length and q_len, each on its own cache layout; our figures to
+// set beside them are those of the contiguous cache (uneven, mixed and paged shapes: none).
+double peer_us(const Bench& b, const char* peer, const Row& r) {
+    const Shape& s = r.shape;
+    if (s.uneven || s.mixed_q || s.page_size > 0) return 0.0;
+    return b.peers.median_us(peer, s.bs, s.q_len, s.kv_len, s.heads);
 }
 
 std::string fmt(const char* f, double v) {
@@ -812,107 +900,157 @@ std::string fmt(const char* f, double v) {
     return buf;
 }
 
+// A number for the table, "-" when absent (v <= 0).
+std::string cell(const char* f, double v) { return v > 0 ? fmt(f, v) : "-"; }
+std::string cell(const std::string& v) { return v.empty() ? "-" : v; }
+
 std::string ok_text(const Row& r) {
     if (r.success) return !r.err.checked ? "unchecked" : r.err.ok ? "yes" : "NO";
     return r.skipped() ? "skipped (UNSUPPORTED)" : r.status;
 }
 
+// One table for both modes; what a mode does not measure shows "-" (host-reference mode: the
+// floor, the ratios and the plan).
 void print_cases(const Bench& b) {
     std::printf("\n## libmla_decode %s (backend %s): %s\n\n", mla_version_string(),
                 mla_backend_name(),
-                b.gpu_mode ? "mla_decode_plan_run (prepared once per step; fwd us = one-shot mla_decode_fwd), device events, L2 flushed before every call"
+                b.gpu_mode ? "mla_decode_plan_run (prepared once per step; fwd us = one-shot "
+                             "mla_decode_fwd), device events, L2 flushed before every call; "
+                             "floor = cold read of the case's cache bytes, same method"
                            : "host reference mla_decode_reference, wall clock (NOT GPU times)");
-    if (b.gpu_mode) {
-        std::printf("| format | shape | median us | min us | max us | fwd us | TB/s | floor us | "
-                    "frac of floor | max abs err | max rel err (row) | lse err | ok | "
-                    "FlashMLA bf16 us | seed fp8 split-KV best us | route |\n");
-        std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n");
-    } else {
-        std::printf("| format | shape | median us | min us | max us | max abs err | "
-                    "max rel err (row) | lse err | ok |\n");
-        std::printf("|---|---|---:|---:|---:|---:|---:|---:|---|\n");
-    }
+    std::printf("| format | shape | median us | min us | max us | fwd us | TB/s | floor us | "
+                "x floor | FlashMLA bf16 us | ours / FlashMLA | route | variant | rows/CTA | "
+                "splits | max abs err | max rel err (row) | lse err | ok |\n");
+    std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|"
+                "---:|---:|---|\n");
     for (const Row& r : b.rows) {
         if (!r.ran) continue;
-        std::string cells;
-        if (r.success) {
-            const double floor_us = floor_us_of(r);
-            cells = fmt("%.1f", r.median_us) + " | " + fmt("%.1f", r.min_us) + " | " +
-                    fmt("%.1f", r.max_us) + " | ";
-            if (b.gpu_mode) {
-                cells += fmt("%.1f", r.fwd_median_us) + " | ";
-                cells += fmt("%.2f", r.min_bytes / (r.median_us * 1e-6) / 1e12) + " | " +
-                         fmt("%.1f", floor_us) + " | " + fmt("%.2f", floor_us / r.median_us) +
-                         " | ";
-            }
-            if (r.err.checked) {
-                cells += fmt("%.2e", r.err.max_abs) + " | " + fmt("%.2e", r.err.max_rel_row) +
-                         " | " + (r.err.lse_checked ? fmt("%.2e", r.err.lse_max_abs) : "-") +
-                         " | ";
-            } else {
-                cells += "- | - | - | ";
-            }
-        } else {
-            const int empty = b.gpu_mode ? 10 : 6;  // the numeric columns before `ok`
-            for (int i = 0; i < empty; ++i) cells += "- | ";
-        }
-        cells += ok_text(r);
-        if (b.gpu_mode) {
-            const PeerFigure* p = peer_for(r.shape);
-            const std::string route = route_of(r.plan);
-            cells += " | " + (p && p->flashmla_bf16 > 0 ? fmt("%.1f", p->flashmla_bf16) : "-") +
-                     " | " +
-                     (p && p->seed_splitkv_fp8 > 0 ? fmt("%.1f", p->seed_splitkv_fp8) : "-") +
-                     " | " + (route.empty() ? "-" : route);
-        }
-        std::printf("| %s | %s | %s |\n", r.format.name, r.shape.label().c_str(), cells.c_str());
+        const bool timed = r.success && b.gpu_mode;  // a GPU figure of ours exists
+        const double flashmla = peer_us(b, mla_bench::kPeerFlashMla, r);
+        const PlanSummary plan = parse_plan(r.plan);
+        const std::vector<std::string> cells = {
+            r.format.name,
+            r.shape.label(),
+            r.success ? fmt("%.1f", r.median_us) : "-",
+            r.success ? fmt("%.1f", r.min_us) : "-",
+            r.success ? fmt("%.1f", r.max_us) : "-",
+            timed ? fmt("%.1f", r.fwd_median_us) : "-",
+            timed ? fmt("%.2f", r.min_bytes / (r.median_us * 1e-6) / 1e12) : "-",
+            cell("%.1f", timed ? r.floor_us : 0.0),
+            cell("%.2f", timed && r.floor_us > 0 ? r.median_us / r.floor_us : 0.0),
+            cell("%.1f", flashmla),
+            cell("%.2f", timed && flashmla > 0 ? r.median_us / flashmla : 0.0),
+            cell(r.plan.empty() ? "" : mla_bench::route_text(r.plan)),
+            cell(plan.variant),
+            cell("%.0f", plan.rows_per_cta),
+            cell("%.0f", plan.splits),
+            r.success && r.err.checked ? fmt("%.2e", r.err.max_abs) : "-",
+            r.success && r.err.checked ? fmt("%.2e", r.err.max_rel_row) : "-",
+            r.success && r.err.lse_checked ? fmt("%.2e", r.err.lse_max_abs) : "-",
+            ok_text(r),
+        };
+        std::string line = "|";
+        for (const std::string& c : cells) line += " " + c + " |";
+        std::printf("%s\n", line.c_str());
     }
 }
 
-// Geometric mean of the eight competition medians (and of their floors), per format.
-void print_geomeans(const Bench& b) {
+// Geometric means of one format over a group of shapes (the successful rows of the group).
+struct Geomean {
+    double log_sum = 0.0;
+    int n = 0;
+    void add(double v) {
+        log_sum += std::log(v);
+        ++n;
+    }
+    double value() const { return n > 0 ? std::exp(log_sum / n) : 0.0; }
+};
+
+// "value", "value (n of m)" when only n of the m rows have one, "-" when none has.
+std::string geomean_cell(const char* f, const Geomean& g, int rows) {
+    if (g.n == 0) return "-";
+    std::string text = fmt(f, g.value());
+    if (g.n < rows) text += " (" + std::to_string(g.n) + " of " + std::to_string(rows) + ")";
+    return text;
+}
+
+// Per format, over the competition shapes (all eight must have succeeded) or over the engine
+// shapes that ran: ours, the floor, x floor, and per peer its figure and ours / peer (both
+// over the rows the peer file has a figure for).
+void print_geomean_table(const Bench& b, bool competition) {
     std::vector<std::string> formats;
     for (const Row& r : b.rows)
-        if (r.ran && r.shape.competition &&
+        if (r.ran && r.shape.competition == competition &&
             std::find(formats.begin(), formats.end(), r.format.name) == formats.end())
             formats.push_back(r.format.name);
-    if (formats.empty()) return;  // only extra shapes ran
-    std::printf("\n### Geometric mean over the eight competition shapes (H 16, q_len 1)\n\n");
-    std::printf("| format | geomean us | shapes | floor geomean us | frac of floor | "
-                "vs FlashMLA bf16 %.1f us | vs torch bf16 %.1f us | "
-                "vs seed Triton fp8 split-KV best %.1f us |\n",
-                kAnchorFlashMla, kAnchorTorch, kAnchorSeedSplitKv);
-    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (const std::string& name : formats) {
-        double log_us = 0.0, log_floor = 0.0;
-        int n = 0;
-        for (const Row& r : b.rows) {
-            if (!r.success || r.format.name != name || !r.shape.competition) continue;
-            log_us += std::log(r.median_us);
-            log_floor += std::log(floor_us_of(r));
-            ++n;
-        }
-        if (n != 8) {
-            std::printf("| %s | - | %d of 8 succeeded | - | - | - | - | - |\n", name.c_str(), n);
-            continue;
-        }
-        const double g = std::exp(log_us / n), floor_g = std::exp(log_floor / n);
-        if (!b.gpu_mode) {  // host wall clock: a ratio to GPU figures would mean nothing
-            std::printf("| %s | %.1f | 8 | %.1f | - | - | - | - |\n", name.c_str(), g, floor_g);
-            continue;
-        }
-        // "x faster" = anchor / ours: above 1 means we beat the peer.
-        std::printf("| %s | %.1f | 8 | %.1f | %.2f | %.2fx | %.2fx | %.2fx |\n", name.c_str(), g,
-                    floor_g, floor_g / g, kAnchorFlashMla / g, kAnchorTorch / g,
-                    kAnchorSeedSplitKv / g);
+    if (formats.empty()) return;
+    struct Peer {
+        const char* name;   // in the peer file
+        const char* title;  // of its figure's column
+        const char* short_title;  // of the ratio's
+    };
+    const Peer peers[] = {{mla_bench::kPeerFlashMla, "FlashMLA bf16", "FlashMLA"},
+                          {mla_bench::kPeerTorch, "torch bf16", "torch"},
+                          {mla_bench::kPeerSeedSplitKv, "seed Triton fp8 split-KV best", "seed"}};
+    std::printf("\n### Geometric means over %s\n\n",
+                competition ? "the eight competition shapes (H 16, q_len 1)"
+                            : "the engine shapes (--mla_extra) that ran");
+    std::string head = "| format | shapes | ours us | floor us | x floor |";
+    std::string rule = "|---|---:|---:|---:|---:|";
+    for (const Peer& p : peers) {
+        head += std::string(" ") + p.title + " us | ours / " + p.short_title + " |";
+        rule += "---:|---:|";
     }
+    std::printf("%s\n%s\n", head.c_str(), rule.c_str());
+    for (const std::string& name : formats) {
+        int rows = 0;
+        Geomean ours, floor, x_floor, peer[std::size(peers)], x_peer[std::size(peers)];
+        for (const Row& r : b.rows) {
+            if (!r.success || r.format.name != name || r.shape.competition != competition)
+                continue;
+            ++rows;
+            ours.add(r.median_us);
+            if (b.gpu_mode && r.floor_us > 0) {
+                floor.add(r.floor_us);
+                x_floor.add(r.median_us / r.floor_us);
+            }
+            for (size_t i = 0; i < std::size(peers); ++i) {
+                const double us = peer_us(b, peers[i].name, r);
+                if (us <= 0) continue;
+                peer[i].add(us);
+                if (b.gpu_mode) x_peer[i].add(r.median_us / us);  // host wall clock: no ratio
+            }
+        }
+        std::string line = "| " + name + " | ";
+        if (competition && rows != 8) {
+            line += std::to_string(rows) + " of 8 (a geomean needs all 8) | - | - | -";
+            for (size_t i = 0; i < std::size(peers); ++i) line += " | - | -";
+        } else {
+            line += std::to_string(rows) + " | " + geomean_cell("%.1f", ours, rows) + " | " +
+                    geomean_cell("%.1f", floor, rows) + " | " +
+                    geomean_cell("%.2f", x_floor, rows);
+            for (size_t i = 0; i < std::size(peers); ++i)
+                line += " | " + geomean_cell("%.1f", peer[i], rows) + " | " +
+                        geomean_cell("%.2f", x_peer[i], rows);
+        }
+        std::printf("%s |\n", line.c_str());
+    }
+}
+
+void print_geomeans(const Bench& b) {
+    print_geomean_table(b, true);
+    print_geomean_table(b, false);
+    const std::string source =
+        b.peers.size() > 0 ? "peer figures from " + b.opt.peers : "no peer figures";
     if (b.gpu_mode) {
-        std::printf("\n(ratios are anchor / ours: above 1.00x means faster than the peer; "
-                    "anchors from anchors/h200_peers_2026-11-30.csv, same method, H200; floors "
-                    "are each format's bytes at %.2f TB/s)\n",
-                    kAttainableBytesPerSecond / 1e12);
+        std::printf("\n(us, medians; x floor = ours / floor (1.00: at the floor, the cold read "
+                    "of the cache bytes measured in this run); ours / peer below 1.00 = faster "
+                    "than the peer; ratios are geometric means of the per-shape ratios; %s)\n",
+                    source.c_str());
     } else {
-        std::printf("\n(host-reference wall clock: not comparable with the GPU anchors)\n");
+        std::printf("\n(host-reference wall clock: not comparable with the peers' GPU figures, so "
+                    "no floor and no ratios; %s)\n",
+                    source.c_str());
     }
 }
 
@@ -934,7 +1072,9 @@ std::string csv_field(const std::string& v) {
     return q + "\"";
 }
 
-// CSV with the anchor CSV's columns first (same names, same order), then ours.
+// CSV with the anchor CSV's columns first (same names, same order; its bytes floor at 4.27
+// TB/s), then ours: the measured floor (cache_bytes, floor_read_us, x_floor) and FlashMLA's
+// figure come last.
 bool write_csv(const Bench& b, const std::string& path) {
     std::FILE* f = std::fopen(path.c_str(), "w");
     if (f == nullptr) {
@@ -946,7 +1086,9 @@ bool write_csv(const Bench& b, const std::string& path) {
                  "bs,q_len,kv_len,heads,peer,kv_format,median_us,max_abs_err_vs_fp32,"
                  "bytes_floor_us_at_4.27TBps,fraction_of_floor,min_us,max_us,TBps,"
                  "max_rel_err_row,lse_max_abs_err,ok,iters,page_size,lengths,timing,status,"
-                 "q_format,cache,q_lens,route,splits,message,plan,fwd_median_us\n");
+                 "q_format,cache,q_lens,route,splits,message,plan,fwd_median_us,variant,"
+                 "rows_per_cta,tile,cache_bytes,floor_read_us,x_floor,flashmla_bf16_us,"
+                 "x_flashmla\n");
     const char* peer = b.gpu_mode ? "libmla_decode" : "libmla_decode_host_reference";
     const char* timing = b.gpu_mode ? "device_events_l2_flushed" : "host_wall_clock";
     for (const Row& r : b.rows) {
@@ -954,7 +1096,7 @@ bool write_csv(const Bench& b, const std::string& path) {
         const Shape& s = r.shape;
         std::fprintf(f, "%d,%d,%d,%d,%s,%s,", s.bs, s.q_len, s.kv_len, s.heads, peer,
                      r.format.name);
-        const double floor_us = floor_us_of(r);
+        const double floor_us = bandwidth_floor_us(r);
         if (r.success) {
             std::fprintf(f, "%.2f,%s,%.1f,", r.median_us,
                          r.err.checked ? fmt("%.3g", r.err.max_abs).c_str() : "", floor_us);
@@ -973,14 +1115,24 @@ bool write_csv(const Bench& b, const std::string& path) {
             std::fprintf(f, ",,,,,,,,,0,0,");
         }
         // page_size as the ABI counts it: 1 for a contiguous cache
-        const int splits = plan_splits(r.plan);
-        std::fprintf(f, "%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", std::max(s.page_size, 1),
+        const PlanSummary plan = parse_plan(r.plan);
+        auto count = [](int n) { return n > 0 ? std::to_string(n) : std::string(); };
+        std::fprintf(f, "%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,", std::max(s.page_size, 1),
                      s.uneven ? "uneven" : "equal", timing, r.status.c_str(),
                      r.format.q_name, s.page_size > 0 ? "paged" : "contiguous",
-                     s.mixed_q ? "mixed" : "equal", csv_field(plan_word(r.plan, "route")).c_str(),
-                     splits > 0 ? std::to_string(splits).c_str() : "",
-                     csv_field(r.message).c_str(), csv_field(r.plan).c_str(),
+                     s.mixed_q ? "mixed" : "equal", csv_field(plan.route).c_str(),
+                     count(plan.splits).c_str(), csv_field(r.message).c_str(),
+                     csv_field(r.plan).c_str(),
                      r.success && b.gpu_mode ? fmt("%.2f", r.fwd_median_us).c_str() : "");
+        // variant .. x_flashmla (empty where not stated or not measured)
+        const bool timed = r.success && b.gpu_mode;
+        const double flashmla = peer_us(b, mla_bench::kPeerFlashMla, r);
+        std::fprintf(f, "%s,%s,%s,%.0f,%s,%s,%s,%s\n", csv_field(plan.variant).c_str(),
+                     count(plan.rows_per_cta).c_str(), count(plan.tile).c_str(), r.cache_bytes,
+                     timed && r.floor_us > 0 ? fmt("%.2f", r.floor_us).c_str() : "",
+                     timed && r.floor_us > 0 ? fmt("%.3f", r.median_us / r.floor_us).c_str() : "",
+                     flashmla > 0 ? fmt("%.2f", flashmla).c_str() : "",
+                     timed && flashmla > 0 ? fmt("%.3f", r.median_us / flashmla).c_str() : "");
     }
     const bool good = std::ferror(f) == 0;
     if (std::fclose(f) != 0 || !good) {
@@ -993,9 +1145,12 @@ bool write_csv(const Bench& b, const std::string& path) {
 
 // ---- registration ------------------------------------------------------------------------
 
-// GPU mode: every format (the fp8-Q ones with --mla_extra), each case asking the library.
-// Host-reference mode: bf16 and fp8 e4m3fn (the reference is slow), every format with --mla_extra.
+// --mla_formats: exactly the formats named. Otherwise GPU mode: every format (the fp8-Q ones
+// with --mla_extra), each case asking the library; host-reference mode: bf16 and fp8 e4m3fn
+// (the reference is slow), every format with --mla_extra.
 bool wanted(const Bench& b, const Format& f) {
+    const std::vector<std::string>& only = b.opt.formats;
+    if (!only.empty()) return std::find(only.begin(), only.end(), f.name) != only.end();
     return b.opt.extra || (!f.extra && (b.gpu_mode || f.host));
 }
 
@@ -1039,6 +1194,13 @@ int main(int argc, char** argv) {
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
     std::printf("libmla_decode %s, backend %s\n", mla_version_string(), mla_backend_name());
+    std::string peers_message;
+    if (b.peers.load(b.opt.peers, &peers_message)) {
+        std::printf("peer figures: %s (%zu)\n", b.opt.peers.c_str(), b.peers.size());
+    } else {
+        std::printf("notice: no peer figures (%s); the peer columns show \"-\"\n",
+                    peers_message.c_str());
+    }
 
     bool have_gpu = false;
 #if defined(MLA_HAVE_GPU_RUNTIME)
