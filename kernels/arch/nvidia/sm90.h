@@ -1,0 +1,206 @@
+// NVIDIA Hopper (sm_90a) pieces of the architecture layer, on top of sm80.h: warpgroup MMA
+// (wgmma) with A from registers and B from shared memory, shared-memory matrix descriptors,
+// mbarriers, bulk asynchronous copies (the copy engine, 1-D form), proxy fences and named
+// barriers. Included by arch/device.h only in sm_90a device passes (MLA_ARCH_SM90 is then
+// defined); kernels that use it are built only for sm_90a.
+//
+// Facts used below (PTX ISA 8.x, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"),
+// checked on the H200 by a probe before this file was written (every element exact for f16,
+// bf16 and e4m3):
+//   * A warpgroup = 4 consecutive warps starting at a warp index divisible by 4. For
+//     wgmma.m64nNk16 (16-bit) and m64nNk32 (e4m3) each warp w owns rows 16w .. 16w+15 of A and D.
+//   * A from registers, per warp exactly the mma.m16n8k16 (16-bit) / m16n8k32 (8-bit) A layout,
+//     lane = 4 g + t: 16-bit: a0 = A[g][2t, 2t+1], a1 = A[g+8][2t, 2t+1], a2 = A[g][2t+8, 2t+9],
+//     a3 = A[g+8][2t+8, 2t+9]; e4m3: a0 = A[g][4t .. 4t+3], a1 = A[g+8][4t ..], a2 = A[g][4t+16 ..],
+//     a3 = A[g+8][4t+16 ..] (low byte / half first).
+//   * D (f32), per warp: d[4j + 2h + c] = D[g + 8h][8j + 2t + c], j < N / 8.
+//   * B from shared memory, K-major, no swizzle: "core matrices" of 8 rows (n) x 16 bytes (k),
+//     each 128 contiguous bytes (row i at byte 16 i). The descriptor's leading byte offset is the
+//     distance between core matrices adjacent in K, its stride byte offset the distance between
+//     core matrices adjacent in N.
+#pragma once
+
+#include <cstdint>
+
+
+namespace mla::arch::sm90 {
+
+MLA_DEVICE uint32_t smem_addr(const void* p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// ---- shared-memory matrix descriptor (K-major, no swizzle) -----------------------------------
+MLA_DEVICE uint64_t kmajor_desc(uint32_t smem_byte_addr, uint32_t k_core_stride_bytes,
+                                uint32_t n_core_stride_bytes) {
+    uint64_t d = static_cast<uint64_t>((smem_byte_addr >> 4) & 0x3fffu);
+    d |= static_cast<uint64_t>((k_core_stride_bytes >> 4) & 0x3fffu) << 16;
+    d |= static_cast<uint64_t>((n_core_stride_bytes >> 4) & 0x3fffu) << 32;
+    return d;  // base offset 0, layout type 0 (no swizzle)
+}
+
+// ---- warpgroup MMA ordering -----------------------------------------------------------------
+// Before the first wgmma that reads registers written by ordinary instructions (A fragments,
+// rescaled accumulators).
+MLA_DEVICE void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+MLA_DEVICE void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+// Wait until at most N committed groups of this warpgroup are still in flight.
+template <int N>
+MLA_DEVICE void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Keeps the compiler from moving ordinary reads or writes of `r` across this point (the
+// accumulators of an in-flight wgmma must not be touched).
+MLA_DEVICE void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
+MLA_DEVICE void fence_operand(uint32_t& r) { asm volatile("" : "+r"(r)::"memory"); }
+template <int kN>
+MLA_DEVICE void fence_operands(float (&r)[kN]) {
+#pragma unroll
+    for (int i = 0; i < kN; ++i) fence_operand(r[i]);
+}
+
+// ---- wgmma, A from registers, B from a descriptor, f32 accumulate ----------------------------
+// kType: MmaType::kF16 / kBF16 (m64nNk16) or MmaType::kE4M3 (m64nNk32). `accumulate` false
+// overwrites d (d = A * B).
+#define MLA_WGMMA_D16 "{%0,%1,%2,%3,%4,%5,%6,%7}"
+#define MLA_WGMMA_D32 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}"
+#define MLA_WGMMA_OUT8(d) \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+#define MLA_WGMMA_OUT16(d)                                                                      \
+    MLA_WGMMA_OUT8(d), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),         \
+        "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+
+template <MmaType kType, int kN>
+struct Wgmma;
+
+
+template <>
+struct Wgmma<MmaType::kF16, 16> {
+    MLA_DEVICE static void run(float (&d)[8], const uint32_t (&a)[4], uint64_t desc, bool acc) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 " MLA_WGMMA_D16
+            ", {%8,%9,%10,%11}, %12, p, 1, 1, 0;\n}\n"
+            : MLA_WGMMA_OUT8(d)
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(static_cast<int>(acc)));
+    }
+};
+template <>
+struct Wgmma<MmaType::kBF16, 16> {
+    MLA_DEVICE static void run(float (&d)[8], const uint32_t (&a)[4], uint64_t desc, bool acc) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 " MLA_WGMMA_D16
+            ", {%8,%9,%10,%11}, %12, p, 1, 1, 0;\n}\n"
+            : MLA_WGMMA_OUT8(d)
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(static_cast<int>(acc)));
+    }
+};
+template <>
+struct Wgmma<MmaType::kF16, 32> {
+    MLA_DEVICE static void run(float (&d)[16], const uint32_t (&a)[4], uint64_t desc, bool acc) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 " MLA_WGMMA_D32
+            ", {%16,%17,%18,%19}, %20, p, 1, 1, 0;\n}\n"
+            : MLA_WGMMA_OUT16(d)
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(static_cast<int>(acc)));
+    }
+};
+template <>
+struct Wgmma<MmaType::kBF16, 32> {
+    MLA_DEVICE static void run(float (&d)[16], const uint32_t (&a)[4], uint64_t desc, bool acc) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 " MLA_WGMMA_D32
+            ", {%16,%17,%18,%19}, %20, p, 1, 1, 0;\n}\n"
+            : MLA_WGMMA_OUT16(d)
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(static_cast<int>(acc)));
+    }
+};
+
+#undef MLA_WGMMA_D16
+#undef MLA_WGMMA_D32
+#undef MLA_WGMMA_OUT8
+#undef MLA_WGMMA_OUT16
+
+// ---- mbarriers (CTA scope) ------------------------------------------------------------------
+MLA_DEVICE void mbarrier_init(uint64_t* bar, uint32_t arrivals) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(arrivals)
+                 : "memory");
+}
+// Makes initialized barriers visible to the copy engine (once, after the inits, before a
+// block-wide barrier).
+MLA_DEVICE void mbarrier_init_fence() {
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+MLA_DEVICE void mbarrier_arrive(uint64_t* bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
+}
+// One arrival that also announces `bytes` of copies completing on this barrier.
+MLA_DEVICE void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)),
+                 "r"(bytes)
+                 : "memory");
+}
+// Blocks until the phase of parity `parity` has completed.
+MLA_DEVICE void mbarrier_wait(uint64_t* bar, uint32_t parity) {
+    asm volatile(
+        "{\n.reg .pred done;\n"
+        "WAIT_%=:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+        "@!done bra WAIT_%=;\n}\n" ::"r"(smem_addr(bar)),
+        "r"(parity)
+        : "memory");
+}
+
+// An arrival on `bar` once every cp.async this thread has issued so far has landed (sm_80 copies
+// completing on an mbarrier). .noinc: the barrier's expected count includes these arrivals.
+MLA_DEVICE void copy_async_arrive_noinc(uint64_t* bar) {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(bar))
+                 : "memory");
+}
+
+// Waits for every cp.async this thread has issued, committed to a group or not.
+MLA_DEVICE void copy_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+// ---- bulk copy global -> shared, completing on an mbarrier -----------------------------------
+// dst and src 16-byte aligned, bytes a multiple of 16.
+MLA_DEVICE void bulk_copy_g2s(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::
+            "r"(smem_addr(dst)),
+        "l"(src), "r"(bytes), "r"(smem_addr(bar))
+        : "memory");
+}
+
+// ---- warpgroup roles ------------------------------------------------------------------------
+// Index of this thread's warpgroup / warp, made visibly warp-uniform for the compiler (a value
+// derived from threadIdx alone counts as divergent, which makes ptxas serialize wgmma inside
+// branches on it).
+MLA_DEVICE int warpgroup_index() {
+    return __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x) / 128, 0);
+}
+MLA_DEVICE int warp_index() { return __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x) / 32, 0); }
+// Per-thread register budget of this warpgroup (a multiple of 8 in [24, 256]); every warp of the
+// warpgroup executes it. Effective only under a register cap at entry (__launch_bounds__(n, 1)).
+template <int kRegs>
+MLA_DEVICE void warpgroup_registers_dec() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+template <int kRegs>
+MLA_DEVICE void warpgroup_registers_inc() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+
+// ---- fences and barriers --------------------------------------------------------------------
+// Shared memory written by ordinary stores, read next by wgmma (the async proxy): each writing
+// thread fences before the barrier that hands the data over.
+MLA_DEVICE void fence_proxy_async_smem() {
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+// Barrier `id` (1..15; 0 is __syncthreads) over `threads` threads (a multiple of the warp size).
+MLA_DEVICE void named_barrier_sync(int id, int threads) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+}  // namespace mla::arch::sm90
