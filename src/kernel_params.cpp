@@ -37,6 +37,7 @@ splitkv::Params kernel_params(const DevicePlan& plan, const mla_decode_params& p
     k.total_q = p.total_q;
     k.num_heads = p.num_heads;
     k.row_groups = plan.row_groups;
+    k.rows_per_cta = plan.rows_per_cta;
     k.max_splits = plan.num_splits;
     k.tiles_per_split = plan.tiles_per_split;
     k.sm_scale = p.sm_scale;

@@ -108,18 +108,32 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
                 dtype_name(p.kv_dtype), v_dtype_text(p.v_dtype));
 }
 
-// Stage-1 time per 64-token tile and CTA when latency bound, per kernel: measured on the H200
-// (132 SMs) with bench/split_sweep.sh for mma16, where it is the same with 4 or 256 CTAs
-// resident (fp8 2.4 us, bf16 3.25, MXFP4 3.3, MXFP4-K/fp8-V 4.3). Not yet measured on AMD, nor
-// for other variants: the same figures stand in there.
-double tile_latency_us(splitkv::Stage1Variant variant, splitkv::KvFormat f) {
-    (void)variant;
+// The cost table of stage 1 per (variant, format, rows per CTA): time per 64-token tile and CTA
+// when not bandwidth bound, the tiles a CTA works on at once, and the per-CTA fixed cost.
+// Measured on the H200 (132 SMs, the only GPU this project runs on; AMD uses the same figures):
+//   mma16: bench/split_sweep.sh, the same with 4 or 256 CTAs resident: fp8 2.4 us, bf16 3.25,
+//     MXFP4 3.3, MXFP4-K/fp8-V 4.3 per tile.
+//   wgmma (fp8): whole-GPU single-split runs of stage 1 alone (cold cache, 20 calls): 16 rows
+//     1.8 us per tile with three tiles in flight per CTA (bs4 kv8192 H16, bs256 kv8192 H16),
+//     32 rows 3.6 us (bs128 kv4096 H16 q_len 2), 64 rows 4.4 us (bs64 kv4096 H128;
+//     bs128 kv4096 H16 q_len 4). Its fixed cost (Q^T prologue of up to 64 rows, warpgroup
+//     merge) is an estimate.
+struct Stage1Cost {
+    double tile_us;
+    int tile_parallelism;
+    double cta_fixed_us;
+};
+Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int rows) {
+    if (variant == splitkv::Stage1Variant::kWgmma) {
+        if (rows <= 16) return {1.8, 3, 3.0};
+        return {rows <= 32 ? 3.6 : 4.4, 1, 3.0};
+    }
     switch (f) {
-        case splitkv::KvFormat::kBf16: return 3.25;
+        case splitkv::KvFormat::kBf16: return {3.25, 1, 2.0};
         case splitkv::KvFormat::kFp8E4M3FN:
-        case splitkv::KvFormat::kFp8E4M3FNUZ: return 2.4;
-        case splitkv::KvFormat::kMxfp4: return 3.3;
-        default: return 4.3;
+        case splitkv::KvFormat::kFp8E4M3FNUZ: return {2.4, 1, 2.0};
+        case splitkv::KvFormat::kMxfp4: return {3.3, 1, 2.0};
+        default: return {4.3, 1, 2.0};
     }
 }
 
@@ -129,38 +143,56 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
                        const PlanOptions& options, DevicePlan* plan) {
     splitkv::KvFormat format = splitkv::KvFormat::kBf16;
     MLA_TRY(gpu_kv_format(p, &format));
-    const Stage1Choice choice = choose_stage1_variant(
-        options.stage1, Stage1Problem{format, p.num_heads, p.max_q_len, p.q_dtype}, device);
-    const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(choice.variant);
-    if (stage1.rows_per_cta <= 0 || stage1.tile_tokens <= 0)
-        return fail(MLA_STATUS_INTERNAL_ERROR,
-                    "stage-1 variant %s was chosen but this build has no shape for it "
-                    "(splitkv::stage1_shape)",
-                    splitkv::stage1_variant_name(choice.variant));
+    const Stage1Problem problem{format, p.num_heads, p.max_q_len, p.q_dtype};
+    const Stage1Choice choice = choose_stage1_variant(options.stage1, problem, device);
+    // Every (variant, rows per CTA) that may serve, each with its best split count; the least
+    // predicted time wins (ties: the earlier variant, the fewer rows per CTA).
     DevicePlan out;
+    SplitKvPlan sp;
+    bool found = false;
+    for (int v = 0; v < splitkv::kStage1Variants; ++v) {
+        const auto variant = static_cast<splitkv::Stage1Variant>(v);
+        if (choice.forced ? variant != choice.variant
+                          : !stage1_can_serve(variant, problem, device, nullptr, 0))
+            continue;
+        const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(variant);
+        for (int rows : stage1.rows_per_cta) {
+            if (rows <= 0 || stage1.tile_tokens <= 0) continue;
+            const Stage1Cost cost = stage1_cost(variant, format, rows);
+            const SplitKvShape candidate{p.batch_size,
+                                         p.total_q,
+                                         p.max_q_len,
+                                         p.max_kv_len,
+                                         p.num_heads,
+                                         splitkv::kv_traits(format).streamed_bytes,
+                                         cost.tile_us,
+                                         stage1.tile_tokens,
+                                         device.multiprocessors,
+                                         rows,
+                                         cost.tile_parallelism,
+                                         cost.cta_fixed_us};
+            const SplitKvPlan plan_v = plan_split_kv(candidate, options.forced_splits);
+            if (found && plan_v.predicted_us >= sp.predicted_us) continue;
+            found = true;
+            sp = plan_v;
+            out.variant = v;
+            out.rows_per_cta = rows;
+            out.tile_tokens = stage1.tile_tokens;
+        }
+    }
+    if (!found)
+        return fail(MLA_STATUS_INTERNAL_ERROR,
+                    "no stage-1 variant of this build serves kv format %s (splitkv::stage1_shape)",
+                    splitkv::kv_traits(format).name);
     out.multiprocessors = device.multiprocessors;
     out.key = key_of(p, device.device);
     out.kv_format = static_cast<int>(format);
-    out.variant = static_cast<int>(choice.variant);
-    out.rows_per_cta = stage1.rows_per_cta;
-    out.tile_tokens = stage1.tile_tokens;
-    const SplitKvShape shape{p.batch_size,
-                             p.total_q,
-                             p.max_q_len,
-                             p.max_kv_len,
-                             p.num_heads,
-                             splitkv::kv_traits(format).streamed_bytes,
-                             tile_latency_us(choice.variant, format),
-                             stage1.tile_tokens,
-                             out.multiprocessors,
-                             stage1.rows_per_cta};
-    const SplitKvPlan sp = plan_split_kv(shape, options.forced_splits);
     const int64_t grid = static_cast<int64_t>(p.batch_size) * sp.num_splits * sp.row_groups;
     if (grid > 0x7fffffff)
         return fail(MLA_STATUS_UNSUPPORTED,
                     "GPU path: batch_size %d x max_q_len %d x num_heads / %d rows per CTA needs "
                     "%lld CTAs, more than one launch holds",
-                    p.batch_size, p.max_q_len, stage1.rows_per_cta, static_cast<long long>(grid));
+                    p.batch_size, p.max_q_len, out.rows_per_cta, static_cast<long long>(grid));
     out.num_splits = sp.num_splits;
     out.tiles_per_split = sp.tiles_per_split;
     out.row_groups = sp.row_groups;

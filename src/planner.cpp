@@ -19,9 +19,10 @@ namespace {
 // metadata kernel and the reduce: two launches, and the reduce reads every split's partial O
 // once. Splitting more fills more multiprocessors for small batches and shortens each CTA's
 // serial walk over long caches; wave quantization makes the choice non-obvious for mid batches
-// (64 elements x 2 splits on 132 units is one wave, x 3 splits is two).
+// (64 elements x 2 splits on 132 units is one wave, x 3 splits is two). A variant whose CTA works
+// on several tiles at once (SplitKvShape::tile_parallelism: tile_latency_us is then its time per
+// tile in steady state) takes as long for fewer tiles as for that many.
 constexpr double kBandwidthBytesPerUs = 3.6e6;  // sustained HBM read rate, bytes per us
-constexpr double kCtaFixedUs = 2.0;             // per-CTA prologue + epilogue
 constexpr double kExtraLaunchUs = 2.5;          // metadata kernel, reduce kernel: each
 
 size_t align_up(size_t v) { return (v + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment; }
@@ -50,8 +51,9 @@ double predict_split_kv_us(const SplitKvShape& s, int splits) {
     const double unit_bytes_per_us = kBandwidthBytesPerUs / static_cast<double>(units);
     const double tile_us = std::max(
         static_cast<double>(s.tile_tokens) * s.kv_row_bytes / unit_bytes_per_us, s.tile_latency_us);
+    const int64_t tiles_charged = std::max<int64_t>(tiles_per_cta, s.tile_parallelism);
     const double stage1_us = static_cast<double>(waves) *
-                             (static_cast<double>(tiles_per_cta) * tile_us + kCtaFixedUs);
+                             (static_cast<double>(tiles_charged) * tile_us + s.cta_fixed_us);
     if (splits == 1) return stage1_us;
     const double partial_bytes = static_cast<double>(s.total_q) * splits * s.num_heads * 512.0 * 4.0;
     return stage1_us + 2.0 * kExtraLaunchUs + 2.0 * partial_bytes / kBandwidthBytesPerUs;

@@ -21,6 +21,9 @@ struct SplitKvShape {  // (field order is used by aggregate initialization in pl
     int tile_tokens = 64;      // cache rows per stage-1 tile (the split granularity)
     int multiprocessors = 0;   // SMs / CUs of the device; one stage-1 CTA is resident per unit
     int rows_per_cta = 16;     // query rows a stage-1 CTA serves (the variant's; splitkv/work.h)
+    int tile_parallelism = 1;  // tiles a CTA works on at once (wgmma, 16 rows: one per consumer
+                               // warpgroup): a CTA with fewer tiles still pays this many
+    double cta_fixed_us = 2.0; // per-CTA prologue + epilogue of the variant
 };
 
 struct SplitKvPlan {

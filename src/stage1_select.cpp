@@ -54,7 +54,6 @@ bool stage1_variant_built(Stage1Variant variant) {
 
 bool stage1_can_serve(Stage1Variant variant, const Stage1Problem& problem,
                       const DeviceInfo& device, char* reason, size_t reason_bytes) {
-    (void)problem;  // no variant of this release depends on the format, heads or q_len
     const bool say = reason != nullptr && reason_bytes > 0;
     if (!stage1_variant_built(variant)) {
         if (say)
@@ -65,11 +64,20 @@ bool stage1_can_serve(Stage1Variant variant, const Stage1Problem& problem,
     switch (variant) {
         case Stage1Variant::kMma16: return true;  // every format, head count, q_len, device
         case Stage1Variant::kWgmma:
-            if (!device.amd && device.cc_major == 9 && device.cc_minor == 0) return true;
-            if (say)
-                std::snprintf(reason, reason_bytes, "the device is %s, not sm_90",
-                              device.arch_name);
-            return false;
+            if (device.amd || device.cc_major != 9 || device.cc_minor != 0) {
+                if (say)
+                    std::snprintf(reason, reason_bytes, "the device is %s, not sm_90",
+                                  device.arch_name);
+                return false;
+            }
+            if (problem.format != splitkv::KvFormat::kFp8E4M3FN &&
+                problem.format != splitkv::KvFormat::kFp8E4M3FNUZ) {
+                if (say)
+                    std::snprintf(reason, reason_bytes, "it has kernels for fp8 caches only, not %s",
+                                  splitkv::kv_traits(problem.format).name);
+                return false;
+            }
+            return true;  // any head count, q_len and Q dtype
     }
     if (say) std::snprintf(reason, reason_bytes, "not a stage-1 variant");
     return false;
@@ -78,16 +86,17 @@ bool stage1_can_serve(Stage1Variant variant, const Stage1Problem& problem,
 Stage1Choice choose_stage1_variant(const Stage1Request& request, const Stage1Problem& problem,
                                    const DeviceInfo& device) {
     Stage1Choice c;
-    c.variant = Stage1Variant::kMma16;  // the planner's pick: the one variant of every problem
-    if (!request.forced || request.unknown) return c;
+    if (!request.forced || request.unknown) return c;  // the planner picks by cost
     const char* name = splitkv::stage1_variant_name(request.variant);
     char reason[128] = {};
     if (stage1_can_serve(request.variant, problem, device, reason, sizeof(reason))) {
+        c.forced = true;
         c.variant = request.variant;
         std::snprintf(c.note, sizeof(c.note), "variant forced by MLA_DECODE_STAGE1=%s", name);
     } else {
-        std::snprintf(c.note, sizeof(c.note), "MLA_DECODE_STAGE1=%s not available: %s; using %s",
-                      name, reason, splitkv::stage1_variant_name(c.variant));
+        std::snprintf(c.note, sizeof(c.note),
+                      "MLA_DECODE_STAGE1=%s not available: %s; the planner's choice stands",
+                      name, reason);
     }
     return c;
 }

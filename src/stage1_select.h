@@ -45,13 +45,14 @@ bool stage1_can_serve(splitkv::Stage1Variant variant, const Stage1Problem& probl
                       const DeviceInfo& device, char* reason, size_t reason_bytes);
 
 struct Stage1Choice {
+    bool forced = false;  // true: only `variant` may serve (forced, and it can)
     splitkv::Stage1Variant variant = splitkv::Stage1Variant::kMma16;
     char note[192] = {};  // for the plan's description: how the request was honoured, or ""
 };
 
-// The variant for a plan: the forced one where it can serve, otherwise the planner's pick
-// (mma16, the one variant that serves every problem) with a note saying why the forced one
-// could not. Expects check_stage1_request(request) == SUCCESS.
+// The variants a plan may use: the forced one where it can serve (forced = true); otherwise
+// every variant that can serve, the planner picking by cost (plan.cpp), with a note saying why
+// a forced one could not. Expects check_stage1_request(request) == SUCCESS.
 Stage1Choice choose_stage1_variant(const Stage1Request& request, const Stage1Problem& problem,
                                    const DeviceInfo& device);
 

@@ -11,10 +11,12 @@
 #if defined(MLA_HAVE_GPU_RUNTIME)
 namespace mla::splitkv {
 
-// What a plan needs to know of a stage-1 variant in this build: query rows per CTA (work.h) and
-// cache tokens per tile (the split granularity). {0, 0}: this build has no such kernel.
+// What a plan needs to know of a stage-1 variant in this build: the query rows per CTA it has
+// kernels for (work.h; the plan picks one, Params::rows_per_cta), and cache tokens per tile
+// (the split granularity). tile_tokens 0: this build has no such kernel.
 struct Stage1Shape {
-    int rows_per_cta;
+    static constexpr int kMaxRowOptions = 3;
+    int rows_per_cta[kMaxRowOptions];  // 0 = unused slot
     int tile_tokens;
 };
 Stage1Shape stage1_shape(Stage1Variant variant);
@@ -46,6 +48,15 @@ extern template gpu::error_t launch_stage1_mma16<KvFormat::kMxfp4Fp8E4M3FN>(cons
                                                                            gpu::stream_t);
 extern template gpu::error_t launch_stage1_mma16<KvFormat::kMxfp4Fp8E4M3FNUZ>(const Params&,
                                                                              gpu::stream_t);
+
+// Variant wgmma (sm_90a builds only, MLA_HAVE_STAGE1_WGMMA): fp8 caches; the kernel of
+// params.rows_per_cta (16, 32 or 64 rows per CTA).
+template <KvFormat F>
+gpu::error_t launch_stage1_wgmma(const Params& params, gpu::stream_t stream);
+extern template gpu::error_t launch_stage1_wgmma<KvFormat::kFp8E4M3FN>(const Params&,
+                                                                       gpu::stream_t);
+extern template gpu::error_t launch_stage1_wgmma<KvFormat::kFp8E4M3FNUZ>(const Params&,
+                                                                         gpu::stream_t);
 
 }  // namespace mla::splitkv
 #endif

@@ -27,10 +27,15 @@ gpu::error_t launch_mma16(const Params& params, KvFormat format, gpu::stream_t s
 
 Stage1Shape stage1_shape(Stage1Variant variant) {
     switch (variant) {
-        case Stage1Variant::kMma16: return {Mma16Shape::kRows, Mma16Shape::kTileTokens};
-        case Stage1Variant::kWgmma: break;  // not in this build
+        case Stage1Variant::kMma16: return {{Mma16Shape::kRows, 0, 0}, Mma16Shape::kTileTokens};
+        case Stage1Variant::kWgmma:
+#if defined(MLA_HAVE_STAGE1_WGMMA)
+            return {{16, 32, 64}, kWgmmaTileTokens};
+#else
+            break;  // not in this build
+#endif
     }
-    return {0, 0};
+    return {{0, 0, 0}, 0};
 }
 
 gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFormat format,
@@ -39,10 +44,13 @@ gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFor
     switch (variant) {
         case Stage1Variant::kMma16: e = launch_mma16(params, format, stream); break;
         case Stage1Variant::kWgmma:
-            // No wgmma kernel is built yet; plans never choose it (stage1_can_serve,
-            // src/stage1_select.cpp), so this is not reached.
-            e = gpu::kErrorInvalidValue;
-            break;
+#if defined(MLA_HAVE_STAGE1_WGMMA)
+            if (format == KvFormat::kFp8E4M3FN)
+                e = launch_stage1_wgmma<KvFormat::kFp8E4M3FN>(params, stream);
+            else if (format == KvFormat::kFp8E4M3FNUZ)
+                e = launch_stage1_wgmma<KvFormat::kFp8E4M3FNUZ>(params, stream);
+#endif
+            break;  // other formats: plans never choose wgmma (stage1_can_serve)
     }
     if (e != gpu::kSuccess || params.split_meta == nullptr) return e;
     return launch_reduce(params, stream);

@@ -66,6 +66,7 @@ struct Params {
     int32_t num_heads;        // multiple of kHeadGroup
     int32_t row_groups;       // stage-1 CTAs per (element, split): the element's query rows
                               // (max_q_len * num_heads) over the variant's rows per CTA (work.h)
+    int32_t rows_per_cta;     // the plan's rows per CTA (a variant may have kernels for several)
     int32_t max_splits;       // stage-1 CTAs per element and row group (grid bound)
     int32_t tiles_per_split;  // the plan's split length, for elements up to max_kv_len
     float sm_scale;

@@ -15,6 +15,9 @@ enum class Stage1Variant : int32_t {
 };
 inline constexpr int kStage1Variants = 2;
 
+// Cache tokens per tile of the wgmma variant (wgmma's M; WgmmaConfig::kTileTokens).
+inline constexpr int kWgmmaTileTokens = 64;
+
 // "mma16", "wgmma"; "?" for a value outside the enum.
 constexpr const char* stage1_variant_name(Stage1Variant variant) {
     switch (variant) {
