@@ -114,10 +114,10 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //   mma16: bench/split_sweep.sh, the same with 4 or 256 CTAs resident: fp8 2.4 us, bf16 3.25,
 //     MXFP4 3.3, MXFP4-K/fp8-V 4.3 per tile.
 //   wgmma (fp8): whole-GPU single-split runs of stage 1 alone (cold cache, 20 calls): 16 rows
-//     1.8 us per tile with three tiles in flight per CTA (bs4 kv8192 H16, bs256 kv8192 H16),
-//     32 rows 3.6 us (bs128 kv4096 H16 q_len 2), 64 rows 4.4 us (bs64 kv4096 H128;
-//     bs128 kv4096 H16 q_len 4). Its fixed cost (Q^T prologue of up to 64 rows, warpgroup
-//     merge) is an estimate.
+//     1.7 us per tile with three tiles in flight per CTA (bs4 kv8192 H16: 212 us for 128 tiles
+//     per CTA; bs256 kv8192 H16: 433 us for 248 per SM), 32 rows 3.5 us (bs128 kv4096 H16
+//     q_len 2), 64 rows 4.3 us (bs64 kv4096 H128; bs128 kv4096 H16 q_len 4). Its fixed cost
+//     (Q^T prologue of up to 64 rows, warpgroup merge) is an estimate.
 struct Stage1Cost {
     double tile_us;
     int tile_parallelism;
@@ -125,8 +125,8 @@ struct Stage1Cost {
 };
 Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int rows) {
     if (variant == splitkv::Stage1Variant::kWgmma) {
-        if (rows <= 16) return {1.8, 3, 3.0};
-        return {rows <= 32 ? 3.6 : 4.4, 1, 3.0};
+        if (rows <= 16) return {1.7, 3, 3.0};
+        return {rows <= 32 ? 3.5 : 4.3, 1, 3.0};
     }
     switch (f) {
         case splitkv::KvFormat::kBf16: return {3.25, 1, 2.0};

@@ -75,7 +75,6 @@ struct WgmmaConfig {
     // Even and odd k16 steps of S^T in two accumulator chains (N = 16: short products whose
     // latency would otherwise serialize; N = 32 needs the registers for O^T).
     static constexpr bool kSplitSChain = kWgRows == 16;
-    static constexpr bool kPrefetchV = false;  // V words one m-block pair ahead (registers)
 
     // Cache tile: 64 rows of 576 fp8 codes, pitch 592 (see the bank notes above).
     static constexpr int kRowBytes = kHeadDimQk;
@@ -386,21 +385,21 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows>::kThreads, 1)
             tmax[jj] = fmaxf(tmax[jj], arch::shfl_xor(tmax[jj], 16));
             if (g == 0) red[wq * N + 8 * (jj / 2) + 2 * t4 + (jj & 1)] = tmax[jj];
         }
-        // V words of m-block pair pp (4 token rows per k-step), the first pair loaded while the
-        // warps meet.
+        // V words of PV k-step kk (its tokens 2 t4 + {0, 1, 8, 9}) for the 4 m-block pairs; the
+        // first k-step's loaded while the warps meet.
         const uint8_t* v_tile = tile + v_off;
         uint32_t vw[4][4];
-        auto load_v = [&](int pp) {
+        auto load_v = [&](int kk) {
 #pragma unroll
-            for (int kk = 0; kk < 4; ++kk) {
+            for (int pp = 0; pp < 4; ++pp) {
                 const uint8_t* v = v_tile + (16 * kk) * Cfg::kRowPitch + 128 * pp;
-                vw[kk][0] = *reinterpret_cast<const uint32_t*>(v);
-                vw[kk][1] = *reinterpret_cast<const uint32_t*>(v + Cfg::kRowPitch);
-                vw[kk][2] = *reinterpret_cast<const uint32_t*>(v + 8 * Cfg::kRowPitch);
-                vw[kk][3] = *reinterpret_cast<const uint32_t*>(v + 9 * Cfg::kRowPitch);
+                vw[pp][0] = *reinterpret_cast<const uint32_t*>(v);
+                vw[pp][1] = *reinterpret_cast<const uint32_t*>(v + Cfg::kRowPitch);
+                vw[pp][2] = *reinterpret_cast<const uint32_t*>(v + 8 * Cfg::kRowPitch);
+                vw[pp][3] = *reinterpret_cast<const uint32_t*>(v + 9 * Cfg::kRowPitch);
             }
         };
-        if constexpr (Cfg::kPrefetchV) load_v(0);
+        load_v(0);
         hw::named_barrier_sync(2 + wg, 128);
 
         // 3. Online softmax: new maxima, rescale O and l, P = exp2(s - m) -> P^T (f16).
@@ -436,31 +435,30 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows>::kThreads, 1)
         hw::fence_proxy_async_smem();
         hw::named_barrier_sync(2 + wg, 128);
 
-        // 4. O^T += V^T P^T: m-blocks 2p, 2p+1 from 4-byte loads of 4 token rows per k-step
-        //    (kPrefetchV: the next pair's words load while this pair's products run).
+        // 4. O^T += V^T P^T, one k-step (16 tokens) at a time: the 8 m-blocks' products are
+        //    independent, so they overlap; the next k-step's words load while they run.
 #pragma unroll
-        for (int pp = 0; pp < 4; ++pp) {
-            if constexpr (!Cfg::kPrefetchV) load_v(pp);
+        for (int kk = 0; kk < 4; ++kk) {
             uint32_t ax[4][4], ay[4][4];
 #pragma unroll
-            for (int kk = 0; kk < 4; ++kk)
-                wgmma_detail::v_fragments(vw[kk][0], vw[kk][1], vw[kk][2], vw[kk][3], ax[kk], ay[kk]);
-            if (Cfg::kPrefetchV && pp + 1 < 4) {
-                load_v(pp + 1);
-            } else if (pp + 1 == 4) {
+            for (int pp = 0; pp < 4; ++pp)
+                wgmma_detail::v_fragments(vw[pp][0], vw[pp][1], vw[pp][2], vw[pp][3], ax[pp], ay[pp]);
+            if (kk + 1 < 4) {
+                load_v(kk + 1);
+            } else {
                 // Every read of this stage has been issued: hand it back to the producer.
                 __syncwarp();
                 if (lane == 0) hw::mbarrier_arrive(&empty[stage]);
             }
             hw::wgmma_fence();
+            const uint64_t desc = pt_desc0 + ((kk * Cfg::kPtStepBytes) >> 4);
 #pragma unroll
-            for (int kk = 0; kk < 4; ++kk) {
-                const uint64_t desc = pt_desc0 + ((kk * Cfg::kPtStepBytes) >> 4);
-                hw::Wgmma<arch::MmaType::kF16, N>::run(o[2 * pp], ax[kk], desc, true);
-                hw::Wgmma<arch::MmaType::kF16, N>::run(o[2 * pp + 1], ay[kk], desc, true);
+            for (int pp = 0; pp < 4; ++pp) {
+                hw::Wgmma<arch::MmaType::kF16, N>::run(o[2 * pp], ax[pp], desc, true);
+                hw::Wgmma<arch::MmaType::kF16, N>::run(o[2 * pp + 1], ay[pp], desc, true);
             }
             hw::wgmma_commit();
-            hw::wgmma_wait<1>();
+            hw::wgmma_wait<0>();
         }
         hw::wgmma_wait<0>();
 #pragma unroll
