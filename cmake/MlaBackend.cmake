@@ -17,6 +17,10 @@
 # MLA_HIP_DEVICE_CHECK_ARCHS (cxx mode default gfx942): extra device-only compile of every kernel
 # source to assembly for these architectures (-nogpulib: no device library needed), part of ALL,
 # so a kernel that does not compile for them fails the build. Empty = no check.
+# MLA_HIP_DEVICE_CHECK_NEW_ARCHS (default empty) with MLA_HIP_DEVICE_CHECK_NEW_COMPILER: the same
+# check for architectures the backend's compiler does not know, by a newer clang (gfx950, MI355:
+# Debian 12's clang-22, where the build itself uses clang-19). Newer clangs dropped pieces that
+# HIP 5.x headers rely on; cmake/hip_device_check_compat.h restores them for this check alone.
 include(CheckLanguage)
 
 set(_backend "${MLA_BACKEND}")
@@ -171,8 +175,27 @@ if(MLA_BACKEND_RESOLVED STREQUAL "hip")
 
   set(MLA_HIP_DEVICE_CHECK_ARCHS "${_check_default}" CACHE STRING
       "Device-only assembly check of the kernels for these AMD architectures (empty: none)")
+  set(MLA_HIP_DEVICE_CHECK_NEW_ARCHS "" CACHE STRING
+      "Device-only assembly check by MLA_HIP_DEVICE_CHECK_NEW_COMPILER for these architectures")
+  set(MLA_HIP_DEVICE_CHECK_NEW_COMPILER "" CACHE STRING
+      "clang++ (name or path) of the MLA_HIP_DEVICE_CHECK_NEW_ARCHS check, e.g. clang++-22")
+  unset(MLA_HIP_NEW_DEVICE_COMPILER)  # found below (a set variable stops find_program)
+  set(_mla_hip_check_compat "${CMAKE_CURRENT_LIST_DIR}/hip_device_check_compat.h")
+  if(MLA_HIP_DEVICE_CHECK_NEW_ARCHS)
+    if(MLA_HIP_DEVICE_CHECK_NEW_COMPILER)
+      find_program(MLA_HIP_NEW_DEVICE_COMPILER NAMES "${MLA_HIP_DEVICE_CHECK_NEW_COMPILER}"
+                   NO_CACHE)
+    endif()
+    if(NOT MLA_HIP_NEW_DEVICE_COMPILER)
+      message(FATAL_ERROR "MLA_HIP_DEVICE_CHECK_NEW_ARCHS=${MLA_HIP_DEVICE_CHECK_NEW_ARCHS} needs "
+              "MLA_HIP_DEVICE_CHECK_NEW_COMPILER, a clang++ that knows them (got "
+              "'${MLA_HIP_DEVICE_CHECK_NEW_COMPILER}'). On Debian 12: apt-get install clang-22 "
+              "lld-22 (tests/run.sh does this), then clang++-22.")
+    endif()
+  endif()
   message(STATUS "libmla_decode hip: mode ${MLA_HIP_MODE}, architectures ${MLA_HIP_ARCHS}, "
-                 "device check: ${MLA_HIP_DEVICE_CHECK_ARCHS}")
+                 "device check: ${MLA_HIP_DEVICE_CHECK_ARCHS}; by ${MLA_HIP_NEW_DEVICE_COMPILER}: "
+                 "${MLA_HIP_DEVICE_CHECK_NEW_ARCHS}")
 endif()
 
 # Public compile definitions and runtime library of the backend on <target>.
@@ -194,11 +217,19 @@ function(mla_backend_usage target)
   endif()
 endfunction()
 
-# Device-only compile of <files> to assembly for each arch of MLA_HIP_DEVICE_CHECK_ARCHS, with
-# the include directories and definitions of <target>; all of it hangs off the ALL target
-# mla_hip_device_check.
+# Device-only compile of <files> to assembly for each arch of MLA_HIP_DEVICE_CHECK_ARCHS (by the
+# backend's compiler) and of MLA_HIP_DEVICE_CHECK_NEW_ARCHS (by the newer clang, with the compat
+# header), with the include directories and definitions of <target>; all of it hangs off the ALL
+# target mla_hip_device_check.
 function(_mla_hip_device_check target)
-  if(NOT MLA_HIP_DEVICE_CHECK_ARCHS)
+  set(_jobs "")  # <arch>|<compiler>|<new: 1 for the newer clang>
+  foreach(_arch IN LISTS MLA_HIP_DEVICE_CHECK_ARCHS)
+    list(APPEND _jobs "${_arch}|${MLA_HIP_DEVICE_COMPILER}|0")
+  endforeach()
+  foreach(_arch IN LISTS MLA_HIP_DEVICE_CHECK_NEW_ARCHS)
+    list(APPEND _jobs "${_arch}|${MLA_HIP_NEW_DEVICE_COMPILER}|1")
+  endforeach()
+  if(NOT _jobs)
     return()
   endif()
   set(_incs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
@@ -207,16 +238,28 @@ function(_mla_hip_device_check target)
   foreach(_src IN LISTS ARGN)
     get_filename_component(_abs "${_src}" ABSOLUTE)
     get_filename_component(_name "${_src}" NAME_WE)
-    foreach(_arch IN LISTS MLA_HIP_DEVICE_CHECK_ARCHS)
+    foreach(_job IN LISTS _jobs)
+      string(REPLACE "|" ";" _job "${_job}")
+      list(GET _job 0 _arch)
+      list(GET _job 1 _compiler)
+      list(GET _job 2 _new)
       set(_out "${CMAKE_CURRENT_BINARY_DIR}/device_check/${_name}.${_arch}.s")
+      set(_extra -MD -MF "${_out}.d")
+      if(_new)
+        # The compat header; and the header dependencies asked of the device compile itself:
+        # since clang 21 the driver leaves -MD / -MF to the host compile (llvm-project pull
+        # request 125646), and a device-only compile has none.
+        set(_extra -include "${_mla_hip_check_compat}" -Xclang -dependency-file -Xclang
+                   "${_out}.d" -Xclang -MT -Xclang "${_out}")
+      endif()
       add_custom_command(
         OUTPUT "${_out}"
-        COMMAND "${MLA_HIP_DEVICE_COMPILER}" -x hip "--offload-arch=${_arch}" -nogpulib
+        COMMAND "${_compiler}" -x hip "--offload-arch=${_arch}" -nogpulib
                 --cuda-device-only -S -std=c++17 -O3 -Wall -Wextra
                 "--rocm-path=${MLA_ROCM_PATH}"
                 "$<$<BOOL:${_defs}>:-D$<JOIN:${_defs},;-D>>"
                 "$<$<BOOL:${_incs}>:-I$<JOIN:${_incs},;-I>>"
-                -MD -MF "${_out}.d" -o "${_out}" "${_abs}"
+                ${_extra} -o "${_out}" "${_abs}"
         DEPENDS "${_abs}"
         DEPFILE "${_out}.d"
         COMMENT "Device-only compile of ${_name} for ${_arch} (assembly)"

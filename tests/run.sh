@@ -9,9 +9,10 @@
 #    else none; builds everything and runs ctest (GPU tests skip without a GPU).
 # 3. AMD compile check in $MLA_HIP_BUILD_DIR (default build-hip/): backend hip through Debian's
 #    clang-19 for gfx940 (library, tests and benchmark compiled and linked; its ctest run, GPU
-#    tests skip), plus the gfx942 device-only assembly of every kernel. Skipped with a notice
-#    when the toolchain is not available here, unless MLA_REQUIRE_HIP=1 (then it fails).
-#    MLA_SKIP_HIP=1 skips it on purpose (still fails under MLA_REQUIRE_HIP=1).
+#    tests skip), plus the gfx942 device-only assembly of every kernel, and the gfx950 (MI355)
+#    one through Debian's clang-22 ($MLA_HIP_NEW_CXX; clang-19 does not know gfx950). Skipped
+#    with a notice when the toolchain is not available here, unless MLA_REQUIRE_HIP=1 (then it
+#    fails). MLA_SKIP_HIP=1 skips it on purpose (still fails under MLA_REQUIRE_HIP=1).
 # See tests/setup.sh for the other environment variables. Exits non-zero on any failure.
 set -euo pipefail
 # shellcheck source=tests/setup.sh
@@ -28,40 +29,56 @@ ctest --test-dir "$MLA_BUILD_DIR" --output-on-failure --no-tests=error -j "$MLA_
 native_result="passed"
 
 hip_result=""
+hip_new_result=""
 if [ "${MLA_SKIP_HIP:-0}" = 1 ]; then
   hip_result="skipped (MLA_SKIP_HIP=1)"
 else
   mla_banner "AMD compile check: setup"
   if ! mla_setup_hip; then
     hip_result="skipped: no clang-19 + HIP toolchain here (Debian: ${MLA_HIP_PACKAGES[*]})"
+  elif ! mla_setup_hip_new; then
+    hip_new_result="skipped: no $MLA_HIP_NEW_CXX here (Debian: ${MLA_HIP_NEW_PACKAGES[*]})"
   fi
 fi
 
 if [ -z "$hip_result" ]; then
+  new_args=(-DMLA_HIP_DEVICE_CHECK_NEW_ARCHS="")
+  checks="gfx942"
+  if [ -z "$hip_new_result" ]; then
+    new_args=(-DMLA_HIP_DEVICE_CHECK_NEW_ARCHS="$MLA_HIP_NEW_ARCHS"
+              -DMLA_HIP_DEVICE_CHECK_NEW_COMPILER="$MLA_HIP_NEW_CXX")
+    checks="gfx942, $MLA_HIP_NEW_ARCHS via $MLA_HIP_NEW_CXX"
+  fi
   mla_banner "AMD compile check: hip backend via $MLA_HIP_CXX for gfx940, in $MLA_HIP_BUILD_DIR"
   mla_configure "$MLA_HIP_BUILD_DIR" \
     -DCMAKE_BUILD_TYPE=Release \
     -DMLA_BACKEND=hip -DMLA_HIP_COMPILE=cxx -DMLA_ROCM_PATH=/usr \
     -DCMAKE_CXX_COMPILER="$MLA_HIP_CXX" -DCMAKE_C_COMPILER="$MLA_HIP_CC" \
-    -DCMAKE_HIP_ARCHITECTURES=gfx940 -DMLA_HIP_DEVICE_CHECK_ARCHS=gfx942
-  # Everything, the gfx942 device-code check (target mla_hip_device_check) included.
+    -DCMAKE_HIP_ARCHITECTURES=gfx940 -DMLA_HIP_DEVICE_CHECK_ARCHS=gfx942 "${new_args[@]}"
+  # Everything, the device-code check (target mla_hip_device_check: $checks) included.
   cmake --build "$MLA_HIP_BUILD_DIR" --parallel "$MLA_JOBS"
   cmake --build "$MLA_HIP_BUILD_DIR" --target mla_hip_device_check
   mla_banner "AMD compile check: ctest (no AMD GPU here: GPU tests skip)"
   ctest --test-dir "$MLA_HIP_BUILD_DIR" --output-on-failure --no-tests=error -j "$MLA_JOBS"
-  hip_result="passed (gfx940 build + tests, gfx942 device code)"
+  hip_result="passed (gfx940 build + tests, device code: $checks)"
 fi
 
 mla_banner "summary"
+failed=0
 mla_log "native ($MLA_NATIVE_BACKEND): $native_result"
+# A part of the AMD check that did not run: an error under MLA_REQUIRE_HIP=1, else a notice.
+not_run() {
+  if [ "${MLA_REQUIRE_HIP:-0}" = 1 ]; then
+    mla_log "$1: $2"
+    mla_log "error: MLA_REQUIRE_HIP=1 requires the $1"
+    failed=1
+  else
+    mla_log "NOTICE: $1 $2"
+  fi
+}
 case "$hip_result" in
   passed*) mla_log "AMD compile check: $hip_result" ;;
-  *)
-    if [ "${MLA_REQUIRE_HIP:-0}" = 1 ]; then
-      mla_log "AMD compile check: $hip_result"
-      mla_log "error: MLA_REQUIRE_HIP=1 requires the AMD compile check"
-      exit 1
-    fi
-    mla_log "NOTICE: AMD compile check $hip_result"
-    ;;
+  *) not_run "AMD compile check" "$hip_result" ;;
 esac
+[ -z "$hip_new_result" ] || not_run "AMD device check of $MLA_HIP_NEW_ARCHS" "$hip_new_result"
+exit "$failed"

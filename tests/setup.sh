@@ -10,6 +10,8 @@
 #   MLA_NO_INSTALL=1     never call apt-get
 #   MLA_JOBS             parallel jobs (default: nproc)
 #   MLA_CMAKE_ARGS       extra arguments for every CMake configure (word-split)
+#   MLA_HIP_NEW_CXX      clang++ of the AMD device check of MLA_HIP_NEW_ARCHS (default
+#                        clang++-22 for gfx950, the architectures clang-19 does not know)
 
 MLA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MLA_BUILD_DIR="${MLA_BUILD_DIR:-$MLA_ROOT/build}"
@@ -22,6 +24,12 @@ MLA_JOBS="${MLA_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 MLA_HIP_PACKAGES=(clang-19 clang-tools-19 lld-19 libamdhip64-dev rocm-device-libs librocprim-dev)
 MLA_HIP_CXX="${MLA_HIP_CXX:-clang++-19}"
 MLA_HIP_CC="${MLA_HIP_CC:-clang-19}"
+# The device check of the architectures clang-19 does not know: gfx950 (MI355) by clang-22, from
+# Debian 12's security suite. Assembly needs the compiler alone; lld-22 makes it the complete
+# amdgcn toolchain a linked gfx950 build would use.
+MLA_HIP_NEW_PACKAGES=(clang-22 lld-22)
+MLA_HIP_NEW_CXX="${MLA_HIP_NEW_CXX:-clang++-22}"
+MLA_HIP_NEW_ARCHS="${MLA_HIP_NEW_ARCHS:-gfx950}"
 
 mla_log() { printf '[mla] %s\n' "$*"; }
 mla_banner() { printf '\n[mla] ==== %s ====\n' "$*"; }
@@ -141,6 +149,15 @@ mla_setup_hip() {
   mla_log "AMD compile check: toolchain incomplete, trying to install ${MLA_HIP_PACKAGES[*]}"
   mla_apt_install "${MLA_HIP_PACKAGES[@]}" || true
   mla_hip_toolchain_ok
+}
+
+# The newer clang of the MLA_HIP_NEW_ARCHS device check, installed if we can. 0: ready.
+mla_setup_hip_new() {
+  command -v "$MLA_HIP_NEW_CXX" >/dev/null 2>&1 && return 0
+  mla_log "AMD device check of $MLA_HIP_NEW_ARCHS: no $MLA_HIP_NEW_CXX, trying to install" \
+          "${MLA_HIP_NEW_PACKAGES[*]}"
+  mla_apt_install "${MLA_HIP_NEW_PACKAGES[@]}" || true
+  command -v "$MLA_HIP_NEW_CXX" >/dev/null 2>&1
 }
 
 # mla_configure <build dir> <cmake args...>: Ninja for a new build dir when there is one.

@@ -12,10 +12,21 @@
 // bound LDS use; this backend is compile-checked, not yet run.
 //
 // CDNA4 (MI350 / MI355, gfx950) differs in what a later arch/amd/cdna4.h would use; nothing here
-// depends on it yet, and every atom below still exists there:
-//   * LDS: 160 KiB per compute unit (64 KiB on gfx942).
+// depends on it yet, and every atom below still exists there. CI compiles every kernel, as is,
+// to gfx950 device assembly (clang-22; tests/run.sh), so this file must keep compiling for it.
+//   * LDS: 160 KiB per workgroup (64 KiB on gfx942; clang-22 enforces both limits). Not chosen
+//     per target here: kMaxSharedBytesPerBlock sizes the launch (a kernel's kSmemBytes) in the
+//     host pass too, which sees no device target, so a per-target value would disagree between
+//     the passes of one build. Nor would it help yet: copies are synchronous, one tile in LDS,
+//     which fits in 64 KiB. Asynchronous copies on gfx950 would size their stages from the
+//     device's limit at run time (gpu::max_shared_bytes_per_block) instead.
 //   * fp8: the OCP formats (e4m3fn, e5m2) are native in the conversion and matrix instructions;
-//     CDNA3's are the fnuz variants (bias 8, 0x80 = NaN).
+//     CDNA3's are the fnuz variants (bias 8, 0x80 = NaN). v_cvt_pk_f32_fp8 reads e4m3fn on
+//     gfx950 and e4m3fnuz on gfx942; gfx950 adds v_cvt_scalef32_pk_f16_fp8 (two e4m3fn codes ->
+//     f16x2 times an f32 scale; __builtin_amdgcn_cvt_scalef32_pk_f16_fp8, not on gfx942). The
+//     kernels decode both flavours with the exact integer decode of arch/fp8.h on every target
+//     instead: a conversion path for gfx950 alone could be compile-checked here but neither
+//     run nor timed, so it waits for an MI355.
 //   * Matrix atoms with twice the K for 16-bit inputs (v_mfma_f32_16x16x32_{f16,bf16}) and
 //     block-scaled fp8 / fp6 / fp4 ones (v_mfma_scale_f32_16x16x128_f8f6f4, MX scales in
 //     hardware).
