@@ -13,6 +13,8 @@
 #    one through Debian's clang-22 ($MLA_HIP_NEW_CXX; clang-19 does not know gfx950). Skipped
 #    with a notice when the toolchain is not available here, unless MLA_REQUIRE_HIP=1 (then it
 #    fails). MLA_SKIP_HIP=1 skips it on purpose (still fails under MLA_REQUIRE_HIP=1).
+# 4. Summary: each build's test counts (ran, passed, failed, skipped: the GPU tests skip without
+#    a GPU) and the AMD check's result.
 # See tests/setup.sh for the other environment variables. Exits non-zero on any failure.
 set -euo pipefail
 # shellcheck source=tests/setup.sh
@@ -25,8 +27,8 @@ mla_banner "native build ($MLA_NATIVE_BACKEND, $MLA_BUILD_TYPE) in $MLA_BUILD_DI
 mla_configure_native
 cmake --build "$MLA_BUILD_DIR" --parallel "$MLA_JOBS"
 mla_banner "native tests"
-ctest --test-dir "$MLA_BUILD_DIR" --output-on-failure --no-tests=error -j "$MLA_JOBS" "$@"
 native_result="passed"
+mla_ctest "native ($MLA_NATIVE_BACKEND) tests" "$MLA_BUILD_DIR" "$@" || native_result="FAILED"
 
 hip_result=""
 hip_new_result=""
@@ -59,13 +61,19 @@ if [ -z "$hip_result" ]; then
   cmake --build "$MLA_HIP_BUILD_DIR" --parallel "$MLA_JOBS"
   cmake --build "$MLA_HIP_BUILD_DIR" --target mla_hip_device_check
   mla_banner "AMD compile check: ctest (no AMD GPU here: GPU tests skip)"
-  ctest --test-dir "$MLA_HIP_BUILD_DIR" --output-on-failure --no-tests=error -j "$MLA_JOBS"
   hip_result="passed (gfx940 build + tests, device code: $checks)"
+  mla_ctest "AMD (hip, gfx940) tests" "$MLA_HIP_BUILD_DIR" || hip_result="FAILED (gfx940 tests)"
 fi
 
 mla_banner "summary"
 failed=0
+for counts in "${MLA_TEST_COUNTS[@]}"; do mla_log "$counts"; done
+if [ "${#MLA_TEST_COUNTS[@]}" -gt 0 ]; then
+  mla_log "(skipped: the GPU tests where no GPU of the build's kind is present, and the few tests"
+  mla_log " of a GPU-less build in a GPU build; each skipped test prints its reason)"
+fi
 mla_log "native ($MLA_NATIVE_BACKEND): $native_result"
+[ "$native_result" = passed ] || failed=1
 # A part of the AMD check that did not run: an error under MLA_REQUIRE_HIP=1, else a notice.
 not_run() {
   if [ "${MLA_REQUIRE_HIP:-0}" = 1 ]; then
@@ -78,6 +86,7 @@ not_run() {
 }
 case "$hip_result" in
   passed*) mla_log "AMD compile check: $hip_result" ;;
+  FAILED*) mla_log "AMD compile check: $hip_result"; failed=1 ;;
   *) not_run "AMD compile check" "$hip_result" ;;
 esac
 [ -z "$hip_new_result" ] || not_run "AMD device check of $MLA_HIP_NEW_ARCHS" "$hip_new_result"

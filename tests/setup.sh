@@ -160,6 +160,34 @@ mla_setup_hip_new() {
   command -v "$MLA_HIP_NEW_CXX" >/dev/null 2>&1
 }
 
+# mla_ctest <label> <build dir> [ctest arguments...]: ctest of one build (failures in full),
+# then one line of counts appended to MLA_TEST_COUNTS for the summary. The counts come from
+# ctest's report: its "F tests failed out of T" line (T leaves disabled tests out) and its list
+# of tests that did not run. ctest counts a skipped test as passed; these counts do not.
+# Returns ctest's status.
+MLA_TEST_COUNTS=()
+mla_ctest() {
+  local label="$1" dir="$2"; shift 2
+  local log="$dir/Testing/mla_ctest_stdout.txt" rc=0
+  mkdir -p "$dir/Testing"
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$MLA_JOBS" "$@" | tee "$log" \
+    || rc=$?
+  local line total failed skipped ran counts
+  line="$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" || true)"
+  line="${line##*$'\n'}"  # the last such line
+  if [ -z "$line" ]; then
+    MLA_TEST_COUNTS+=("$label: no counts (ctest exited with $rc before its report; see above)")
+    return "$rc"
+  fi
+  total="${line##* }"
+  failed="$(sed -E 's/.* ([0-9]+) tests? failed.*/\1/' <<<"$line")"
+  skipped="$(grep -cE '^[[:space:]]+[0-9]+ - .* \(Skipped\)$' "$log" || true)"
+  ran=$((total - skipped))
+  counts="$total tests, $ran ran ($((ran - failed)) passed, $failed failed), $skipped skipped"
+  MLA_TEST_COUNTS+=("$label: $counts")
+  return "$rc"
+}
+
 # mla_configure <build dir> <cmake args...>: Ninja for a new build dir when there is one.
 mla_configure() {
   local dir="$1"; shift
