@@ -3,7 +3,7 @@
 // Under that method the floor is the cold-read time of those bytes, not bytes / peak bandwidth:
 // right after a flush, reads of up to ~150 MB run well below the HBM peak (first touch and
 // write-back of the flushed lines), so only a read measured the same way says how far a kernel
-// is from what the memory allows (../shared/anchors/METHOD.md, "the cold-read floor").
+// is from what the memory allows (docs/METHOD.md, "The cold-read floor").
 // GPU builds only (MLA_HAVE_GPU_RUNTIME); the kernel is in floor_read.hip.
 #pragma once
 

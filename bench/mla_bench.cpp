@@ -1,5 +1,6 @@
-// mla_bench: the project's benchmark of mla_decode_fwd, measured the way SPEC.md and the
-// anchors' METHOD.md prescribe, so its figures compare column for column with the peers.
+// mla_bench: the project's benchmark of mla_decode_fwd, measured the way docs/SPEC.md ("How a
+// call is timed") prescribes and docs/METHOD.md describes for the peers, so its figures compare
+// column for column with theirs.
 //
 //   * Inputs made once per case (Q = randn * 0.02, cache = randn * 0.02 in the KV format,
 //     every batch element the same length unless the shape says uneven).
@@ -17,7 +18,7 @@
 //     fp8, 288 + 18 MXFP4, + 512 for the separate fp8 V cache) by a read-reduction kernel
 //     (floor_read.hip) over a buffer of that many bytes, after the same flush, between the same
 //     events, one warm-up and the same number of calls, median. After a flush this cold read,
-//     not bytes / peak bandwidth, is what the memory allows (anchors/METHOD.md). Columns
+//     not bytes / peak bandwidth, is what the memory allows (docs/SPEC.md, "The floor"). Columns
 //     "floor us" and "x floor" (our median / the floor's); CSV floor_read_us, x_floor.
 //   * Peer figures (FlashMLA bf16 on the same shape, torch, the seed's Triton kernels) come
 //     from a data file read at run time, bench/data/h200_peers.csv (its header states the
@@ -100,10 +101,10 @@ using mla_test::Reference;
 
 // ---- constants of the method -------------------------------------------------------------
 
-// H200 device copy (SPEC.md): only for the anchor CSV's bytes_floor_us_at_4.27TBps column.
+// H200 device copy (docs/METHOD.md): only for the peer CSV's bytes_floor_us_at_4.27TBps column.
 constexpr double kAttainableBytesPerSecond = 4.27e12;
-constexpr double kInputStd = 0.02;                     // randn * 0.02, METHOD.md
-constexpr size_t kFlushBytes = size_t{512} << 20;      // the anchors' 512 MiB buffer
+constexpr double kInputStd = 0.02;                     // randn * 0.02, docs/METHOD.md
+constexpr size_t kFlushBytes = size_t{512} << 20;      // the peers' 512 MiB buffer
 constexpr double kORowRel = 1.0 / 256.0;               // bf16 output rounding, row-relative
 constexpr double kOAtol = 1e-6;
 constexpr int kGpuDefaultIters = 50;
@@ -302,10 +303,10 @@ std::vector<Shape> competition_shapes() {
     return v;
 }
 
-// Engine shapes (SPEC.md, issue 7): those with a FlashMLA figure in the peer file first.
+// Engine shapes (docs/SPEC.md): those with a FlashMLA figure in the peer file first.
 std::vector<Shape> extra_shapes() {
     return {
-        // the anchors' side-by-side run: H 128 decode (one GPU holding every head) and MTP,
+        // the peers' side-by-side run: H 128 decode (one GPU holding every head) and MTP,
         // H 16 MTP, H 128 on 32k tokens, one element of 64k tokens
         shape(64, 4096, 128), shape(32, 8192, 128), shape(64, 4096, 128, 2),
         shape(128, 4096, 16, 2), shape(128, 4096, 16, 4), shape(8, 32768, 128),
@@ -482,8 +483,8 @@ struct Row {
     }
 };
 
-// The anchor CSV's bytes floor: the least traffic of the call at the attainable HBM bandwidth
-// (the table's floor is the measured cold read, Row::floor_us).
+// The peer CSV's bytes floor (docs/METHOD.md): the least traffic of the call at the attainable
+// HBM bandwidth (the table's floor is the measured cold read, Row::floor_us).
 double bandwidth_floor_us(const Row& r) { return r.min_bytes / kAttainableBytesPerSecond * 1e6; }
 
 // The row of a case about to run: its identity kept, every result reset.
@@ -636,7 +637,7 @@ bool init_gpu(Bench& b, std::string* message) {
     int dev = 0, l2 = 0;
     if (!gpu_ok(gpu::get_device(&dev), "get_device", message)) return false;
     if (!gpu_ok(gpu::l2_cache_bytes(&l2, dev), "l2_cache_bytes", message)) return false;
-    // At least 512 MiB like the anchors, and always several times the L2.
+    // At least 512 MiB like the peers' runs, and always several times the L2.
     const size_t flush_bytes = std::max(kFlushBytes, size_t(4) * static_cast<size_t>(l2));
     try {
         b.flush = mla_test::DeviceBuffer(flush_bytes);
@@ -1072,9 +1073,9 @@ std::string csv_field(const std::string& v) {
     return q + "\"";
 }
 
-// CSV with the anchor CSV's columns first (same names, same order; its bytes floor at 4.27
-// TB/s), then ours: the measured floor (cache_bytes, floor_read_us, x_floor) and FlashMLA's
-// figure come last.
+// CSV with the peer CSV's columns first (docs/METHOD.md; same names, same order; its bytes
+// floor at 4.27 TB/s), then ours: the measured floor (cache_bytes, floor_read_us, x_floor) and
+// FlashMLA's figure come last.
 bool write_csv(const Bench& b, const std::string& path) {
     std::FILE* f = std::fopen(path.c_str(), "w");
     if (f == nullptr) {
@@ -1226,7 +1227,7 @@ int main(int argc, char** argv) {
 
     b.iters = b.opt.iters > 0 ? b.opt.iters : (b.gpu_mode ? kGpuDefaultIters : kHostDefaultIters);
     if (b.gpu_mode && b.iters < kSpecMinIters) {
-        std::printf("note: --mla_iters=%d is below the %d calls SPEC.md asks for\n", b.iters,
+        std::printf("note: --mla_iters=%d is below the %d calls docs/SPEC.md asks for\n", b.iters,
                     kSpecMinIters);
     }
     std::printf("%d timed call%s per case%s; LSE %s; %s\n", b.iters, b.iters == 1 ? "" : "s",

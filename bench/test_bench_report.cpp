@@ -31,7 +31,7 @@ TEST(BenchPeerCsv, SplitsFieldsWithQuotes) {
     EXPECT_FALSE(mla_bench::split_csv_line("1,\"open", &f));
 }
 
-// The shipped file loads, and its figures are the anchors' (SPEC.md's geomeans over the eight
+// The shipped file loads, and its figures are the peers' (docs/SPEC.md's geomeans over the eight
 // competition shapes: FlashMLA 73.0 us in the 2026-12-01 side-by-side run, torch 128.8 us and
 // the seed's Triton split-KV best 102.3 us on 2026-11-30).
 TEST(BenchPeerCsv, ShippedFileHoldsTheAnchors) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """FlashMLA and libmla_decode timed side by side: one process, one run, the SPEC method.
 
-Only figures taken in the same run on the same GPU compare (anchors/METHOD.md); this script
+Only figures taken in the same run on the same GPU compare (docs/METHOD.md); this script
 takes them. For each shape (every batch element the same length) it makes the inputs once
 (Q and a bf16 cache = randn * 0.02; the fp8 cache by per-tensor e4m3fn quantization, scale =
 amax / 448; the MXFP4 cache by OCP MX quantization, one e8m0 scale per 32 values), then times
@@ -19,8 +19,8 @@ quantization error). Prints CSV on stdout.
 On the GPU machine (PyTorch and nvcc there; no network):
   bench/run.sh --benchmark_filter=NONE                   # configures and builds build/
   cmake --build build --target mla_decode                # build/src/libmla_decode.so
-  PEERS=/path/to/anchors/peers                           # build_flashmla.sh + the tarball
-  bash $PEERS/build_flashmla.sh $PEERS/flashmla-9edee0c.tar.xz build/flashmla
+  # FlashMLA commit 9edee0c built as a Python extension into build/flashmla (docs/METHOD.md,
+  # "Taking the figures again")
   python3 bench/peers/flashmla_side_by_side.py --lib build/src/libmla_decode.so \\
       --flashmla build/flashmla > side_by_side.csv
 
