@@ -27,7 +27,14 @@
 //     its one-line description gives the case's route, stage-1 variant, rows per CTA and
 //     split count (what the line states; "-" for what it does not).
 //   * Every element of O (and LSE) is compared with the host reference (FP32 O) computed from
-//     the same stored values; `ok` = every element within bf16 output rounding.
+//     the same stored values; `ok` = every element within bf16 output rounding. In host-reference
+//     mode that compares the reference with itself (its bf16 output with its own FP32 output):
+//     `ok` then only says the rounding and the plumbing hold, and reads "yes (self-check)";
+//     tests/test_vectors.cpp checks the reference against independent fp64 vectors.
+//   * The console line of a case is Google Benchmark's name and time (ms in host-reference
+//     mode, us on the GPU) and a label with the figures in their units; the counters
+//     (median_us, ...) go to --benchmark_out files only, since the console prints them with SI
+//     prefixes (352941 us as "352.941k").
 //
 // Formats: bf16, fp8 e4m3fn / e4m3fnuz, MXFP4 (K and V from the 306-byte rows), MXFP4 keys with
 // fp8 values (v_cache), all with bf16 Q; with --mla_extra also fp8 Q on an fp8 cache. A case the
@@ -58,6 +65,7 @@
 //   --mla_no_check       skip the host reference and the error columns (faster; ok = "unchecked")
 //   --mla_host           time the host reference even when a GPU is present
 // Exit status: 0 when every case that ran succeeded and was ok, 1 otherwise, 2 for bad flags.
+// Cases that --benchmark_filter leaves out are counted as filtered out, not as failures.
 // Since 0.2.0 the GPU serves every format and shape here: UNSUPPORTED is reported (as a skip,
 // with the library's message) and counts as a failure.
 #include <benchmark/benchmark.h>
@@ -161,6 +169,7 @@ struct Options {
     std::string csv = "mla_bench.csv";
     std::string peers = MLA_BENCH_PEERS_CSV;
     std::vector<std::string> formats;  // --mla_formats; empty = the mode's default set
+    bool console = true;  // Google Benchmark's output is the console (no other --benchmark_format)
 };
 
 void print_usage() {
@@ -240,6 +249,7 @@ bool parse_options(int* argc, char** argv, Options* opt) {
             return false;
         } else {
             if (a == "--help" || a == "-h") print_usage();
+            if (value_of("--benchmark_format=", &v)) opt->console = v == "console";
             argv[out++] = argv[i];
         }
     }
@@ -502,6 +512,19 @@ double median_of(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+// A duration with a readable unit: us below 1 ms, ms below 1 s, s above.
+std::string duration_text(double us) {
+    if (us < 1e3) return fmt("%.1f us", us);
+    if (us < 1e6) return fmt("%.1f ms", us * 1e-3);
+    return fmt("%.2f s", us * 1e-6);
+}
+
 // ---- the benchmark state shared by all cases ---------------------------------------------
 
 struct Bench {
@@ -576,27 +599,72 @@ std::string plan_label(const std::string& plan) {
     return label;
 }
 
-void fill_common_counters(benchmark::State& state, const Row& row) {
+// The `ok` of a case. In host-reference mode the reference is compared with itself (its bf16
+// output with its own FP32 output), which "(self-check)" says.
+std::string ok_text(const Bench& b, const Row& r) {
+    if (!r.success) return r.skipped() ? "skipped (UNSUPPORTED)" : r.status;
+    if (!r.err.checked) return "unchecked";
+    return std::string(r.err.ok ? "yes" : "NO") + (b.gpu_mode ? "" : " (self-check)");
+}
+
+// The console label of a finished case: its times with their units (and on the GPU the
+// one-shot call, the floor and the bandwidth), the plan, the errors and `ok`.
+std::string console_label(const Bench& b, const Row& row) {
+    std::string label = "median " + duration_text(row.median_us) + " (min " +
+                        duration_text(row.min_us) + ", max " + duration_text(row.max_us) + ")";
+    if (b.gpu_mode) {
+        label += ", fwd " + duration_text(row.fwd_median_us);
+        if (row.floor_us > 0)
+            label += ", floor " + duration_text(row.floor_us) +
+                     fmt(" (x%.2f)", row.median_us / row.floor_us);
+        label += fmt(", %.2f TB/s", row.min_bytes / (row.median_us * 1e-6) / 1e12);
+    } else {
+        label += " host wall clock";
+    }
+    const std::string plan = plan_label(row.plan);
+    if (!plan.empty()) label += "; " + plan;
+    if (row.err.checked)
+        label += fmt("; max abs err %.2e", row.err.max_abs) +
+                 fmt(", row-relative %.2e", row.err.max_rel_row);
+    if (row.err.lse_checked) label += fmt(", LSE %.2e", row.err.lse_max_abs);
+    label += "; ok: " + ok_text(b, row);
+    if (row.err.checked && !row.err.ok) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, " (%zu elements off, first at %zu: %.6g vs %.6g)",
+                      row.err.bad, row.err.first_bad, row.err.first_bad_got,
+                      row.err.first_bad_want);
+        label += buf;
+    }
+    return label;
+}
+
+// Counters for --benchmark_out files, and the console label.
+void fill_common_counters(benchmark::State& state, const Bench& b, const Row& row) {
     state.counters["median_us"] = row.median_us;
     state.counters["min_us"] = row.min_us;
     state.counters["max_us"] = row.max_us;
     if (const int splits = parse_plan(row.plan).splits) state.counters["splits"] = splits;
-    std::string label = plan_label(row.plan);
     if (row.err.checked) {
         state.counters["max_abs_err"] = row.err.max_abs;
         state.counters["max_rel_err_row"] = row.err.max_rel_row;
         state.counters["lse_max_abs_err"] = row.err.lse_max_abs;
         state.counters["ok"] = row.err.ok ? 1.0 : 0.0;
     }
-    if (row.err.checked && !row.err.ok) {
-        char buf[200];
-        std::snprintf(buf, sizeof buf, "NOT OK: %zu elements off, first at %zu: %.6g vs %.6g",
-                      row.err.bad, row.err.first_bad, row.err.first_bad_got,
-                      row.err.first_bad_want);
-        label += (label.empty() ? "" : "; ") + std::string(buf);
-    }
-    if (!label.empty()) state.SetLabel(label);
+    state.SetLabel(console_label(b, row));
 }
+
+// The console: Google Benchmark's name and time columns and our label, without the counters
+// (printed with SI prefixes there: 352941 us as "352.941k", an error of 0.0032 as "3.2m"; the
+// label holds the same figures with units). --benchmark_out files keep the counters.
+class LabelConsoleReporter : public benchmark::ConsoleReporter {
+  public:
+    LabelConsoleReporter() : benchmark::ConsoleReporter(OO_None) {}
+    void ReportRuns(const std::vector<Run>& runs) override {
+        std::vector<Run> shown = runs;
+        for (Run& r : shown) r.counters.clear();
+        benchmark::ConsoleReporter::ReportRuns(shown);
+    }
+};
 
 void fail_case(benchmark::State& state, Row& row, const std::string& status,
                const std::string& message) {
@@ -821,7 +889,7 @@ void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index) {
         row.status = mla_status_string(MLA_STATUS_SUCCESS);
 
         state.SetBytesProcessed(static_cast<int64_t>(row.min_bytes) * state.iterations());
-        fill_common_counters(state, row);
+        fill_common_counters(state, b, row);
         state.counters["TBps"] = row.min_bytes / (row.median_us * 1e-6) / 1e12;
         if (row.floor_us > 0) {
             state.counters["floor_us"] = row.floor_us;
@@ -877,7 +945,7 @@ void run_host_case(benchmark::State& state, Bench& b, size_t row_index) {
         if (b.opt.check) row.err = compare(dense, lse, b.reference_for(row.name, hp));
         row.success = true;
         row.status = mla_status_string(MLA_STATUS_SUCCESS);
-        fill_common_counters(state, row);
+        fill_common_counters(state, b, row);
     } catch (const std::exception& e) {
         b.drop_inputs();
         return fail_case(state, row, "ERROR", e.what());
@@ -895,20 +963,9 @@ double peer_us(const Bench& b, const char* peer, const Row& r) {
     return b.peers.median_us(peer, s.bs, s.q_len, s.kv_len, s.heads);
 }
 
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
-
 // A number for the table, "-" when absent (v <= 0).
 std::string cell(const char* f, double v) { return v > 0 ? fmt(f, v) : "-"; }
 std::string cell(const std::string& v) { return v.empty() ? "-" : v; }
-
-std::string ok_text(const Row& r) {
-    if (r.success) return !r.err.checked ? "unchecked" : r.err.ok ? "yes" : "NO";
-    return r.skipped() ? "skipped (UNSUPPORTED)" : r.status;
-}
 
 // One table for both modes; what a mode does not measure shows "-" (host-reference mode: the
 // floor, the ratios and the plan).
@@ -918,7 +975,8 @@ void print_cases(const Bench& b) {
                 b.gpu_mode ? "mla_decode_plan_run (prepared once per step; fwd us = one-shot "
                              "mla_decode_fwd), device events, L2 flushed before every call; "
                              "floor = cold read of the case's cache bytes, same method"
-                           : "host reference mla_decode_reference, wall clock (NOT GPU times)");
+                           : "host reference mla_decode_reference, wall clock (NOT GPU times); "
+                             "ok compares it with its own FP32 output (a self-check)");
     std::printf("| format | shape | median us | min us | max us | fwd us | TB/s | floor us | "
                 "x floor | FlashMLA bf16 us | ours / FlashMLA | route | variant | rows/CTA | "
                 "splits | max abs err | max rel err (row) | lse err | ok |\n");
@@ -948,7 +1006,7 @@ void print_cases(const Bench& b) {
             r.success && r.err.checked ? fmt("%.2e", r.err.max_abs) : "-",
             r.success && r.err.checked ? fmt("%.2e", r.err.max_rel_row) : "-",
             r.success && r.err.lse_checked ? fmt("%.2e", r.err.lse_max_abs) : "-",
-            ok_text(r),
+            ok_text(b, r),
         };
         std::string line = "|";
         for (const std::string& c : cells) line += " " + c + " |";
@@ -1004,11 +1062,13 @@ void print_geomean_table(const Bench& b, bool competition) {
     }
     std::printf("%s\n%s\n", head.c_str(), rule.c_str());
     for (const std::string& name : formats) {
-        int rows = 0;
+        int rows = 0, ran = 0, registered = 0;  // succeeded, ran, and registered (filter aside)
         Geomean ours, floor, x_floor, peer[std::size(peers)], x_peer[std::size(peers)];
         for (const Row& r : b.rows) {
-            if (!r.success || r.format.name != name || r.shape.competition != competition)
-                continue;
+            if (r.format.name != name || r.shape.competition != competition) continue;
+            ++registered;
+            ran += r.ran ? 1 : 0;
+            if (!r.success) continue;
             ++rows;
             ours.add(r.median_us);
             if (b.gpu_mode && r.floor_us > 0) {
@@ -1024,7 +1084,12 @@ void print_geomean_table(const Bench& b, bool competition) {
         }
         std::string line = "| " + name + " | ";
         if (competition && rows != 8) {
-            line += std::to_string(rows) + " of 8 (a geomean needs all 8) | - | - | -";
+            // Why not all 8: left out by --benchmark_filter, or failed.
+            line += ran < registered ? std::to_string(ran) + " of 8 ran, " +
+                                           std::to_string(registered - ran) + " filtered out"
+                                     : std::to_string(rows) + " of 8 succeeded";
+            if (rows < ran) line += ", " + std::to_string(ran - rows) + " failed";
+            line += " (a geomean needs all 8) | - | - | -";
             for (size_t i = 0; i < std::size(peers); ++i) line += " | - | -";
         } else {
             line += std::to_string(rows) + " | " + geomean_cell("%.1f", ours, rows) + " | " +
@@ -1181,7 +1246,8 @@ void register_cases(Bench& b) {
 #endif
                     run_host_case(st, *bp, index);
                 });
-            bm->Iterations(b.iters)->UseManualTime()->Unit(benchmark::kMicrosecond);
+            bm->Iterations(b.iters)->UseManualTime()->Unit(
+                b.gpu_mode ? benchmark::kMicrosecond : benchmark::kMillisecond);
         }
     }
 }
@@ -1233,17 +1299,27 @@ int main(int argc, char** argv) {
     std::printf("%d timed call%s per case%s; LSE %s; %s\n", b.iters, b.iters == 1 ? "" : "s",
                 b.gpu_mode ? " after one warm-up call" : " (wall clock, no warm-up)",
                 b.opt.lse ? "requested" : "not requested",
-                b.opt.check ? "every element of O and LSE checked against the FP32 host reference"
-                            : "no accuracy check (--mla_no_check)");
+                !b.opt.check ? "no accuracy check (--mla_no_check)"
+                : b.gpu_mode ? "every element of O and LSE checked against the FP32 host reference"
+                             : "ok is a self-check: the reference's bf16 O and its LSE against "
+                               "its own FP32 output (the rounding and plumbing, not the math; "
+                               "tests/test_vectors.cpp checks the reference against independent "
+                               "fp64 vectors)");
     std::fflush(stdout);
 
     register_cases(b);
-    benchmark::RunSpecifiedBenchmarks();
+    if (b.opt.console) {
+        LabelConsoleReporter console;
+        benchmark::RunSpecifiedBenchmarks(&console);
+    } else {
+        benchmark::RunSpecifiedBenchmarks();
+    }
     benchmark::Shutdown();
     b.release();  // device memory back before the runtime shuts down
 
     int ran = 0, skipped = 0, failed = 0;
     for (const Row& r : b.rows) ran += r.ran ? 1 : 0;
+    const int filtered = static_cast<int>(b.rows.size()) - ran;  // left out by --benchmark_filter
     if (ran == 0) {  // e.g. --benchmark_list_tests, or a filter that matches nothing
         std::printf("no case ran: no table, no CSV\n");
         return 0;
@@ -1262,8 +1338,10 @@ int main(int argc, char** argv) {
                         r.message.c_str());
         }
     }
-    std::printf("%d case%s ran (%d skipped as unsupported), %d failed\n", ran,
-                ran == 1 ? "" : "s", skipped, failed);
+    std::printf("%d case%s ran (%d skipped as unsupported), %d failed", ran, ran == 1 ? "" : "s",
+                skipped, failed);
+    if (filtered > 0) std::printf("; %d filtered out by --benchmark_filter", filtered);
+    std::printf("\n");
     std::fflush(stdout);
     return (good && failed == 0) ? 0 : 1;
 }
