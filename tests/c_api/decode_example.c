@@ -38,17 +38,21 @@ static int upload(void** dev, const void* host, size_t bytes) {  /* host NULL: a
     return 0;
 }
 /* The same step as an engine runs it: one plan and one prepare per decode step, then one run
- * per layer (here two "layers" over the same inputs); each must equal mla_decode_fwd's O. */
-static int run_plan(mla_decode_params* p, void* d_ws, void* d_o) {
+ * per layer (here two "layers" over the same inputs); each must equal mla_decode_fwd's O. The
+ * plan's workspace is sized by the plan (mla_decode_plan_workspace_size), not by the one-shot
+ * mla_decode_workspace_size. */
+static int run_plan(mla_decode_params* p, void* d_o) {
     static uint16_t o_plan[B * H * DV];
     mla_decode_plan* plan = NULL;
     char route[320];
     size_t plan_ws = 0;
+    void* d_ws = NULL;
     int layer;
     CHECK(mla_decode_plan_create(p, &plan));
     CHECK(mla_decode_plan_describe(plan, route, sizeof route));
     CHECK(mla_decode_plan_workspace_size(plan, &plan_ws));
-    printf("plan: %s\n", route);
+    printf("plan: %s (workspace %zu bytes)\n", route, plan_ws);
+    if (plan_ws > 0 && upload(&d_ws, NULL, plan_ws)) return 1;
     CHECK(mla_decode_plan_prepare(plan, p, d_ws, plan_ws, NULL));
     for (layer = 0; layer < 2; ++layer) {
         RT(GPU(Memset)(d_o, 0xff, sizeof o_plan));
@@ -60,6 +64,7 @@ static int run_plan(mla_decode_params* p, void* d_ws, void* d_o) {
         }
     }
     CHECK(mla_decode_plan_destroy(plan));
+    RT(GPU(Free)(d_ws));
     return 0;
 }
 
@@ -75,7 +80,7 @@ static int run_on_gpu(mla_decode_params* p, size_t ws_bytes) {
     CHECK(mla_decode_fwd(p, d[6], ws_bytes, NULL)); /* NULL: the default stream */
     RT(GPU(Memcpy)(o, d[4], sizeof o, GPU(MemcpyDeviceToHost)));
     RT(GPU(Memcpy)(lse, d[5], sizeof lse, GPU(MemcpyDeviceToHost)));
-    if (run_plan(p, d[6], d[4])) return 1;
+    if (run_plan(p, d[4])) return 1;
     for (i = 0; i < 7; ++i) RT(GPU(Free)(d[i]));
     return 0;
 }
