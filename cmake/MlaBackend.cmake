@@ -193,9 +193,12 @@ if(MLA_BACKEND_RESOLVED STREQUAL "hip")
               "lld-22 (tests/run.sh does this), then clang++-22.")
     endif()
   endif()
+  set(_new_check "")
+  if(MLA_HIP_DEVICE_CHECK_NEW_ARCHS)
+    set(_new_check "; by ${MLA_HIP_NEW_DEVICE_COMPILER}: ${MLA_HIP_DEVICE_CHECK_NEW_ARCHS}")
+  endif()
   message(STATUS "libmla_decode hip: mode ${MLA_HIP_MODE}, architectures ${MLA_HIP_ARCHS}, "
-                 "device check: ${MLA_HIP_DEVICE_CHECK_ARCHS}; by ${MLA_HIP_NEW_DEVICE_COMPILER}: "
-                 "${MLA_HIP_DEVICE_CHECK_NEW_ARCHS}")
+                 "device check: ${MLA_HIP_DEVICE_CHECK_ARCHS}${_new_check}")
 endif()
 
 # Public compile definitions and runtime library of the backend on <target>.
