@@ -64,7 +64,7 @@ extern "C" {
 #endif
 
 #define MLA_DECODE_VERSION_MAJOR 0
-#define MLA_DECODE_VERSION_MINOR 2
+#define MLA_DECODE_VERSION_MINOR 3
 #define MLA_DECODE_VERSION_PATCH 0
 /* Single comparable number: major * 10000 + minor * 100 + patch. */
 #define MLA_DECODE_VERSION                                                                      \
