@@ -86,8 +86,9 @@ struct WgmmaConfig {
     static constexpr int kPtStepBytes = kWgRows * 32;  // one k16 step of P^T per warpgroup
     static constexpr int kPtBytes = (kTileTokens / 16) * kPtStepBytes;
 
-    // Shared memory: stages | Q^T | P^T x 2 | row maxima (2 warpgroups x 2 buffers x 4 warps)
-    // | row sums | merge (m, l) | per-row score coefficient and token end | mbarriers.
+    // Shared memory: Q^T | P^T per consumer warpgroup | row maxima (per warpgroup x 2 buffers
+    // x 4 warps) | row sums | merge (m, l) | per-row score coefficient and token end (8 bytes
+    // reserved a row, 4 used) | mbarriers | the stage ring (as many stages as fit, up to 6).
     static constexpr int kOffQt = 0;
     static constexpr int kOffPt = kOffQt + kQtBytes;
     static constexpr int kOffRed = kOffPt + kConsumerWGs * kPtBytes;
@@ -97,7 +98,7 @@ struct WgmmaConfig {
     static constexpr int kOffEnd = kOffCoef + kRows * 4;
     static constexpr int kOffBars = (kOffEnd + kRows * 8 + 15) / 16 * 16;
     static constexpr int kMaxStages = 6;
-    static constexpr int kSharedBudget = 227 * 1024;  // opt-in shared memory per block, sm_90
+    static constexpr int kSharedBudget = arch::kMaxSharedBytesPerBlock;
     static constexpr int kStagesFit = (kSharedBudget - kOffBars - 2 * kMaxStages * 8) / kStageBytes;
     static constexpr int kStages = kStagesFit < kMaxStages ? kStagesFit : kMaxStages;
     static_assert(kStages >= 2, "two tiles must fit in shared memory");
