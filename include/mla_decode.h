@@ -232,6 +232,10 @@ MLA_API int mla_version(void);
 /* "major.minor.patch" of the loaded library. Static storage; never NULL. */
 MLA_API const char* mla_version_string(void);
 
+/* sizeof(mla_decode_params) in the library actually loaded. A binding or a program built
+ * against another header compares it with its own sizeof to detect a mismatched header. */
+MLA_API size_t mla_decode_params_size(void);
+
 /* The GPU backend this library was built with: "hip", "cuda" or "none". Never NULL. */
 MLA_API const char* mla_backend_name(void);
 

@@ -41,6 +41,8 @@ MLA_API const char* mla_version_string(void) {
         MLA_DECODE_VERSION_MINOR) "." MLA_STRINGIFY(MLA_DECODE_VERSION_PATCH);
 }
 
+MLA_API size_t mla_decode_params_size(void) { return sizeof(mla_decode_params); }
+
 MLA_API const char* mla_backend_name(void) {
 #if defined(MLA_BACKEND_CUDA)
     return "cuda";

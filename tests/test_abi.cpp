@@ -187,6 +187,11 @@ TEST(Version, MacrosMatchTheLoadedLibrary) {
     EXPECT_EQ(std::string(mla_version_string()), want);
 }
 
+TEST(Version, ParamsSizeMatchesTheHeader) {
+    EXPECT_EQ(mla_decode_params_size(), sizeof(mla_decode_params));
+    EXPECT_EQ(mla_decode_params_size() % 8, 0u);
+}
+
 TEST(Version, BackendNameIsKnown) {
     std::string name = mla_backend_name();
     EXPECT_TRUE(name == "hip" || name == "cuda" || name == "none") << name;

@@ -95,6 +95,11 @@ int main(void) {
     fill(q, B * H * DQK, &seed);
     fill(kv, (KV0 + KV1) * DQK, &seed);
     printf("libmla_decode %s, backend %s\n", mla_version_string(), mla_backend_name());
+    if (mla_decode_params_size() != sizeof p) { /* a header from another version */
+        fprintf(stderr, "mla_decode_params is %zu bytes in the library, %zu here\n",
+                mla_decode_params_size(), sizeof p);
+        return 1;
+    }
     CHECK(mla_decode_params_init(&p)); /* defaults: bf16 everywhere, 576/512 head dims */
     p.batch_size = B; p.total_q = B; p.max_q_len = 1; p.max_kv_len = KV1; p.num_heads = H;
     p.sm_scale = 1.0f / 24.0f;                          /* 1 / sqrt(576) */
