@@ -113,21 +113,20 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 // Measured on the H200 (132 SMs, the only GPU this project runs on; AMD uses the same figures):
 //   mma16: bench/split_sweep.sh, the same with 4 or 256 CTAs resident: fp8 2.4 us, bf16 3.25,
 //     MXFP4 3.3, MXFP4-K/fp8-V 4.3 per tile.
-//   wgmma (fp8): whole-GPU single-split runs of stage 1 alone (cold cache, 20 calls): 16 rows
-//     1.7 us per tile with three tiles in flight per CTA (bs4 kv8192 H16: 212 us for 128 tiles
-//     per CTA; bs256 kv8192 H16: 433 us for 248 per SM), 32 rows 3.5 us (bs128 kv4096 H16
-//     q_len 2), 64 rows 4.3 us (bs64 kv4096 H128; bs128 kv4096 H16 q_len 4). Its fixed cost
-//     (Q^T prologue of up to 64 rows, warpgroup merge) is an estimate.
+//   wgmma (fp8): whole-GPU single-split runs of stage 1 alone (cold cache, 21 calls, scratch
+//     harness, 2026-12-01, seesaw version): 16 rows 1.37 us per tile (bs4 kv8192 H16: 175 us
+//     for 128 tiles per CTA; bs256 kv8192 H16: 362 us), 32 rows 2.0 us (bs128 kv4096 H16 q_len
+//     2: 129 us for 64 tiles), 64 rows 3.0 us (bs64 kv4096 H128: 189 us; bs128 kv4096 H16
+//     q_len 4: 195 us); its two consumer warpgroups work on two tiles at once. Its fixed cost
+//     (Q^T prologue of up to 64 rows, pipeline fill) is an estimate.
 struct Stage1Cost {
     double tile_us;
     int tile_parallelism;
     double cta_fixed_us;
 };
 Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int rows) {
-    if (variant == splitkv::Stage1Variant::kWgmma) {
-        if (rows <= 16) return {1.7, 3, 3.0};
-        return {rows <= 32 ? 3.5 : 4.3, 1, 3.0};
-    }
+    if (variant == splitkv::Stage1Variant::kWgmma)
+        return {rows <= 16 ? 1.37 : rows <= 32 ? 2.0 : 3.0, 2, 3.0};
     switch (f) {
         case splitkv::KvFormat::kBf16: return {3.25, 1, 2.0};
         case splitkv::KvFormat::kFp8E4M3FN:

@@ -6,7 +6,7 @@
 namespace mla::arch {
 
 // Element types the matrix atoms multiply.
-enum class MmaType { kF16, kBF16 };
+enum class MmaType { kF16, kBF16, kE4M3 };
 
 // The two e4m3 encodings (arch/fp8.h decodes both): OCP e4m3fn (bias 7) and CDNA3's e4m3fnuz
 // (bias 8).

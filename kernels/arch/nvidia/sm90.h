@@ -59,69 +59,62 @@ MLA_DEVICE void fence_operands(float (&r)[kN]) {
 }
 
 // ---- wgmma, A from registers, B from a descriptor, f32 accumulate ----------------------------
-// kType: MmaType::kF16 / kBF16 (m64nNk16) or MmaType::kE4M3 (m64nNk32). `accumulate` false
-// overwrites d (d = A * B).
-#define MLA_WGMMA_D16 "{%0,%1,%2,%3,%4,%5,%6,%7}"
-#define MLA_WGMMA_D32 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}"
-#define MLA_WGMMA_OUT8(d) \
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
-#define MLA_WGMMA_OUT16(d)                                                                      \
-    MLA_WGMMA_OUT8(d), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),         \
-        "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-
+// Wgmma<kType, kN>::run(d, a, desc, accumulate): d[kN / 2] (+)= A (64 x K, registers a[4]) * B
+// (K x kN, shared memory through desc). kType: MmaType::kF16 / kBF16 (m64nNk16, B K-major) or
+// MmaType::kE4M3 (m64nNk32, e4m3fn codes, B K-major). `accumulate` false overwrites d.
 template <MmaType kType, int kN>
 struct Wgmma;
 
-
-template <>
-struct Wgmma<MmaType::kF16, 16> {
-    MLA_DEVICE static void run(float (&d)[8], const uint32_t (&a)[4], uint64_t desc, bool acc) {
-        asm volatile(
-            "{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
-            "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 " MLA_WGMMA_D16
-            ", {%8,%9,%10,%11}, %12, p, 1, 1, 0;\n}\n"
-            : MLA_WGMMA_OUT8(d)
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(static_cast<int>(acc)));
-    }
-};
-template <>
-struct Wgmma<MmaType::kBF16, 16> {
-    MLA_DEVICE static void run(float (&d)[8], const uint32_t (&a)[4], uint64_t desc, bool acc) {
-        asm volatile(
-            "{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
-            "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 " MLA_WGMMA_D16
-            ", {%8,%9,%10,%11}, %12, p, 1, 1, 0;\n}\n"
-            : MLA_WGMMA_OUT8(d)
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(static_cast<int>(acc)));
-    }
-};
-template <>
-struct Wgmma<MmaType::kF16, 32> {
-    MLA_DEVICE static void run(float (&d)[16], const uint32_t (&a)[4], uint64_t desc, bool acc) {
-        asm volatile(
-            "{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
-            "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 " MLA_WGMMA_D32
-            ", {%16,%17,%18,%19}, %20, p, 1, 1, 0;\n}\n"
-            : MLA_WGMMA_OUT16(d)
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(static_cast<int>(acc)));
-    }
-};
-template <>
-struct Wgmma<MmaType::kBF16, 32> {
-    MLA_DEVICE static void run(float (&d)[16], const uint32_t (&a)[4], uint64_t desc, bool acc) {
-        asm volatile(
-            "{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
-            "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 " MLA_WGMMA_D32
-            ", {%16,%17,%18,%19}, %20, p, 1, 1, 0;\n}\n"
-            : MLA_WGMMA_OUT16(d)
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(static_cast<int>(acc)));
-    }
-};
-
-#undef MLA_WGMMA_D16
-#undef MLA_WGMMA_D32
+#define MLA_WGMMA_OUT8(d) \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+#define MLA_WGMMA_OUT16(d) MLA_WGMMA_OUT8(d), MLA_WGMMA_OUT8((d + 8))
+#define MLA_WGMMA_OUT32(d) MLA_WGMMA_OUT16(d), MLA_WGMMA_OUT16((d + 16))
+#define MLA_WGMMA_OPERANDS16 "{%0,%1,%2,%3,%4,%5,%6,%7}" ", {%8,%9,%10,%11}, %12"
+#define MLA_WGMMA_PRED16 "%13"
+#define MLA_WGMMA_OPERANDS32 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}" ", {%16,%17,%18,%19}, %20"
+#define MLA_WGMMA_PRED32 "%21"
+#define MLA_WGMMA_OPERANDS64 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}" ", {%32,%33,%34,%35}, %36"
+#define MLA_WGMMA_PRED64 "%37"
+// kind: the PTX type suffix; tail: the immediates after scale-d (scale-a, scale-b and, for
+// 16-bit types, the B transpose flag).
+#define MLA_WGMMA_RS(kType, kN, kK, kind, tail)                                               \
+    template <>                                                                                 \
+    struct Wgmma<kType, kN> {                                                                   \
+        MLA_DEVICE static void run(float (&d)[kN / 2], const uint32_t (&a)[4], uint64_t desc,  \
+                                   bool acc) {                                                  \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " MLA_WGMMA_PRED##kN ", 0;\n"       \
+                         "wgmma.mma_async.sync.aligned.m64n" #kN "k" #kK ".f32." kind " "       \
+                         MLA_WGMMA_OPERANDS##kN ", p, " tail ";\n}\n"                            \
+                         : MLA_WGMMA_OUT##kN##_(d)                                              \
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc),               \
+                           "r"(static_cast<int>(acc)));                                         \
+        }                                                                                       \
+    };
+#define MLA_WGMMA_OUT16_(d) MLA_WGMMA_OUT8(d)
+#define MLA_WGMMA_OUT32_(d) MLA_WGMMA_OUT16(d)
+#define MLA_WGMMA_OUT64_(d) MLA_WGMMA_OUT32(d)
+MLA_WGMMA_RS(MmaType::kF16, 16, 16, "f16.f16", "1, 1, 0")
+MLA_WGMMA_RS(MmaType::kF16, 32, 16, "f16.f16", "1, 1, 0")
+MLA_WGMMA_RS(MmaType::kF16, 64, 16, "f16.f16", "1, 1, 0")
+MLA_WGMMA_RS(MmaType::kBF16, 16, 16, "bf16.bf16", "1, 1, 0")
+MLA_WGMMA_RS(MmaType::kBF16, 32, 16, "bf16.bf16", "1, 1, 0")
+MLA_WGMMA_RS(MmaType::kBF16, 64, 16, "bf16.bf16", "1, 1, 0")
+MLA_WGMMA_RS(MmaType::kE4M3, 16, 32, "e4m3.e4m3", "1, 1")
+MLA_WGMMA_RS(MmaType::kE4M3, 32, 32, "e4m3.e4m3", "1, 1")
+MLA_WGMMA_RS(MmaType::kE4M3, 64, 32, "e4m3.e4m3", "1, 1")
+#undef MLA_WGMMA_RS
+#undef MLA_WGMMA_OUT16_
+#undef MLA_WGMMA_OUT32_
+#undef MLA_WGMMA_OUT64_
 #undef MLA_WGMMA_OUT8
 #undef MLA_WGMMA_OUT16
+#undef MLA_WGMMA_OUT32
+#undef MLA_WGMMA_OPERANDS16
+#undef MLA_WGMMA_PRED16
+#undef MLA_WGMMA_OPERANDS32
+#undef MLA_WGMMA_PRED32
+#undef MLA_WGMMA_OPERANDS64
+#undef MLA_WGMMA_PRED64
 
 // ---- mbarriers (CTA scope) ------------------------------------------------------------------
 MLA_DEVICE void mbarrier_init(uint64_t* bar, uint32_t arrivals) {
@@ -171,6 +164,21 @@ MLA_DEVICE void bulk_copy_g2s(void* dst, const void* src, uint32_t bytes, uint64
             "r"(smem_addr(dst)),
         "l"(src), "r"(bytes), "r"(smem_addr(bar))
         : "memory");
+}
+
+// ---- e4m3 conversions (sm_89+) ----------------------------------------------------------------
+// The e4m3fn codes in bytes 0, 1 (lo) and 2, 3 (hi) of a word -> their values, exactly, as f16x2
+// (the lower byte in the lower half). One conversion per two codes: on the H200 it decodes ~80
+// codes per clock and SM against ~40 for the bit operations of arch/fp8.h (scratch microbench).
+MLA_DEVICE uint32_t e4m3x2_lo_to_f16x2(uint32_t codes) {
+    uint32_t d;
+    asm("{.reg .b16 l, h;\nmov.b32 {l, h}, %1;\ncvt.rn.f16x2.e4m3x2 %0, l;\n}" : "=r"(d) : "r"(codes));
+    return d;
+}
+MLA_DEVICE uint32_t e4m3x2_hi_to_f16x2(uint32_t codes) {
+    uint32_t d;
+    asm("{.reg .b16 l, h;\nmov.b32 {l, h}, %1;\ncvt.rn.f16x2.e4m3x2 %0, h;\n}" : "=r"(d) : "r"(codes));
+    return d;
 }
 
 // ---- warpgroup roles ------------------------------------------------------------------------
