@@ -38,6 +38,26 @@ int row_groups_of(const SplitKvShape& s) {
     return static_cast<int>(std::max<int64_t>(1, (rows + per_cta - 1) / per_cta));
 }
 
+// What the split-KV route adds to stage 1 with `splits` splits per element: the metadata and
+// reduce launches, and the partial O written by stage 1 and read by the reduce.
+double split_route_us(const SplitKvShape& s, int splits) {
+    const double partial_bytes = static_cast<double>(s.total_q) * splits * s.num_heads * 512.0 * 4.0;
+    return 2.0 * kExtraLaunchUs + 2.0 * partial_bytes / kBandwidthBytesPerUs;
+}
+
+// The workspace of plan->num_splits splits: none on the single-split path; otherwise the split
+// metadata, then the partial O and LSE rows of every (query row, split).
+void lay_out_workspace(const SplitKvShape& shape, SplitKvPlan* plan) {
+    if (plan->num_splits == 1) return;  // single-split path: no workspace at all
+    const size_t rows = static_cast<size_t>(shape.total_q) * plan->num_splits * shape.num_heads;
+    plan->split_meta_offset = 0;
+    plan->row_meta_offset = align_up(static_cast<size_t>(shape.batch_size) * kSplitMetaBytes);
+    plan->partial_o_offset =
+        plan->row_meta_offset + align_up(static_cast<size_t>(shape.total_q) * kRowMetaBytes);
+    plan->partial_lse_offset = plan->partial_o_offset + align_up(rows * 512 * sizeof(float));
+    plan->workspace_bytes = plan->partial_lse_offset + align_up(rows * sizeof(float));
+}
+
 }  // namespace
 
 double predict_split_kv_us(const SplitKvShape& s, int splits) {
@@ -55,8 +75,7 @@ double predict_split_kv_us(const SplitKvShape& s, int splits) {
     const double stage1_us = static_cast<double>(waves) *
                              (static_cast<double>(tiles_charged) * tile_us + s.cta_fixed_us);
     if (splits == 1) return stage1_us;
-    const double partial_bytes = static_cast<double>(s.total_q) * splits * s.num_heads * 512.0 * 4.0;
-    return stage1_us + 2.0 * kExtraLaunchUs + 2.0 * partial_bytes / kBandwidthBytesPerUs;
+    return stage1_us + split_route_us(s, splits);
 }
 
 SplitKvPlan plan_split_kv(const SplitKvShape& shape, int forced_splits) {
@@ -79,14 +98,26 @@ SplitKvPlan plan_split_kv(const SplitKvShape& shape, int forced_splits) {
     plan.tiles_per_split = static_cast<int>((tiles + plan.num_splits - 1) / plan.num_splits);
     plan.row_groups = row_groups_of(shape);
     plan.predicted_us = predict_split_kv_us(shape, plan.num_splits);
-    if (plan.num_splits == 1) return plan;  // single-split path: no workspace at all
-    const size_t rows = static_cast<size_t>(shape.total_q) * plan.num_splits * shape.num_heads;
-    plan.split_meta_offset = 0;
-    plan.row_meta_offset = align_up(static_cast<size_t>(shape.batch_size) * kSplitMetaBytes);
-    plan.partial_o_offset =
-        plan.row_meta_offset + align_up(static_cast<size_t>(shape.total_q) * kRowMetaBytes);
-    plan.partial_lse_offset = plan.partial_o_offset + align_up(rows * 512 * sizeof(float));
-    plan.workspace_bytes = plan.partial_lse_offset + align_up(rows * sizeof(float));
+    lay_out_workspace(shape, &plan);
+    return plan;
+}
+
+// Why 1024 tokens: with the cost model above, for mma16 on the H200 (fp8: 2.4 us a tile),
+// 1024-token splits cost 1.0-1.1x of mma16's best split count per shape from 64 elements of
+// 8192 tokens up (bs256 kv8192: 689 vs 618 us; H128 bs64 kv4096 the same), where 256-token
+// splits cost 1.4x (more partial O to write and reduce); with few elements they leave units idle
+// (bs4 kv8192: 46 vs 19 us; 512-token splits 27 us). They also bound the workspace of long
+// caches: 64 splits for 64k tokens, the default mode's cap.
+SplitKvPlan plan_split_kv_invariant(const SplitKvShape& shape) {
+    SplitKvPlan plan;
+    plan.tiles_per_split = std::max(1, kInvariantSplitTokens / std::max(1, shape.tile_tokens));
+    const int splits = static_cast<int>((tiles_of(shape) + plan.tiles_per_split - 1) /
+                                        plan.tiles_per_split);
+    plan.num_splits = std::max(2, splits);  // the grid's bound; elements take what they need
+    plan.row_groups = row_groups_of(shape);
+    plan.predicted_us = predict_split_kv_us(shape, splits);
+    if (splits == 1) plan.predicted_us += split_route_us(shape, 1);  // the reduce all the same
+    lay_out_workspace(shape, &plan);
     return plan;
 }
 
