@@ -102,12 +102,16 @@ SplitKvPlan plan_split_kv(const SplitKvShape& shape, int forced_splits) {
     return plan;
 }
 
-// Why 1024 tokens: with the cost model above, for mma16 on the H200 (fp8: 2.4 us a tile),
-// 1024-token splits cost 1.0-1.1x of mma16's best split count per shape from 64 elements of
-// 8192 tokens up (bs256 kv8192: 689 vs 618 us; H128 bs64 kv4096 the same), where 256-token
-// splits cost 1.4x (more partial O to write and reduce); with few elements they leave units idle
-// (bs4 kv8192: 46 vs 19 us; 512-token splits 27 us). They also bound the workspace of long
-// caches: 64 splits for 64k tokens, the default mode's cap.
+// Why 1024 tokens. The cost model above (mma16 on the H200, fp8: 2.4 us a tile) against
+// mma16's best split count per shape, geometric means over the 8 competition shapes / 7
+// engine shapes (H128, q_len 2 and 4, 32k and 64k tokens): 256-token splits 1.28x / 1.29x,
+// 512 1.34x / 1.10x, 1024 1.56x / 1.09x, 2048 1.65x / 1.14x. Short splits lose on large
+// batches (more partial O to write and reduce), long ones on small batches (idle units, long
+// serial walks: bs4 kv8192 46 vs 19 us with 1024). 1024 over 512: the same for large batches
+// and long caches, and half the workspace of long caches, which grows with the splits (bs64
+// H128 at 128k tokens: 2 GiB of partial O with 1024, 4 GiB with 512); 512 would be about 15%
+// faster on the competition shapes' small batches. mla_bench --mla_batch_invariant measures
+// the real cost; kInvariantSplitTokens is the one place to change it.
 SplitKvPlan plan_split_kv_invariant(const SplitKvShape& shape) {
     SplitKvPlan plan;
     plan.tiles_per_split = std::max(1, kInvariantSplitTokens / std::max(1, shape.tile_tokens));

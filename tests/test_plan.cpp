@@ -14,6 +14,7 @@
 #include "device_info.h"
 #include "mla_decode.h"
 #include "plan.h"
+#include "planner.h"  // kInvariantSplitTokens
 #include "stage1_select.h"
 
 namespace {
@@ -320,8 +321,8 @@ TEST(PlanAccepts, RefusesARunInAnotherMode) {
 
 // Batch-invariant plans are the same, apart from the grid bound and the workspace, whatever
 // the batch, max_q_len, the device's units and architecture, the format's cost and what the
-// environment forces: mma16 with 16 rows per CTA, 64-token tiles, 16 tiles (1024 tokens) per
-// split, the split-KV route.
+// environment forces: mma16 with 16 rows per CTA, 64-token tiles, kInvariantSplitTokens
+// tokens per split, the split-KV route.
 TEST(PlanCreate, BatchInvariantPlansIgnoreTheBatchTheDeviceAndTheEnvironment) {
     mla::DeviceInfo fewer_units = nvidia(9, 0);
     fewer_units.multiprocessors = 78;
@@ -346,8 +347,9 @@ TEST(PlanCreate, BatchInvariantPlansIgnoreTheBatchTheDeviceAndTheEnvironment) {
                     EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kMma16));
                     EXPECT_EQ(plan.rows_per_cta, 16);
                     EXPECT_EQ(plan.tile_tokens, 64);
-                    EXPECT_EQ(plan.tiles_per_split, 16);
-                    EXPECT_EQ(plan.num_splits, std::max(2, (max_kv + 1023) / 1024));
+                    const int chunk = mla::kInvariantSplitTokens;
+                    EXPECT_EQ(plan.tiles_per_split, chunk / 64);
+                    EXPECT_EQ(plan.num_splits, std::max(2, (max_kv + chunk - 1) / chunk));
                     EXPECT_GT(plan.workspace_bytes, 0u);
                     EXPECT_EQ(plan.key.flags, MLA_DECODE_FLAG_BATCH_INVARIANT);
                     EXPECT_TRUE(contains(plan.description, "batch-invariant mode"))

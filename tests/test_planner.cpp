@@ -136,10 +136,11 @@ int element_splits(const mla::SplitKvPlan& p, int kv_len, int tile_tokens) {
 
 // Whatever the batch, query rows, heads, compute units, tile cost and max_kv_len, the plan cuts
 // every element at the same token boundaries (every kInvariantSplitTokens tokens), so an
-// element's split count is ceil(kv_len / 1024) (at least 1) whatever max_kv_len (>= kv_len)
+// element's split count is ceil(kv_len / that) (at least 1) whatever max_kv_len (>= kv_len)
 // the call declares; the route is always split-KV (num_splits >= 2) and the layout holds.
 TEST(PlannerInvariant, SplitsEndAtFixedTokenBoundaries) {
-    ASSERT_EQ(mla::kInvariantSplitTokens, 1024);
+    const int chunk = mla::kInvariantSplitTokens;
+    ASSERT_EQ(chunk % 64, 0);
     for (int batch : {1, 2, 7, 64, 1024}) {
         for (int units : {1, 78, 132, 304}) {
             for (auto [heads, q_len] : {std::pair{16, 1}, {16, 4}, {128, 1}, {128, 3}}) {
@@ -152,13 +153,13 @@ TEST(PlannerInvariant, SplitsEndAtFixedTokenBoundaries) {
                                                       << " max_kv_len " << max_kv);
                     expect_consistent(s, p, /*capped=*/false);
                     EXPECT_EQ(p.tiles_per_split * s.tile_tokens, mla::kInvariantSplitTokens);
-                    EXPECT_EQ(p.num_splits, std::max(2, (max_kv + 1023) / 1024));
+                    EXPECT_EQ(p.num_splits, std::max(2, (max_kv + chunk - 1) / chunk));
                     EXPECT_GT(p.workspace_bytes, 0u);
                     EXPECT_GT(p.predicted_us, 0.0);
                     for (int kv : {0, 1, 1023, 1024, 1025, 4000, 8192, 65537, 131072}) {
                         if (kv > max_kv) continue;
                         EXPECT_EQ(element_splits(p, kv, s.tile_tokens),
-                                  std::max(1, (kv + 1023) / 1024))
+                                  std::max(1, (kv + chunk - 1) / chunk))
                             << "kv_len " << kv;
                     }
                 }
@@ -175,8 +176,9 @@ TEST(PlannerInvariant, TheDefaultModeWouldCutTheSameElementDifferently) {
     alone.tile_latency_us = batch.tile_latency_us = 2.4;
     EXPECT_NE(element_splits(mla::plan_split_kv(alone), 8192, 64),
               element_splits(mla::plan_split_kv(batch), 8192, 64));
-    EXPECT_EQ(element_splits(mla::plan_split_kv_invariant(alone), 8192, 64), 8);
-    EXPECT_EQ(element_splits(mla::plan_split_kv_invariant(batch), 8192, 64), 8);
+    const int want = 8192 / mla::kInvariantSplitTokens;
+    EXPECT_EQ(element_splits(mla::plan_split_kv_invariant(alone), 8192, 64), want);
+    EXPECT_EQ(element_splits(mla::plan_split_kv_invariant(batch), 8192, 64), want);
 }
 
 // Elements of one split still take the split-KV route, and the prediction charges its
