@@ -7,9 +7,9 @@
 // pool at random (repeats allowed, so the other elements' lengths, split counts, max_q_len and
 // max_kv_len vary) must reproduce every element's rows byte for byte (memcmp of the bf16 O and
 // the fp32 LSE), through mla_decode_fwd, the plan API, and a captured graph replayed; the same
-// elements in a contiguous cache must too. Every format (bf16, fp8 e4m3fn / e4m3fnuz, MXFP4,
-// MXFP4 keys with fp8 values, fp8 Q), 16 and 128 heads. Separately, the mode must match the
-// host reference within the bf16-output tolerance, like the default mode.
+// elements in a contiguous cache must too (16 heads). Every format (bf16, fp8 e4m3fn /
+// e4m3fnuz, MXFP4, MXFP4 keys with fp8 values, fp8 Q), 16 and 128 heads. Separately, the mode
+// must match the host reference within the bf16-output tolerance, like the default mode.
 //
 // Outputs are poisoned (0xFF) before every run, and the rows run alone must be written (no NaN
 // pattern left), so an unwritten row cannot pass as equal. Each test skips, with the reason,
@@ -414,7 +414,7 @@ class BatchInvariant : public ::testing::TestWithParam<Param> {};
 
 // One pool per format and head count (one test, so the pool is made once): its elements
 // alone, then in random batches (mla_decode_fwd), through the plan API and graph replay, and
-// in a contiguous cache.
+// (16 heads) in a contiguous cache.
 TEST_P(BatchInvariant, EveryElementBitwiseAsAlone) {
     SKIP_WITHOUT_GPU();
     const auto& [f, heads] = GetParam();
@@ -423,7 +423,7 @@ TEST_P(BatchInvariant, EveryElementBitwiseAsAlone) {
     ASSERT_NO_FATAL_FAILURE(run_alone(pool, &alone));
     ASSERT_NO_FATAL_FAILURE(expect_fwd_batches_as_alone(pool, alone));
     ASSERT_NO_FATAL_FAILURE(expect_plan_api_and_graph_as_alone(pool, alone));
-    expect_contiguous_as_paged(f, heads, alone);
+    if (heads == 16) expect_contiguous_as_paged(f, heads, alone);  // the layout, once per format
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, BatchInvariant,
