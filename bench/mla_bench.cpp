@@ -64,6 +64,11 @@
 //   --mla_no_lse         do not request the LSE output (default: requested and checked)
 //   --mla_no_check       skip the host reference and the error columns (faster; ok = "unchecked")
 //   --mla_host           time the host reference even when a GPU is present
+//   --mla_batch_invariant  also time every GPU case in batch-invariant mode
+//                        (MLA_DECODE_FLAG_BATCH_INVARIANT: its own plan, prepared once, timed
+//                        like the default mode's plan run, its O and LSE checked against the
+//                        reference too): columns "inv us" and "inv / default", the mode's
+//                        splits, a geomean of the ratio per format; CSV batch_invariant_*
 // Exit status: 0 when every case that ran succeeded and was ok, 1 otherwise, 2 for bad flags.
 // Cases that --benchmark_filter leaves out are counted as filtered out, not as failures.
 // Since 0.2.0 the GPU serves every format and shape here: UNSUPPORTED is reported (as a skip,
@@ -166,6 +171,7 @@ struct Options {
     bool lse = true;
     bool check = true;
     bool force_host = false;
+    bool invariant = false;  // --mla_batch_invariant
     std::string csv = "mla_bench.csv";
     std::string peers = MLA_BENCH_PEERS_CSV;
     std::vector<std::string> formats;  // --mla_formats; empty = the mode's default set
@@ -187,7 +193,9 @@ void print_usage() {
         "  --mla_csv=PATH     CSV output path (default mla_bench.csv; empty = no CSV)\n"
         "  --mla_no_lse       do not request LSE\n"
         "  --mla_no_check     skip the host reference and the error columns\n"
-        "  --mla_host         time the host reference even when a GPU is present\n",
+        "  --mla_host         time the host reference even when a GPU is present\n"
+        "  --mla_batch_invariant  also time each GPU case in batch-invariant mode\n"
+        "                     (MLA_DECODE_FLAG_BATCH_INVARIANT) beside the default mode\n",
         MLA_BENCH_PEERS_CSV);
 }
 
@@ -243,6 +251,8 @@ bool parse_options(int* argc, char** argv, Options* opt) {
             opt->check = false;
         } else if (a == "--mla_host") {
             opt->force_host = true;
+        } else if (a == "--mla_batch_invariant") {
+            opt->invariant = true;
         } else if (a.compare(0, 6, "--mla_") == 0) {
             std::fprintf(stderr, "mla_bench: unknown flag '%s'\n", a.c_str());
             print_usage();
@@ -483,13 +493,17 @@ struct Row {
     double cache_bytes = 0;  // bytes the call must read from the KV cache
     double min_bytes = 0;    // ... plus Q read and O written
     ErrorStats err;
+    // --mla_batch_invariant (GPU): the plan run in batch-invariant mode, its plan and errors.
+    double inv_median_us = 0;  // 0 = not measured
+    std::string inv_plan;
+    ErrorStats inv_err;
 
     // The library declined the problem (a path not built yet): reported, not timed.
     bool skipped() const { return ran && !success && status == "MLA_STATUS_UNSUPPORTED"; }
     // Counts against the exit status: any failure, a skip included.
     bool failed() const {
         if (!ran) return false;
-        return success ? !err.ok : true;
+        return success ? !(err.ok && inv_err.ok) : true;
     }
 };
 
@@ -604,6 +618,7 @@ std::string plan_label(const std::string& plan) {
 std::string ok_text(const Bench& b, const Row& r) {
     if (!r.success) return r.skipped() ? "skipped (UNSUPPORTED)" : r.status;
     if (!r.err.checked) return "unchecked";
+    if (!r.inv_err.ok) return "NO (batch-invariant mode)";
     return std::string(r.err.ok ? "yes" : "NO") + (b.gpu_mode ? "" : " (self-check)");
 }
 
@@ -614,6 +629,9 @@ std::string console_label(const Bench& b, const Row& row) {
                         duration_text(row.min_us) + ", max " + duration_text(row.max_us) + ")";
     if (b.gpu_mode) {
         label += ", fwd " + duration_text(row.fwd_median_us);
+        if (row.inv_median_us > 0)
+            label += ", batch-invariant " + duration_text(row.inv_median_us) +
+                     fmt(" (x%.2f)", row.inv_median_us / row.median_us);
         if (row.floor_us > 0)
             label += ", floor " + duration_text(row.floor_us) +
                      fmt(" (x%.2f)", row.median_us / row.floor_us);
@@ -627,6 +645,8 @@ std::string console_label(const Bench& b, const Row& row) {
         label += fmt("; max abs err %.2e", row.err.max_abs) +
                  fmt(", row-relative %.2e", row.err.max_rel_row);
     if (row.err.lse_checked) label += fmt(", LSE %.2e", row.err.lse_max_abs);
+    if (row.inv_err.checked)
+        label += fmt("; batch-invariant max abs err %.2e", row.inv_err.max_abs);
     label += "; ok: " + ok_text(b, row);
     if (row.err.checked && !row.err.ok) {
         char buf[200];
@@ -885,6 +905,35 @@ void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index) {
             return fail_case(state, row, "ERROR",
                              "mla_decode_fwd and mla_decode_plan_run wrote different O");
         if (b.opt.check) row.err = compare(o, lse, b.reference_for(row.name, hp));
+
+        // 6. --mla_batch_invariant: the plan run timed the same way in batch-invariant mode,
+        //    with a plan and a workspace of its own, then its outputs checked.
+        if (b.opt.invariant) {
+            mla_decode_params ip = dp.params;
+            ip.flags = MLA_DECODE_FLAG_BATCH_INVARIANT;
+            PlanHandle inv;
+            size_t inv_bytes = 0;
+            if (!library(mla_decode_plan_create(&ip, &inv.p)) ||
+                !library(mla_decode_plan_workspace_size(inv.p, &inv_bytes)))
+                return fail_case(state, row, fail_status, msg);
+            const mla_test::DeviceBuffer inv_workspace(inv_bytes);
+            auto inv_run = [&]() {
+                return library(mla_decode_plan_run(inv.p, &ip, inv_workspace.get(), inv_bytes,
+                                                   b.stream));
+            };
+            dp.poison_outputs(0xFF);
+            std::vector<double> us_inv;
+            if (!library(mla_decode_plan_prepare(inv.p, &ip, inv_workspace.get(), inv_bytes,
+                                                 b.stream)) ||
+                !inv_run() || !timed_calls(inv_run, &us_inv))  // a warm-up, then timed calls
+                return fail_case(state, row, fail_status, msg);
+            row.inv_median_us = median_of(us_inv);
+            row.inv_plan = describe_plan(ip);
+            if (b.opt.check)
+                row.inv_err = compare(dp.download_o(), dp.download_lse(),
+                                      b.reference_for(row.name, hp));
+            state.counters["invariant_us"] = row.inv_median_us;
+        }
         row.success = true;
         row.status = mla_status_string(MLA_STATUS_SUCCESS);
 
@@ -977,17 +1026,22 @@ void print_cases(const Bench& b) {
                              "floor = cold read of the case's cache bytes, same method"
                            : "host reference mla_decode_reference, wall clock (NOT GPU times); "
                              "ok compares it with its own FP32 output (a self-check)");
-    std::printf("| format | shape | median us | min us | max us | fwd us | TB/s | floor us | "
+    // --mla_batch_invariant: the mode's plan run, its ratio to the default mode's and its
+    // splits, after "fwd us".
+    const bool inv = b.opt.invariant && b.gpu_mode;
+    std::printf("| format | shape | median us | min us | max us | fwd us | %sTB/s | floor us | "
                 "x floor | FlashMLA bf16 us | ours / FlashMLA | route | variant | rows/CTA | "
-                "splits | max abs err | max rel err (row) | lse err | ok |\n");
-    std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|"
-                "---:|---:|---|\n");
+                "splits | max abs err | max rel err (row) | lse err | ok |\n",
+                inv ? "inv us | inv / default | inv splits | " : "");
+    std::printf("|---|---|---:|---:|---:|---:|%s---:|---:|---:|---:|---:|---|---|---:|---:|---:|"
+                "---:|---:|---|\n",
+                inv ? "---:|---:|---:|" : "");
     for (const Row& r : b.rows) {
         if (!r.ran) continue;
         const bool timed = r.success && b.gpu_mode;  // a GPU figure of ours exists
         const double flashmla = peer_us(b, mla_bench::kPeerFlashMla, r);
         const PlanSummary plan = parse_plan(r.plan);
-        const std::vector<std::string> cells = {
+        std::vector<std::string> cells = {
             r.format.name,
             r.shape.label(),
             r.success ? fmt("%.1f", r.median_us) : "-",
@@ -1008,6 +1062,15 @@ void print_cases(const Bench& b) {
             r.success && r.err.lse_checked ? fmt("%.2e", r.err.lse_max_abs) : "-",
             ok_text(b, r),
         };
+        if (inv) {
+            const bool measured = timed && r.inv_median_us > 0;
+            const std::vector<std::string> inv_cells = {
+                cell("%.1f", measured ? r.inv_median_us : 0.0),
+                cell("%.2f", measured ? r.inv_median_us / r.median_us : 0.0),
+                cell("%.0f", parse_plan(r.inv_plan).splits),
+            };
+            cells.insert(cells.begin() + 6, inv_cells.begin(), inv_cells.end());
+        }
         std::string line = "|";
         for (const std::string& c : cells) line += " " + c + " |";
         std::printf("%s\n", line.c_str());
@@ -1103,9 +1166,35 @@ void print_geomean_table(const Bench& b, bool competition) {
     }
 }
 
+// --mla_batch_invariant: per format, the geometric mean of the per-shape ratio batch-invariant
+// mode / default mode (plan run medians), over the competition shapes and the engine shapes.
+void print_invariant_geomeans(const Bench& b) {
+    std::vector<std::string> formats;
+    for (const Row& r : b.rows)
+        if (r.ran && std::find(formats.begin(), formats.end(), r.format.name) == formats.end())
+            formats.push_back(r.format.name);
+    std::printf("\n## Batch-invariant mode / default mode (MLA_DECODE_FLAG_BATCH_INVARIANT, "
+                "plan run medians), geomean of the per-shape ratios\n\n"
+                "| format | competition shapes | engine shapes |\n|---|---:|---:|\n");
+    for (const std::string& name : formats) {
+        Geomean ratio[2];  // competition, engine
+        int rows[2] = {0, 0};
+        for (const Row& r : b.rows) {
+            if (!r.ran || name != r.format.name) continue;
+            const int group = r.shape.competition ? 0 : 1;
+            ++rows[group];
+            if (r.success && r.inv_median_us > 0) ratio[group].add(r.inv_median_us / r.median_us);
+        }
+        std::printf("| %s | %s | %s |\n", name.c_str(),
+                    geomean_cell("%.2f", ratio[0], rows[0]).c_str(),
+                    geomean_cell("%.2f", ratio[1], rows[1]).c_str());
+    }
+}
+
 void print_geomeans(const Bench& b) {
     print_geomean_table(b, true);
     print_geomean_table(b, false);
+    if (b.opt.invariant && b.gpu_mode) print_invariant_geomeans(b);
     const std::string source =
         b.peers.size() > 0 ? "peer figures from " + b.opt.peers : "no peer figures";
     if (b.gpu_mode) {
@@ -1154,7 +1243,8 @@ bool write_csv(const Bench& b, const std::string& path) {
                  "max_rel_err_row,lse_max_abs_err,ok,iters,page_size,lengths,timing,status,"
                  "q_format,cache,q_lens,route,splits,message,plan,fwd_median_us,variant,"
                  "rows_per_cta,tile,cache_bytes,floor_read_us,x_floor,flashmla_bf16_us,"
-                 "x_flashmla\n");
+                 "x_flashmla,batch_invariant_median_us,batch_invariant_x_default,"
+                 "batch_invariant_splits,batch_invariant_ok\n");
     const char* peer = b.gpu_mode ? "libmla_decode" : "libmla_decode_host_reference";
     const char* timing = b.gpu_mode ? "device_events_l2_flushed" : "host_wall_clock";
     for (const Row& r : b.rows) {
@@ -1193,12 +1283,18 @@ bool write_csv(const Bench& b, const std::string& path) {
         // variant .. x_flashmla (empty where not stated or not measured)
         const bool timed = r.success && b.gpu_mode;
         const double flashmla = peer_us(b, mla_bench::kPeerFlashMla, r);
-        std::fprintf(f, "%s,%s,%s,%.0f,%s,%s,%s,%s\n", csv_field(plan.variant).c_str(),
+        std::fprintf(f, "%s,%s,%s,%.0f,%s,%s,%s,%s,", csv_field(plan.variant).c_str(),
                      count(plan.rows_per_cta).c_str(), count(plan.tile).c_str(), r.cache_bytes,
                      timed && r.floor_us > 0 ? fmt("%.2f", r.floor_us).c_str() : "",
                      timed && r.floor_us > 0 ? fmt("%.3f", r.median_us / r.floor_us).c_str() : "",
                      flashmla > 0 ? fmt("%.2f", flashmla).c_str() : "",
                      timed && flashmla > 0 ? fmt("%.3f", r.median_us / flashmla).c_str() : "");
+        // batch_invariant_* (--mla_batch_invariant; empty where not measured or not checked)
+        const bool inv = timed && r.inv_median_us > 0;
+        std::fprintf(f, "%s,%s,%s,%s\n", inv ? fmt("%.2f", r.inv_median_us).c_str() : "",
+                     inv ? fmt("%.3f", r.inv_median_us / r.median_us).c_str() : "",
+                     count(parse_plan(r.inv_plan).splits).c_str(),
+                     inv && r.inv_err.checked ? (r.inv_err.ok ? "1" : "0") : "");
     }
     const bool good = std::ferror(f) == 0;
     if (std::fclose(f) != 0 || !good) {
@@ -1291,6 +1387,9 @@ int main(int argc, char** argv) {
                     "C ABI instead\n");
     }
 
+    if (b.opt.invariant && !b.gpu_mode)
+        std::printf("--mla_batch_invariant: GPU mode only (the host reference ignores the flag); "
+                    "not timed\n");
     b.iters = b.opt.iters > 0 ? b.opt.iters : (b.gpu_mode ? kGpuDefaultIters : kHostDefaultIters);
     if (b.gpu_mode && b.iters < kSpecMinIters) {
         std::printf("note: --mla_iters=%d is below the %d calls docs/SPEC.md asks for\n", b.iters,

@@ -22,7 +22,7 @@
  *    nor any out-parameter.
  *  - Arguments are checked before the device is looked at, so an invalid argument gets its
  *    status even on a machine without a GPU. With several problems the first failing check
- *    wins, in this order: params NULL; reserved fields; dtypes (FP32 O outside the host
+ *    wins, in this order: params NULL; flags and reserved fields; dtypes (FP32 O outside the host
  *    reference: UNSUPPORTED); sizes; geometry (heads, head dims); required pointers; strides
  *    and extents; scalar values and contradicting fields; alignment; then the device.
  *  - No function exits, aborts, or lets a C++ exception cross this boundary. Besides the statuses
@@ -95,8 +95,8 @@ typedef enum mla_status {
     MLA_STATUS_INVALID_SIZE = 3,        /* a size or stride is negative, zero where it may not
                                            be, too small for the tensor, or overflows int64     */
     MLA_STATUS_INVALID_VALUE = 4,       /* a scalar is out of its domain (sm_scale or a scale
-                                           not finite and > 0), reserved fields are not zero,
-                                           or fields contradict each other                      */
+                                           not finite and > 0), an unknown flags bit, reserved
+                                           fields not zero, or fields contradicting each other  */
     MLA_STATUS_UNSUPPORTED = 5,         /* valid input this build or path does not implement
                                            (head count, head dims, dtype combination, ...)      */
     MLA_STATUS_MISALIGNED = 6,          /* a pointer or stride breaks the alignment stated for
@@ -219,8 +219,37 @@ typedef struct mla_decode_params {
     float* lse;                /* optional (NULL = not written): (total_q, num_heads) fp32,
                                   contiguous, natural log; 4-byte aligned                    */
 
-    uint64_t reserved[8];      /* must be zero (mla_decode_params_init zeroes them)            */
+    /* ---- options ------------------------------------------------------------------------- */
+    uint32_t flags;            /* host value: 0 (the default) or MLA_DECODE_FLAG_* bits ORed;
+                                  an unknown bit: INVALID_VALUE. Part of a plan's shape       */
+    uint32_t reserved_u32;     /* must be zero                                                */
+    uint64_t reserved[7];      /* must be zero (mla_decode_params_init zeroes them)            */
 } mla_decode_params;
+
+/*
+ * MLA_DECODE_FLAG_BATCH_INVARIANT (flags bit 0): batch-invariant mode, for engines that need
+ * reproducible generation. Guarantee: the O and LSE rows of a batch element are bitwise
+ * identical in every call of this library build on GPUs of the same architecture that has the
+ * same num_heads, dtypes, sm_scale, scales, the element's q_len and kv_len, its Q rows and the
+ * values of its cache tokens, whatever else the call holds: the other elements (their number,
+ * lengths, contents and order), batch_size, total_q, max_q_len, max_kv_len (as long as it is
+ * >= the element's kv_len, as required anyway), where the element's tokens lie (slots, pages,
+ * page_size), strides, the number of compute units of the device, and whether mla_decode_fwd
+ * or the plan API (captured in a graph or not) ran it.
+ * How: every element is cut into splits at fixed token boundaries (every 1024 tokens, so its
+ * split count is ceil(kv_len_b / 1024) and depends on nothing else), every plan uses the
+ * split-KV route (metadata + stage 1 + LSE reduce, also for an element of one split) with the
+ * stage-1 variant mma16 (16 heads of one query token per CTA; each row's arithmetic involves
+ * only its own Q row), and the reduce combines an element's splits in split order. The
+ * environment switches MLA_DECODE_NUM_SPLITS and MLA_DECODE_STAGE1 do not apply.
+ * Cost: no faster variant (wgmma) and no split count fitted to the batch, so calls can take
+ * longer than in the default mode, most for few elements on short caches (idle compute units)
+ * and for fp8 caches with 128 heads or q_len > 1 (wgmma's shapes): mla_bench
+ * --mla_batch_invariant measures it per shape. The results are as accurate as the default
+ * mode's (the same numerics), not bitwise equal to them. The host reference accepts the flag
+ * and ignores it (its rows never depend on the batch).
+ */
+#define MLA_DECODE_FLAG_BATCH_INVARIANT 1u
 
 /* ------------------------------------------------------------------------------------------ */
 /* Functions                                                                                     */
@@ -251,7 +280,8 @@ MLA_API const char* mla_last_error_message(void);
 /*
  * Fill *params with defaults: every pointer NULL, every size 0, head_dim_qk = 576,
  * head_dim_v = 512, q_dtype = kv_dtype = o_dtype = BF16, v_dtype = 0 (V from the latent
- * rows), sm_scale and every other scale 1, page_size = 1, strides 0 (set them), reserved zero.
+ * rows), sm_scale and every other scale 1, page_size = 1, strides 0 (set them), flags 0 (the
+ * default mode), reserved zero.
  * Returns: SUCCESS; NULL_POINTER if params is NULL.
  */
 MLA_API mla_status mla_decode_params_init(mla_decode_params* params);
@@ -277,10 +307,12 @@ MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, si
  * FP8_E4M3FNUZ or MXFP4 (V from the MXFP4 rows, or from an FP8 v_cache); contiguous or paged.
  * The route (single-split, or split-KV with metadata + reduce), the stage-1 kernel ("variant")
  * and the split count come from a cost model of the device; MLA_DECODE_DEBUG=1 prints them (see
- * mla_decode_plan_describe). Debugging switch: the environment variable MLA_DECODE_STAGE1=<name>
- * (mma16, wgmma) forces a stage-1 variant wherever it can serve the problem on the device and
- * build (elsewhere the plan keeps its own and its description says why); an unknown name makes
- * every call that makes a plan fail with INVALID_VALUE.
+ * mla_decode_plan_describe). With MLA_DECODE_FLAG_BATCH_INVARIANT in flags they are fixed
+ * instead, so that a row's result does not depend on the batch (see the flag). Debugging
+ * switch: the environment variable MLA_DECODE_STAGE1=<name> (mma16, wgmma) forces a stage-1
+ * variant wherever it can serve the problem on the device and build (elsewhere, and in
+ * batch-invariant mode, the plan keeps its own and its description says why); an unknown name
+ * makes every call that makes a plan fail with INVALID_VALUE.
  * Numerics: scores and O accumulate in fp32 over exactly decoded cache values (bf16; fp8 in
  * f16; MXFP4 with its block scale in bf16); Q keeps its value (bf16, or fp8 widened exactly;
  * against an fp8 cache it is scaled by a power of two per head into f16, so only elements below
@@ -316,13 +348,14 @@ MLA_API mla_status mla_decode_reference(const mla_decode_params* params);
  * A plan fixes, for one problem shape on one device, the GPU path, its kernels and the split-KV
  * layout: made once per decode step, then reused by every layer's run. The shape of a plan is
  * the host-value fields batch_size, total_q, max_q_len, max_kv_len, num_heads, q_dtype,
- * kv_dtype, v_dtype and o_dtype, and the current device; every run must pass params with the
- * same shape and run on that device. In particular the V source is fixed by the plan's
+ * kv_dtype, v_dtype, o_dtype and flags, and the current device; every run must pass params
+ * with the same shape and run on that device. In particular the V source is fixed by the plan's
  * v_dtype: a run that passes a v_cache to a plan made with v_dtype 0, or none to a plan made
- * with an FP8 v_dtype, is refused with INVALID_VALUE (nothing is written). Everything else may
+ * with an FP8 v_dtype, is refused with INVALID_VALUE (nothing is written); so is a run whose
+ * flags differ from the plan's (batch-invariant mode is fixed by the plan). Everything else may
  * change between runs: pointers (the v_cache pointer included), strides, scales, page table,
  * and the device-resident lengths (every q_len_b <= max_q_len; kv lengths above max_kv_len stay
- * correct, only less well balanced).
+ * correct, only less well balanced, and lose the batch-invariant guarantee).
  *
  * Per step:   mla_decode_plan_prepare   computes the split metadata (which CTA handles which
  *                                       tokens of which batch element, where each reduce

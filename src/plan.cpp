@@ -13,7 +13,7 @@ bool PlanKey::operator==(const PlanKey& o) const {
     return batch_size == o.batch_size && total_q == o.total_q && max_q_len == o.max_q_len &&
            max_kv_len == o.max_kv_len && num_heads == o.num_heads && q_dtype == o.q_dtype &&
            kv_dtype == o.kv_dtype && v_dtype == o.v_dtype && o_dtype == o.o_dtype &&
-           device == o.device;
+           flags == o.flags && device == o.device;
 }
 
 PlanKey key_of(const mla_decode_params& p, int device) {
@@ -27,6 +27,7 @@ PlanKey key_of(const mla_decode_params& p, int device) {
     k.kv_dtype = p.kv_dtype;
     k.v_dtype = p.v_dtype;
     k.o_dtype = p.o_dtype;
+    k.flags = p.flags;
     k.device = device;
     return k;
 }
@@ -53,10 +54,16 @@ mla_status plan_accepts(const DevicePlan& plan, const mla_decode_params& p, int 
         return fail(MLA_STATUS_INVALID_VALUE, "v_dtype %s differs from the plan's %s", run_v,
                     plan_v);
     }
+    if (key.flags != plan.key.flags) {
+        return fail(MLA_STATUS_INVALID_VALUE,
+                    "flags 0x%x differ from the plan's 0x%x: the mode (batch-invariant or not) "
+                    "is fixed when the plan is made; make the plan with the flags of the runs",
+                    key.flags, plan.key.flags);
+    }
     return fail(MLA_STATUS_INVALID_VALUE,
                 "params do not have the plan's shape (batch_size, total_q, max_q_len, max_kv_len, "
-                "num_heads, q/kv/v/o dtypes and device must match the mla_decode_plan_create "
-                "call)");
+                "num_heads, q/kv/v/o dtypes, flags and device must match the "
+                "mla_decode_plan_create call)");
 }
 
 void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* stage1_note) {
@@ -65,7 +72,17 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
     const char* variant =
         splitkv::stage1_variant_name(static_cast<splitkv::Stage1Variant>(plan->variant));
     const int64_t ctas = static_cast<int64_t>(k.batch_size) * plan->num_splits * plan->row_groups;
-    const char* forced = options.forced_splits > 0 ? ", forced by MLA_DECODE_NUM_SPLITS" : "";
+    const bool invariant = (k.flags & MLA_DECODE_FLAG_BATCH_INVARIANT) != 0;
+    const char* forced =
+        options.forced_splits > 0 && !invariant ? ", forced by MLA_DECODE_NUM_SPLITS" : "";
+    if (invariant) {  // the environment's switches do not apply (stage1_note is not used)
+        stage1_note = options.forced_splits > 0 || options.stage1.forced
+                          ? "batch-invariant mode: fixed split boundaries, split-KV route and "
+                            "mma16 whatever the batch (MLA_DECODE_NUM_SPLITS and "
+                            "MLA_DECODE_STAGE1 do not apply)"
+                          : "batch-invariant mode: fixed split boundaries, split-KV route and "
+                            "mma16 whatever the batch";
+    }
     const bool note = stage1_note != nullptr && stage1_note[0] != '\0';
     char head[160];
     std::snprintf(head, sizeof(head),
@@ -136,6 +153,47 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
     }
 }
 
+// The planner's view of stage 1 of `variant` at `rows` query rows per CTA and its tile size
+// for problem `p` in `format` on `device`.
+SplitKvShape split_shape(const mla_decode_params& p, splitkv::KvFormat format,
+                         const DeviceInfo& device, splitkv::Stage1Variant variant, int tile_tokens,
+                         int rows) {
+    const Stage1Cost cost = stage1_cost(variant, format, rows);
+    return SplitKvShape{p.batch_size,
+                        p.total_q,
+                        p.max_q_len,
+                        p.max_kv_len,
+                        p.num_heads,
+                        splitkv::kv_traits(format).streamed_bytes,
+                        cost.tile_us,
+                        tile_tokens,
+                        device.multiprocessors,
+                        rows,
+                        cost.tile_parallelism,
+                        cost.cta_fixed_us};
+}
+
+// Batch-invariant mode (MLA_DECODE_FLAG_BATCH_INVARIANT): one variant, mma16, at its 16 rows
+// per CTA (16 heads of one query token; each row's softmax and products use only its own Q row
+// and the element's cache), always the split-KV route, splits every kInvariantSplitTokens tokens
+// (planner.h): nothing that decides a row's arithmetic follows the batch, the device's units or
+// the environment. False when this build's mma16 does not have that shape (never so today).
+bool plan_batch_invariant(const mla_decode_params& p, splitkv::KvFormat format,
+                          const DeviceInfo& device, DevicePlan* out, SplitKvPlan* sp) {
+    constexpr auto kVariant = splitkv::Stage1Variant::kMma16;
+    constexpr int kRows = 16;
+    const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(kVariant);
+    if (stage1.rows_per_cta[0] != kRows || stage1.tile_tokens <= 0 ||
+        kInvariantSplitTokens % stage1.tile_tokens != 0)
+        return false;
+    *sp = plan_split_kv_invariant(
+        split_shape(p, format, device, kVariant, stage1.tile_tokens, kRows));
+    out->variant = static_cast<int>(kVariant);
+    out->rows_per_cta = kRows;
+    out->tile_tokens = stage1.tile_tokens;
+    return true;
+}
+
 }  // namespace
 
 mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
@@ -145,11 +203,13 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     const Stage1Problem problem{format, p.num_heads, p.max_q_len, p.q_dtype};
     const Stage1Choice choice = choose_stage1_variant(options.stage1, problem, device);
     // Every (variant, rows per CTA) that may serve, each with its best split count; the least
-    // predicted time wins (ties: the earlier variant, the fewer rows per CTA).
+    // predicted time wins (ties: the earlier variant, the fewer rows per CTA). Batch-invariant
+    // mode has one candidate, fixed.
     DevicePlan out;
     SplitKvPlan sp;
-    bool found = false;
-    for (int v = 0; v < splitkv::kStage1Variants; ++v) {
+    const bool invariant = (p.flags & MLA_DECODE_FLAG_BATCH_INVARIANT) != 0;
+    bool found = invariant && plan_batch_invariant(p, format, device, &out, &sp);
+    for (int v = 0; !invariant && v < splitkv::kStage1Variants; ++v) {
         const auto variant = static_cast<splitkv::Stage1Variant>(v);
         if (choice.forced ? variant != choice.variant
                           : !stage1_can_serve(variant, problem, device, nullptr, 0))
@@ -157,20 +217,9 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
         const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(variant);
         for (int rows : stage1.rows_per_cta) {
             if (rows <= 0 || stage1.tile_tokens <= 0) continue;
-            const Stage1Cost cost = stage1_cost(variant, format, rows);
-            const SplitKvShape candidate{p.batch_size,
-                                         p.total_q,
-                                         p.max_q_len,
-                                         p.max_kv_len,
-                                         p.num_heads,
-                                         splitkv::kv_traits(format).streamed_bytes,
-                                         cost.tile_us,
-                                         stage1.tile_tokens,
-                                         device.multiprocessors,
-                                         rows,
-                                         cost.tile_parallelism,
-                                         cost.cta_fixed_us};
-            const SplitKvPlan plan_v = plan_split_kv(candidate, options.forced_splits);
+            const SplitKvPlan plan_v = plan_split_kv(
+                split_shape(p, format, device, variant, stage1.tile_tokens, rows),
+                options.forced_splits);
             if (found && plan_v.predicted_us >= sp.predicted_us) continue;
             found = true;
             sp = plan_v;

@@ -15,10 +15,11 @@ namespace mla {
 
 // What a plan is made for: the host-value fields of a problem that fix the route, the kernels
 // and the workspace, plus the device. Runs must match it exactly. v_dtype fixes where V comes
-// from: 0 the latent rows, FP8_* a v_cache.
+// from: 0 the latent rows, FP8_* a v_cache. flags: MLA_DECODE_FLAG_* (batch-invariant mode).
 struct PlanKey {
     int32_t batch_size = 0, total_q = 0, max_q_len = 0, max_kv_len = 0, num_heads = 0;
     int32_t q_dtype = 0, kv_dtype = 0, v_dtype = 0, o_dtype = 0;
+    uint32_t flags = 0;
     int32_t device = 0;
     bool operator==(const PlanKey& o) const;
 };
@@ -49,7 +50,7 @@ PlanKey key_of(const mla_decode_params& p, int device);
 
 // SUCCESS when a run with `p` (validated for a device call) on `device` has the plan's key;
 // INVALID_VALUE otherwise, saying what differs (first: a v_cache where the plan reads V from
-// the latent rows, or none where it reads V from v_cache).
+// the latent rows, or none where it reads V from v_cache; then the flags).
 mla_status plan_accepts(const DevicePlan& plan, const mla_decode_params& p, int device);
 
 // A plan for `p` (validated with ValidateFor::kWorkspaceQuery) on `device`; expects
@@ -59,7 +60,8 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
 
 // Writes plan->description from the plan's fields: route, stage-1 variant, rows per CTA, tile,
 // splits, format, shape, CTAs and compute units, the cost model's estimate and what the
-// environment forced; `stage1_note` (choose_stage1_variant's, may be "") is appended.
+// environment forced; `stage1_note` (choose_stage1_variant's, may be "") is appended. In
+// batch-invariant mode (key.flags) the line says so, and that the environment does not apply.
 void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* stage1_note);
 
 }  // namespace mla

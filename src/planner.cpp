@@ -38,6 +38,26 @@ int row_groups_of(const SplitKvShape& s) {
     return static_cast<int>(std::max<int64_t>(1, (rows + per_cta - 1) / per_cta));
 }
 
+// What the split-KV route adds to stage 1 with `splits` splits per element: the metadata and
+// reduce launches, and the partial O written by stage 1 and read by the reduce.
+double split_route_us(const SplitKvShape& s, int splits) {
+    const double partial_bytes = static_cast<double>(s.total_q) * splits * s.num_heads * 512.0 * 4.0;
+    return 2.0 * kExtraLaunchUs + 2.0 * partial_bytes / kBandwidthBytesPerUs;
+}
+
+// The workspace of plan->num_splits splits: none on the single-split path; otherwise the split
+// metadata, then the partial O and LSE rows of every (query row, split).
+void lay_out_workspace(const SplitKvShape& shape, SplitKvPlan* plan) {
+    if (plan->num_splits == 1) return;  // single-split path: no workspace at all
+    const size_t rows = static_cast<size_t>(shape.total_q) * plan->num_splits * shape.num_heads;
+    plan->split_meta_offset = 0;
+    plan->row_meta_offset = align_up(static_cast<size_t>(shape.batch_size) * kSplitMetaBytes);
+    plan->partial_o_offset =
+        plan->row_meta_offset + align_up(static_cast<size_t>(shape.total_q) * kRowMetaBytes);
+    plan->partial_lse_offset = plan->partial_o_offset + align_up(rows * 512 * sizeof(float));
+    plan->workspace_bytes = plan->partial_lse_offset + align_up(rows * sizeof(float));
+}
+
 }  // namespace
 
 double predict_split_kv_us(const SplitKvShape& s, int splits) {
@@ -55,8 +75,7 @@ double predict_split_kv_us(const SplitKvShape& s, int splits) {
     const double stage1_us = static_cast<double>(waves) *
                              (static_cast<double>(tiles_charged) * tile_us + s.cta_fixed_us);
     if (splits == 1) return stage1_us;
-    const double partial_bytes = static_cast<double>(s.total_q) * splits * s.num_heads * 512.0 * 4.0;
-    return stage1_us + 2.0 * kExtraLaunchUs + 2.0 * partial_bytes / kBandwidthBytesPerUs;
+    return stage1_us + split_route_us(s, splits);
 }
 
 SplitKvPlan plan_split_kv(const SplitKvShape& shape, int forced_splits) {
@@ -79,14 +98,30 @@ SplitKvPlan plan_split_kv(const SplitKvShape& shape, int forced_splits) {
     plan.tiles_per_split = static_cast<int>((tiles + plan.num_splits - 1) / plan.num_splits);
     plan.row_groups = row_groups_of(shape);
     plan.predicted_us = predict_split_kv_us(shape, plan.num_splits);
-    if (plan.num_splits == 1) return plan;  // single-split path: no workspace at all
-    const size_t rows = static_cast<size_t>(shape.total_q) * plan.num_splits * shape.num_heads;
-    plan.split_meta_offset = 0;
-    plan.row_meta_offset = align_up(static_cast<size_t>(shape.batch_size) * kSplitMetaBytes);
-    plan.partial_o_offset =
-        plan.row_meta_offset + align_up(static_cast<size_t>(shape.total_q) * kRowMetaBytes);
-    plan.partial_lse_offset = plan.partial_o_offset + align_up(rows * 512 * sizeof(float));
-    plan.workspace_bytes = plan.partial_lse_offset + align_up(rows * sizeof(float));
+    lay_out_workspace(shape, &plan);
+    return plan;
+}
+
+// Why 1024 tokens. The cost model above (mma16 on the H200, fp8: 2.4 us a tile) against
+// mma16's best split count per shape, geometric means over the 8 competition shapes / 7
+// engine shapes (H128, q_len 2 and 4, 32k and 64k tokens): 256-token splits 1.28x / 1.29x,
+// 512 1.34x / 1.10x, 1024 1.56x / 1.09x, 2048 1.65x / 1.14x. Short splits lose on large
+// batches (more partial O to write and reduce), long ones on small batches (idle units, long
+// serial walks: bs4 kv8192 46 vs 19 us with 1024). 1024 over 512: the same for large batches
+// and long caches, and half the workspace of long caches, which grows with the splits (bs64
+// H128 at 128k tokens: 2 GiB of partial O with 1024, 4 GiB with 512); 512 would be about 15%
+// faster on the competition shapes' small batches. mla_bench --mla_batch_invariant measures
+// the real cost; kInvariantSplitTokens is the one place to change it.
+SplitKvPlan plan_split_kv_invariant(const SplitKvShape& shape) {
+    SplitKvPlan plan;
+    plan.tiles_per_split = std::max(1, kInvariantSplitTokens / std::max(1, shape.tile_tokens));
+    const int splits = static_cast<int>((tiles_of(shape) + plan.tiles_per_split - 1) /
+                                        plan.tiles_per_split);
+    plan.num_splits = std::max(2, splits);  // the grid's bound; elements take what they need
+    plan.row_groups = row_groups_of(shape);
+    plan.predicted_us = predict_split_kv_us(shape, splits);
+    if (splits == 1) plan.predicted_us += split_route_us(shape, 1);  // the reduce all the same
+    lay_out_workspace(shape, &plan);
     return plan;
 }
 

@@ -48,6 +48,19 @@ inline constexpr size_t kRowMetaBytes = sizeof(splitkv::RowMeta);
 // overrides the choice (clamped to [1, kMaxSplits]); the workspace always matches the result.
 SplitKvPlan plan_split_kv(const SplitKvShape& shape, int forced_splits = 0);
 
+// Batch-invariant mode (MLA_DECODE_FLAG_BATCH_INVARIANT): splits end at fixed token boundaries,
+// every kInvariantSplitTokens tokens of an element, so that its split count is
+// ceil(kv_len / kInvariantSplitTokens) whatever the batch, the device or max_kv_len (>= kv_len).
+// planner.cpp says why 1024.
+inline constexpr int kInvariantSplitTokens = 1024;
+
+// The split layout of batch-invariant mode, the same for every shape except in its grid bound
+// and workspace: tiles_per_split = kInvariantSplitTokens / tile_tokens (tile_tokens must divide
+// it); num_splits = the splits of an element of max_kv_len tokens, at least 2 so that the route
+// is always split-KV (an element of one split also goes through the reduce), and not capped by
+// kMaxSplits (a cap would make long elements' splits follow max_kv_len).
+SplitKvPlan plan_split_kv_invariant(const SplitKvShape& shape);
+
 // The model's prediction for a given split count (microseconds).
 double predict_split_kv_us(const SplitKvShape& shape, int splits);
 

@@ -1,7 +1,7 @@
 // Argument validation: the checks of mla_decode.h, in a fixed order, first violation wins.
 //
 //   (a) params NULL                                   -> NULL_POINTER
-//   (b) reserved[] not zero                           -> INVALID_VALUE
+//   (b) unknown flags bits, reserved fields not zero  -> INVALID_VALUE
 //   (c) dtypes                                        -> INVALID_DTYPE (FP32 O off the host
 //                                                        reference -> UNSUPPORTED)
 //   (d) sizes                                         -> INVALID_SIZE
@@ -87,7 +87,14 @@ bool aligned(const void* ptr, uintptr_t alignment) {
 // ---- (b) reserved ------------------------------------------------------------------------
 
 mla_status check_reserved(const mla_decode_params& p) {
-    for (int i = 0; i < 8; ++i) {
+    const uint32_t unknown = p.flags & ~uint32_t{MLA_DECODE_FLAG_BATCH_INVARIANT};
+    if (unknown != 0)
+        return fail(MLA_STATUS_INVALID_VALUE,
+                    "flags 0x%x has unknown bits 0x%x (known: MLA_DECODE_FLAG_BATCH_INVARIANT = "
+                    "0x1)", p.flags, unknown);
+    if (p.reserved_u32 != 0)
+        return fail(MLA_STATUS_INVALID_VALUE, "reserved_u32 must be 0, got %u", p.reserved_u32);
+    for (int i = 0; i < static_cast<int>(sizeof(p.reserved) / sizeof(p.reserved[0])); ++i) {
         if (p.reserved[i] != 0) {
             return fail(MLA_STATUS_INVALID_VALUE, "reserved[%d] must be 0, got %llu", i,
                         static_cast<unsigned long long>(p.reserved[i]));

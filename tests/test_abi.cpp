@@ -9,7 +9,9 @@
 
 #include <climits>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -192,6 +194,24 @@ TEST(Version, ParamsSizeMatchesTheHeader) {
     EXPECT_EQ(mla_decode_params_size() % 8, 0u);
 }
 
+// New fields come out of the reserved block at the end, which keeps its place and size: flags
+// and reserved_u32 took the first 8 of its 64 bytes (0.3.0 had reserved[8] at offset 216 of 280
+// bytes on LP64), so every field keeps its offset and a caller built against 0.3.0 still
+// passes zeros there.
+TEST(Version, FieldsTakenFromReservedKeepTheLayout) {
+    EXPECT_EQ(offsetof(mla_decode_params, flags) + 64, sizeof(mla_decode_params));
+    EXPECT_EQ(offsetof(mla_decode_params, reserved_u32), offsetof(mla_decode_params, flags) + 4);
+    EXPECT_EQ(offsetof(mla_decode_params, reserved), offsetof(mla_decode_params, flags) + 8);
+    EXPECT_EQ(sizeof(mla_decode_params::reserved), 56u);
+    EXPECT_EQ(offsetof(mla_decode_params, flags),
+              offsetof(mla_decode_params, lse) + sizeof(float*));
+    if (sizeof(void*) == 8 && alignof(int64_t) == 8) {
+        EXPECT_EQ(offsetof(mla_decode_params, flags), 216u);
+        EXPECT_EQ(sizeof(mla_decode_params), 280u);
+    }
+    EXPECT_EQ(MLA_DECODE_FLAG_BATCH_INVARIANT, 1u);
+}
+
 TEST(Version, BackendNameIsKnown) {
     std::string name = mla_backend_name();
     EXPECT_TRUE(name == "hip" || name == "cuda" || name == "none") << name;
@@ -266,6 +286,8 @@ TEST(ParamsInit, Defaults) {
     EXPECT_EQ(p.o_stride_token, 0);
     EXPECT_EQ(p.o_stride_head, 0);
     EXPECT_EQ(p.lse, nullptr);
+    EXPECT_EQ(p.flags, 0u);
+    EXPECT_EQ(p.reserved_u32, 0u);
     for (uint64_t r : p.reserved) EXPECT_EQ(r, 0u);
 }
 
@@ -310,6 +332,30 @@ TEST(ValidCalls, EveryBaseProblemRunsOnTheReference) {
             EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS)
                 << static_cast<int>(base) << ": " << mla_last_error_message();
         }
+    }
+}
+
+// MLA_DECODE_FLAG_BATCH_INVARIANT passes validation everywhere; the host reference ignores it
+// (the same bits with and without it), and a workspace query gets past validation to the
+// device (SUCCESS on a GPU build with a device, NO_DEVICE otherwise).
+TEST(ValidCalls, BatchInvariantFlagIsAcceptedAndTheReferenceIgnoresIt) {
+    for (Base base : {Base::kBf16, Base::kMxfp4FpV, Base::kPaged}) {
+        SCOPED_TRACE(static_cast<int>(base));
+        HostProblem hp = make_problem(base_spec(base));
+        std::vector<float> o0(hp.o_elements()), lse0(hp.lse_elements());
+        std::vector<float> o1(hp.o_elements(), 1.0f), lse1(hp.lse_elements(), 1.0f);
+        mla_decode_params p0 = hp.host_params(o0.data(), MLA_DTYPE_FP32, lse0.data());
+        mla_decode_params p1 = hp.host_params(o1.data(), MLA_DTYPE_FP32, lse1.data());
+        p1.flags = MLA_DECODE_FLAG_BATCH_INVARIANT;
+        ASSERT_EQ(mla_decode_reference(&p0), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        ASSERT_EQ(mla_decode_reference(&p1), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        EXPECT_EQ(std::memcmp(o0.data(), o1.data(), o0.size() * sizeof(float)), 0);
+        EXPECT_EQ(std::memcmp(lse0.data(), lse1.data(), lse0.size() * sizeof(float)), 0);
+        size_t bytes = 0;
+        p1.o_dtype = MLA_DTYPE_BF16;  // the GPU paths' output
+        const mla_status status = mla_decode_workspace_size(&p1, &bytes);
+        EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
+            << mla_status_string(status) << ": " << mla_last_error_message();
     }
 }
 
@@ -503,10 +549,29 @@ TEST(Validate, NullWorkspaceBytesOutParam) {
 // ---- (b) reserved ------------------------------------------------------------------------------
 
 TEST(Validate, ReservedNotZero) {
-    for (int i = 0; i < 8; ++i) {
+    const int words = static_cast<int>(sizeof(mla_decode_params::reserved) / sizeof(uint64_t));
+    for (int i = 0; i < words; ++i) {
         SCOPED_TRACE(i);
         expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "reserved",
                         [i](mla_decode_params& p) { p.reserved[i] = uint64_t{1} << (i * 7); });
+    }
+    for (uint32_t value : {1u, 0x80000000u}) {
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "reserved_u32",
+                        [value](mla_decode_params& p) { p.reserved_u32 = value; });
+    }
+}
+
+// Flags bits other than MLA_DECODE_FLAG_BATCH_INVARIANT are refused, with or without it; the
+// message names the unknown bits.
+TEST(Validate, UnknownFlagsBits) {
+    for (uint32_t flags : {2u, 3u, 0x100u, 0x80000001u}) {
+        SCOPED_TRACE(flags);
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "flags",
+                        [flags](mla_decode_params& p) { p.flags = flags; });
+        char unknown[32];
+        std::snprintf(unknown, sizeof(unknown), "unknown bits 0x%x",
+                      flags & ~MLA_DECODE_FLAG_BATCH_INVARIANT);
+        EXPECT_TRUE(message_names(unknown));
     }
 }
 

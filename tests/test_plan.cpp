@@ -1,16 +1,20 @@
 // Plans on the host (no GPU needed): the stage-1 variant switch MLA_DECODE_STAGE1 (parsing, the
-// availability decision, the fallback when a forced variant cannot serve) and the one-line
-// description of a plan.
+// availability decision, the fallback when a forced variant cannot serve), the one-line
+// description of a plan, a run against its plan, and (GPU builds) batch-invariant plans made
+// for devices described by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
 
+#include "arch/runtime.h"  // MLA_HAVE_GPU_RUNTIME in GPU builds
 #include "device_info.h"
 #include "mla_decode.h"
 #include "plan.h"
+#include "planner.h"  // kInvariantSplitTokens
 #include "stage1_select.h"
 
 namespace {
@@ -201,6 +205,28 @@ TEST(PlanDescription, SaysWhatTheEnvironmentForcedAndWhyAVariantWasNotUsed) {
     EXPECT_TRUE(contains(line, "MLA_DECODE_STAGE1=wgmma not available: ")) << line;
 }
 
+// Batch-invariant plans say so, and that the environment's switches do not apply to them:
+// neither "forced by MLA_DECODE_NUM_SPLITS" nor the MLA_DECODE_STAGE1 note.
+TEST(PlanDescription, SaysBatchInvariantModeAndThatTheEnvironmentDoesNotApply) {
+    mla::DevicePlan plan = split_plan();
+    plan.key.flags = MLA_DECODE_FLAG_BATCH_INVARIANT;
+    mla::describe_plan(&plan, mla::PlanOptions(), "");
+    std::string line = plan.description;
+    EXPECT_TRUE(contains(line, "batch-invariant mode: fixed split boundaries")) << line;
+    EXPECT_FALSE(contains(line, "MLA_DECODE")) << line;
+
+    mla::PlanOptions options;
+    options.forced_splits = 4;
+    options.stage1 = mla::parse_stage1_request("wgmma");
+    const mla::Stage1Choice c = mla::choose_stage1_variant(options.stage1, kFp8H128, gfx942());
+    mla::describe_plan(&plan, options, c.note);
+    line = plan.description;
+    EXPECT_FALSE(contains(line, "forced by MLA_DECODE_NUM_SPLITS")) << line;
+    EXPECT_FALSE(contains(line, "not available")) << line;
+    EXPECT_TRUE(contains(line, "MLA_DECODE_NUM_SPLITS and MLA_DECODE_STAGE1 do not apply"))
+        << line;
+}
+
 // ---- a run against its plan: the V source is the plan's ----------------------------------------
 
 // Host fields of a valid problem (no pointers): one query row of 16 heads per element.
@@ -272,6 +298,68 @@ TEST(PlanAccepts, RefusesAnotherShapeOrDevice) {
     EXPECT_EQ(mla::plan_accepts(plan, mxfp4_params(MLA_DTYPE_FP8_E4M3FN), 1),
               MLA_STATUS_INVALID_VALUE);
 }
+
+// The flags are part of the plan's shape: a plan made in one mode refuses runs in the other.
+TEST(PlanAccepts, RefusesARunInAnotherMode) {
+    const mla_decode_params plain = host_fields(4, 3000, MLA_DTYPE_FP8_E4M3FN);
+    mla_decode_params invariant = plain;
+    invariant.flags = MLA_DECODE_FLAG_BATCH_INVARIANT;
+    EXPECT_FALSE(mla::key_of(plain, 0) == mla::key_of(invariant, 0));
+    for (const auto& [made, run] : {std::pair{plain, invariant}, std::pair{invariant, plain}}) {
+        mla::DevicePlan plan;
+        plan.key = mla::key_of(made, 0);
+        EXPECT_EQ(mla::plan_accepts(plan, made, 0), MLA_STATUS_SUCCESS);
+        EXPECT_EQ(mla::plan_accepts(plan, run, 0), MLA_STATUS_INVALID_VALUE);
+        const std::string message = mla_last_error_message();
+        EXPECT_TRUE(contains(message, "flags") && contains(message, "batch-invariant"))
+            << message;
+    }
+}
+
+#if defined(MLA_HAVE_GPU_RUNTIME)
+// Plans of a GPU build, made on the host for devices described by hand (no GPU needed).
+
+// Batch-invariant plans are the same, apart from the grid bound and the workspace, whatever
+// the batch, max_q_len, the device's units and architecture, the format's cost and what the
+// environment forces: mma16 with 16 rows per CTA, 64-token tiles, kInvariantSplitTokens
+// tokens per split, the split-KV route.
+TEST(PlanCreate, BatchInvariantPlansIgnoreTheBatchTheDeviceAndTheEnvironment) {
+    mla::DeviceInfo fewer_units = nvidia(9, 0);
+    fewer_units.multiprocessors = 78;
+    mla::PlanOptions forced;
+    forced.forced_splits = 7;
+    forced.stage1 = mla::parse_stage1_request("wgmma");
+    for (const mla::DeviceInfo& d : {nvidia(9, 0), fewer_units, nvidia(8, 0), gfx942()}) {
+        for (const mla::PlanOptions& options : {mla::PlanOptions(), forced}) {
+            for (mla_dtype kv : {MLA_DTYPE_BF16, MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_MXFP4}) {
+                for (auto [batch, max_kv] : {std::pair{1, 100}, {4, 8192}, {256, 8192},
+                                             {1024, 3000}, {2, 131072}}) {
+                    SCOPED_TRACE(::testing::Message() << d.arch_name << " units "
+                                                      << d.multiprocessors << " kv " << kv
+                                                      << " batch " << batch << " max_kv "
+                                                      << max_kv << " forced "
+                                                      << options.forced_splits);
+                    mla_decode_params p = host_fields(batch, max_kv, kv);
+                    p.flags = MLA_DECODE_FLAG_BATCH_INVARIANT;
+                    mla::DevicePlan plan;
+                    ASSERT_EQ(mla::plan_create(p, d, options, &plan), MLA_STATUS_SUCCESS)
+                        << mla_last_error_message();
+                    EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kMma16));
+                    EXPECT_EQ(plan.rows_per_cta, 16);
+                    EXPECT_EQ(plan.tile_tokens, 64);
+                    const int chunk = mla::kInvariantSplitTokens;
+                    EXPECT_EQ(plan.tiles_per_split, chunk / 64);
+                    EXPECT_EQ(plan.num_splits, std::max(2, (max_kv + chunk - 1) / chunk));
+                    EXPECT_GT(plan.workspace_bytes, 0u);
+                    EXPECT_EQ(plan.key.flags, MLA_DECODE_FLAG_BATCH_INVARIANT);
+                    EXPECT_TRUE(contains(plan.description, "batch-invariant mode"))
+                        << plan.description;
+                }
+            }
+        }
+    }
+}
+#endif
 
 // ---- the switch through the ABI -----------------------------------------------------------------
 

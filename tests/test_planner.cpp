@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 #include "planner.h"
 #include "splitkv/formats.h"
@@ -26,11 +27,14 @@ mla::SplitKvShape shape(int batch, int kv_len, int heads = 16, int q_len = 1, in
     return s;
 }
 
-// Layout invariants every plan must satisfy.
-void expect_consistent(const mla::SplitKvShape& s, const mla::SplitKvPlan& p) {
+// Layout invariants every plan must satisfy (`capped`: at most kMaxSplits splits, as the
+// default mode's plans; batch-invariant plans are not capped).
+void expect_consistent(const mla::SplitKvShape& s, const mla::SplitKvPlan& p, bool capped = true) {
     const int64_t tiles = std::max(1, (s.max_kv_len + s.tile_tokens - 1) / s.tile_tokens);
     EXPECT_GE(p.num_splits, 1);
-    EXPECT_LE(p.num_splits, mla::kMaxSplits);
+    if (capped) {
+        EXPECT_LE(p.num_splits, mla::kMaxSplits);
+    }
     EXPECT_GE(static_cast<int64_t>(p.tiles_per_split) * p.num_splits, tiles);  // covers max_kv_len
     EXPECT_EQ(p.row_groups, s.max_q_len * s.num_heads / 16);
     if (p.num_splits == 1) {
@@ -116,6 +120,75 @@ TEST(Planner, LatencyBoundTilesSplitLikeTheSweep) {
 
 TEST(Planner, PredictionGrowsWithTheCache) {
     EXPECT_LT(mla::predict_split_kv_us(shape(64, 1024), 1), mla::predict_split_kv_us(shape(64, 8192), 1));
+}
+
+// ---- batch-invariant mode ------------------------------------------------------------------
+
+// Splits of element b as the metadata kernel (kernels/splitkv/metadata.h) cuts them: its tiles
+// in runs of the plan's tiles_per_split, stretched only when they would need more than the
+// plan's num_splits (an element longer than max_kv_len).
+int element_splits(const mla::SplitKvPlan& p, int kv_len, int tile_tokens) {
+    const int64_t tiles = (static_cast<int64_t>(kv_len) + tile_tokens - 1) / tile_tokens;
+    int64_t per_split = p.tiles_per_split;
+    if (tiles > per_split * p.num_splits) per_split = (tiles + p.num_splits - 1) / p.num_splits;
+    return static_cast<int>(std::max<int64_t>(1, (tiles + per_split - 1) / per_split));
+}
+
+// Whatever the batch, query rows, heads, compute units, tile cost and max_kv_len, the plan cuts
+// every element at the same token boundaries (every kInvariantSplitTokens tokens), so an
+// element's split count is ceil(kv_len / that) (at least 1) whatever max_kv_len (>= kv_len)
+// the call declares; the route is always split-KV (num_splits >= 2) and the layout holds.
+TEST(PlannerInvariant, SplitsEndAtFixedTokenBoundaries) {
+    const int chunk = mla::kInvariantSplitTokens;
+    ASSERT_EQ(chunk % 64, 0);
+    for (int batch : {1, 2, 7, 64, 1024}) {
+        for (int units : {1, 78, 132, 304}) {
+            for (auto [heads, q_len] : {std::pair{16, 1}, {16, 4}, {128, 1}, {128, 3}}) {
+                for (int max_kv : {0, 1, 1023, 1024, 1025, 8192, 65537, 131072}) {
+                    auto s = shape(batch, max_kv, heads, q_len, units);
+                    s.tile_latency_us = units == 78 ? 3.3 : 2.4;
+                    const auto p = mla::plan_split_kv_invariant(s);
+                    SCOPED_TRACE(::testing::Message() << "batch " << batch << " units " << units
+                                                      << " heads " << heads << " q_len " << q_len
+                                                      << " max_kv_len " << max_kv);
+                    expect_consistent(s, p, /*capped=*/false);
+                    EXPECT_EQ(p.tiles_per_split * s.tile_tokens, mla::kInvariantSplitTokens);
+                    EXPECT_EQ(p.num_splits, std::max(2, (max_kv + chunk - 1) / chunk));
+                    EXPECT_GT(p.workspace_bytes, 0u);
+                    EXPECT_GT(p.predicted_us, 0.0);
+                    for (int kv : {0, 1, 1023, 1024, 1025, 4000, 8192, 65537, 131072}) {
+                        if (kv > max_kv) continue;
+                        EXPECT_EQ(element_splits(p, kv, s.tile_tokens),
+                                  std::max(1, (kv + chunk - 1) / chunk))
+                            << "kv_len " << kv;
+                    }
+                }
+            }
+        }
+    }
+}
+
+// The default mode's split count follows the batch (that is what the mode exists to avoid):
+// one element of 8192 tokens alone and inside a batch of 256 is cut differently there, the same
+// way here.
+TEST(PlannerInvariant, TheDefaultModeWouldCutTheSameElementDifferently) {
+    auto alone = shape(1, 8192), batch = shape(256, 8192);
+    alone.tile_latency_us = batch.tile_latency_us = 2.4;
+    EXPECT_NE(element_splits(mla::plan_split_kv(alone), 8192, 64),
+              element_splits(mla::plan_split_kv(batch), 8192, 64));
+    const int want = 8192 / mla::kInvariantSplitTokens;
+    EXPECT_EQ(element_splits(mla::plan_split_kv_invariant(alone), 8192, 64), want);
+    EXPECT_EQ(element_splits(mla::plan_split_kv_invariant(batch), 8192, 64), want);
+}
+
+// Elements of one split still take the split-KV route, and the prediction charges its
+// launches and partials: never below the single-split path's.
+TEST(PlannerInvariant, OneSplitElementsPayForTheReduce) {
+    for (int batch : {1, 256}) {
+        auto s = shape(batch, 1000);
+        s.tile_latency_us = 2.4;
+        EXPECT_GT(mla::plan_split_kv_invariant(s).predicted_us, mla::predict_split_kv_us(s, 1));
+    }
 }
 
 }  // namespace
