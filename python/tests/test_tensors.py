@@ -1,0 +1,56 @@
+"""The array protocols the binding reads: __array_interface__ (numpy), DLPack capsules and
+__cuda_array_interface__, each giving the same address, shape, strides and element type; and
+the reference run through DLPack-only objects gives what it gives through numpy."""
+import numpy as np
+import pytest
+
+import mla_decode as mla
+from mla_decode._tensors import as_array
+from oracle import DeviceView, check_outputs, expected, make_problem
+
+
+class DLPackOnly:
+    """Exposes an array only through __dlpack__ (as a producer other than numpy would)."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, stream=None):
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+@pytest.mark.parametrize("wrap", [lambda a: a, DLPackOnly, DeviceView],
+                         ids=["array_interface", "dlpack", "cuda_array_interface"])
+@pytest.mark.parametrize("dtype,name", [(np.uint8, "uint8"), (np.uint16, "uint16"),
+                                        (np.int32, "int32"), (np.float32, "float32")])
+def test_protocols_agree(wrap, dtype, name):
+    base = np.arange(4 * 6 * 10).astype(dtype).reshape(4, 6, 10)
+    view = base[1:, ::2, 3:9]  # offset, strided
+    a = as_array(wrap(view), "x")
+    assert a.ptr == view.__array_interface__["data"][0]
+    assert a.shape == (3, 3, 6) and a.strides == (60, 20, 1) and a.dtype == name
+    assert a.on_device == (wrap is DeviceView)
+    c = as_array(wrap(np.zeros((2, 3), dtype)), "x")
+    assert c.strides == (3, 1)
+
+
+def test_dlpack_keeps_its_capsule():
+    arr = np.arange(12, dtype=np.int32)
+    a = as_array(DLPackOnly(arr), "x")
+    assert a.owner[1].__class__.__name__ == "PyCapsule"
+
+
+def test_reference_through_dlpack():
+    kw, dec = make_problem(np.random.default_rng(21), "mxfp4_fp8v", [1, 2], [13, 40],
+                           page_size=16)
+    wrapped = {k: DLPackOnly(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    mla.reference(mla.Params(**wrapped))
+    check_outputs(kw["o"], kw["lse"], *expected(dec))
+
+
+def test_unsupported_objects():
+    with pytest.raises(TypeError, match="kv_cache: expected"):
+        as_array(object(), "kv_cache")
