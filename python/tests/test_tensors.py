@@ -54,3 +54,16 @@ def test_reference_through_dlpack():
 def test_unsupported_objects():
     with pytest.raises(TypeError, match="kv_cache: expected"):
         as_array(object(), "kv_cache")
+
+
+def test_reference_on_torch_cpu_tensors():
+    """torch CPU tensors serve the reference too: bf16 from torch.bfloat16, O float32."""
+    torch = pytest.importorskip("torch")
+    kw, dec = make_problem(np.random.default_rng(22), "bf16", [2, 1], [30, 9], page_size=16)
+    tensors = {k: (torch.from_numpy(v.view(np.int16)).view(torch.bfloat16)
+                   if v.dtype == np.uint16 else torch.from_numpy(v))
+               if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    p = mla.Params(**tensors)  # the tensors share the numpy arrays' memory
+    assert p.on_device is False and p.struct.q_dtype == mla.DType.BF16
+    mla.reference(p)
+    check_outputs(kw["o"], kw["lse"], *expected(dec))
