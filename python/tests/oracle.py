@@ -191,10 +191,26 @@ def check_outputs(o, lse, want_o, want_lse):
 
 
 class DeviceView:
-    """A host array presented as device memory (__cuda_array_interface__), for argument checks
-    that come before the library looks at the device: its address is never dereferenced by a
-    call that fails those checks, nor by a library without a GPU."""
+    """An array seen only through __cuda_array_interface__: a device array's own (a torch CUDA
+    tensor's), or a host array's presented as device memory, for argument checks that come
+    before the library looks at the device (its address is never dereferenced by a call that
+    fails those checks, nor by a library without a GPU)."""
 
     def __init__(self, array):
         self.array = array
-        self.__cuda_array_interface__ = dict(array.__array_interface__, version=3)
+        self.__cuda_array_interface__ = (getattr(array, "__cuda_array_interface__", None)
+                                         or dict(array.__array_interface__, version=3))
+
+
+class DLPackOnly:
+    """Exposes an array only through __dlpack__ (as a producer other than numpy or torch
+    would)."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, stream=None):
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()

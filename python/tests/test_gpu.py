@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import mla_decode as mla
-from oracle import FORMATS, f32, make_problem
+from oracle import FORMATS, DeviceView, DLPackOnly, f32, make_problem
 
 torch = pytest.importorskip("torch", reason="the GPU tests need torch")
 if not torch.cuda.is_available():
@@ -193,25 +193,11 @@ def test_fwd_torch_fp8_dtypes_and_array_protocols():
     torch.cuda.synchronize()
     check(d, dec)
 
-    class DLPackOnly:
-        def __init__(self, t):
-            self.t = t
-
-        def __dlpack__(self, stream=None):
-            return self.t.__dlpack__()
-
-        def __dlpack_device__(self):
-            return self.t.__dlpack_device__()
-
-    class CudaArray:
-        def __init__(self, t):
-            self.t, self.__cuda_array_interface__ = t, t.__cuda_array_interface__
-
     d["o"].fill_(float("nan"))
     ws = torch.empty(1 << 24, dtype=torch.uint8, device=DEV)  # alive until side is done
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
-    mla.fwd(mla.Params(**dict(d, q=DLPackOnly(d["q"]), kv_cache=CudaArray(d["kv_cache"]))),
+    mla.fwd(mla.Params(**dict(d, q=DLPackOnly(d["q"]), kv_cache=DeviceView(d["kv_cache"]))),
             workspace=ws, stream=side)
     side.synchronize()
     check(d, dec)

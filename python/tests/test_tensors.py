@@ -6,20 +6,7 @@ import pytest
 
 import mla_decode as mla
 from mla_decode._tensors import as_array
-from oracle import DeviceView, check_outputs, expected, make_problem
-
-
-class DLPackOnly:
-    """Exposes an array only through __dlpack__ (as a producer other than numpy would)."""
-
-    def __init__(self, array):
-        self.array = array
-
-    def __dlpack__(self, stream=None):
-        return self.array.__dlpack__()
-
-    def __dlpack_device__(self):
-        return self.array.__dlpack_device__()
+from oracle import DeviceView, DLPackOnly, check_outputs, expected, make_problem
 
 
 @pytest.mark.parametrize("wrap", [lambda a: a, DLPackOnly, DeviceView],
