@@ -59,13 +59,19 @@ _DTYPE_NAMES = {"bf16": DType.BF16, "bfloat16": DType.BF16, "fp32": DType.FP32,
 # storage element types that say their mla_dtype (uint16 can only be raw bf16)
 _INFERRED = {"bfloat16": DType.BF16, "uint16": DType.BF16, "float32": DType.FP32,
              "float8_e4m3fn": DType.FP8_E4M3FN, "float8_e4m3fnuz": DType.FP8_E4M3FNUZ}
+_FIELD_DTYPES = {"q": "bf16, fp8_e4m3fn or fp8_e4m3fnuz",
+                 "kv": "bf16, fp8_e4m3fn, fp8_e4m3fnuz or mxfp4",
+                 "v": "fp8_e4m3fn or fp8_e4m3fnuz", "o": "bf16 or fp32"}
 _STORAGE_BYTES = {DType.BF16: 2, DType.FP32: 4, DType.FP8_E4M3FN: 1, DType.FP8_E4M3FNUZ: 1,
                   DType.MXFP4: 1}
 
 
 def dtype(value):
-    """mla_dtype of a name ("bf16", "fp8_e4m3fn", "float8_e4m3fnuz", "mxfp4", ...), a DType
-    or an int (ints outside the enum are passed on, for the library to refuse)."""
+    """mla_dtype of a name ("bf16", "fp8_e4m3fn", "float8_e4m3fnuz", "mxfp4", ...), a torch
+    dtype, a DType or an int (ints outside the enum are passed on, for the library to
+    refuse)."""
+    if not isinstance(value, (str, int)):
+        value = str(value)  # a torch dtype, say: "torch.float8_e4m3fn"
     if isinstance(value, str):
         try:
             return _DTYPE_NAMES[value.lower().replace("torch.", "")]
@@ -82,8 +88,8 @@ def _field_dtype(given, arr, field):
         if arr is None:
             return DType.BF16
         if arr.dtype not in _INFERRED:
-            raise TypeError("%s is %s: give %s_dtype (one of bf16, fp8_e4m3fn, fp8_e4m3fnuz%s)"
-                            % (field, arr.dtype, field, ", mxfp4" if field == "kv" else ""))
+            raise TypeError("%s is %s: give %s_dtype (%s)" % (field, arr.dtype, field,
+                                                              _FIELD_DTYPES[field]))
         return _INFERRED[arr.dtype]
     value = dtype(given)
     if arr is not None and value in _STORAGE_BYTES and arr.itemsize != _STORAGE_BYTES[value]:
@@ -124,7 +130,10 @@ def _heads_rows(arr, name, width):
                          "got shape %s strides %s" % (name, width, arr.shape, arr.strides))
     if min(arr.strides[:2]) < 0:
         raise ValueError("%s has a negative stride" % name)
-    return arr.shape[0], arr.shape[1], arr.strides[0], arr.strides[1]
+    tokens, heads, _, stride_token, stride_head = arr.shape + arr.strides[:2]
+    if tokens == 1:  # the stride of a dim of one element says nothing (torch may give any)
+        stride_token = heads * stride_head
+    return tokens, heads, stride_token, stride_head
 
 
 def _vector(arr, name, min_len):
@@ -396,6 +405,7 @@ class Plan:
     step can be captured in a CUDA/HIP graph. Use as a context manager, or close() it."""
 
     def __init__(self, params):
+        self._lib = _abi.load_library()  # kept for close(), even at interpreter exit
         handle = ctypes.c_void_p()
         _call("mla_decode_plan_create", ctypes.byref(_struct(params, None)),
               ctypes.byref(handle))
@@ -431,7 +441,7 @@ class Plan:
     def close(self):
         """Free the plan (work already queued with it is unaffected)."""
         if getattr(self, "_handle", None) is not None:
-            _abi.load_library().mla_decode_plan_destroy(self._handle)
+            self._lib.mla_decode_plan_destroy(self._handle)
             self._handle = None
 
     def __enter__(self):

@@ -172,6 +172,13 @@ def device_problem(**changes):
                          for k, v in kw.items()}, max_q_len=2, max_kv_len=30)
 
 
+def shape_only(**changes):
+    """Params of a shape and no arrays (what workspace_size and Plan read)."""
+    return mla.Params(**dict(dict(sm_scale=1 / 24, batch_size=2, total_q=3, num_heads=16,
+                                  num_slots=40, max_q_len=2, max_kv_len=30,
+                                  kv_dtype="fp8_e4m3fn", kv_scale=0.5), **changes))
+
+
 def test_gpu_entry_points_check_arguments_first():
     p = device_problem(sm_scale=-1.0)
     ws = DeviceView(np.zeros(1 << 16, np.uint8))
@@ -181,6 +188,8 @@ def test_gpu_entry_points_check_arguments_first():
         assert refuse(S.INVALID_VALUE, call, "sm_scale").function == fn
     fp32_o = device_problem(o=np.zeros((3, 16, 512), np.float32))
     refuse(S.UNSUPPORTED, lambda: mla.fwd(fp32_o, ws), "o_dtype FP32")
+    refuse(S.UNSUPPORTED, lambda: mla.workspace_size(shape_only(num_heads=12)), "num_heads 12")
+    refuse(S.INVALID_SIZE, lambda: mla.Plan(shape_only(num_slots=0)), "num_slots")
 
 
 def gpu_present():
@@ -197,6 +206,7 @@ def test_no_device():
         pytest.skip("a GPU is present: test_gpu.py runs these calls")
     p = device_problem()
     ws = DeviceView(np.zeros(1 << 16, np.uint8))
+    refuse(S.NO_DEVICE, lambda: mla.workspace_size(shape_only()), "")
     assert refuse(S.NO_DEVICE, lambda: mla.Plan(p), "").function == "mla_decode_plan_create"
     assert refuse(S.NO_DEVICE, lambda: mla.fwd(p, ws), "").function == "mla_decode_fwd"
     assert ctypes.sizeof(p.struct) == mla.load_library().mla_decode_params_size()

@@ -234,6 +234,23 @@ def test_plan_reused_across_layers():
         check(d, dec)
 
 
+def test_plan_from_a_shape_alone():
+    """A plan made from the host sizes only (no tensors) is the plan of the tensors' problem."""
+    kw, dec, d = problem("mxfp4", seed=13)
+    p = mla.Params(**d)
+    shape = mla.Params(sm_scale=d["sm_scale"], batch_size=5, total_q=sum(MIXED_Q),
+                       num_heads=16, num_slots=p.struct.num_slots, max_q_len=4,
+                       max_kv_len=max(MIXED_KV), kv_dtype="mxfp4")
+    with mla.Plan(shape) as plan, mla.Plan(p) as same:
+        assert (plan.workspace_size, plan.describe()) == (same.workspace_size, same.describe())
+        assert mla.workspace_size(shape) == mla.workspace_size(p)
+        ws = torch.empty(plan.workspace_size, dtype=torch.uint8, device=DEV)
+        plan.prepare(p, ws)
+        plan.run(p, ws)
+        torch.cuda.synchronize()
+    check(d, dec)
+
+
 def test_plan_refuses_what_it_was_not_made_for():
     kw, dec, d = problem("fp8_e4m3fn", seed=6)
     p = mla.Params(**d)

@@ -80,6 +80,14 @@ def test_strided_q_and_o():
     assert np.all(np.isnan(o[:, :, 512:])), "nothing written past the 512 dims of a head"
 
 
+def test_one_token_with_any_token_stride():
+    """A dim of one element may carry any stride (torch views do): it is not used."""
+    kw, dec = make_problem(np.random.default_rng(9), "bf16", [1], [25])
+    q = np.lib.stride_tricks.as_strided(kw["q"], strides=(2,) + kw["q"].strides[1:])
+    assert mla.Params(**dict(kw, q=q)).struct.q_stride_token == 16 * 576
+    run(dict(kw, q=q), dec)
+
+
 def test_without_lse():
     kw, dec = make_problem(np.random.default_rng(8), "mxfp4", [1], [50])
     lse = kw.pop("lse")

@@ -52,5 +52,6 @@ def test_reference_on_torch_cpu_tensors():
                if isinstance(v, np.ndarray) else v for k, v in kw.items()}
     p = mla.Params(**tensors)  # the tensors share the numpy arrays' memory
     assert p.on_device is False and p.struct.q_dtype == mla.DType.BF16
+    assert mla.dtype(torch.bfloat16) == mla.DType.BF16 and mla.dtype("torch.float32") == 2
     mla.reference(p)
     check_outputs(kw["o"], kw["lse"], *expected(dec))
