@@ -110,7 +110,7 @@ def _rows(arr, name, min_width):
         raise ValueError("%s must be (..., >= %d) with unit stride in its last dim, got shape "
                          "%s strides %s" % (name, min_width, arr.shape, arr.strides))
     lead = [(n, s) for n, s in zip(arr.shape[:-1], arr.strides[:-1]) if n != 1]
-    for (n_out, s_out), (n_in, s_in) in zip(lead, lead[1:]):
+    for (_, s_out), (n_in, s_in) in zip(lead, lead[1:]):
         if s_out != n_in * s_in:
             raise ValueError("%s: the dims before the last cannot be flattened into rows of one "
                              "stride (shape %s, strides %s)" % (name, arr.shape, arr.strides))
