@@ -114,6 +114,9 @@ mla_setup_native() {
   # GoogleTest for the bench too: bench/run.sh builds into the same tree as the tests.
   mla_have_cmake_config GTest GTestConfig.cmake || missing+=(libgtest-dev)
   mla_have_cmake_config benchmark benchmarkConfig.cmake || missing+=(libbenchmark-dev)
+  # The python/ package's tests (ctest python_package; pip for its offline install test).
+  { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy, pytest, pip' 2>/dev/null; } \
+    || missing+=(python3 python3-numpy python3-pytest python3-pip)
   if [ "${#missing[@]}" -gt 0 ]; then
     mla_log "native build: missing ${missing[*]}"
     mla_apt_install "${missing[@]}" || mla_log "continuing without them; CMake will say what is absent"
