@@ -28,6 +28,7 @@ HEAD_DIM_V = 512
 MXFP4_BLOCK_SIZE = 32
 MXFP4_ROW_BYTES = 288
 MXFP4_ROW_SCALES = 18
+FLAG_BATCH_INVARIANT = 1  # MLA_DECODE_FLAG_BATCH_INVARIANT
 
 
 class Status(enum.IntEnum):
@@ -103,7 +104,9 @@ class mla_decode_params(ctypes.Structure):
         ("o_stride_token", ctypes.c_int64),
         ("o_stride_head", ctypes.c_int64),
         ("lse", ctypes.c_void_p),
-        ("reserved", ctypes.c_uint64 * 8),
+        ("flags", ctypes.c_uint32),
+        ("reserved_u32", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint64 * 7),
     ]
 
 

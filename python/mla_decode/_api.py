@@ -187,7 +187,8 @@ class Params:
                  *, sm_scale, max_q_len=None, max_kv_len=None, q_dtype=None, q_scale=1.0,
                  kv_dtype=None, kv_scale=1.0, kv_block_scales=None, v_cache=None, v_dtype=None,
                  v_scale=1.0, kv_page_indptr=None, kv_page_indices=None, page_size=None,
-                 o_dtype=None, batch_size=None, total_q=None, num_heads=None, num_slots=None):
+                 o_dtype=None, batch_size=None, total_q=None, num_heads=None, num_slots=None,
+                 batch_invariant=False):
         self._kwargs = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
         tensors = {k: self._kwargs[k] for k in ("q", "kv_cache", "qo_indptr", "kv_indptr", "o",
                                                  "lse", "kv_block_scales", "v_cache",
@@ -206,6 +207,7 @@ class Params:
         p = _abi.mla_decode_params()
         _call("mla_decode_params_init", ctypes.byref(p))
         p.sm_scale, p.q_scale, p.kv_scale, p.v_scale = sm_scale, q_scale, kv_scale, v_scale
+        p.flags = _abi.FLAG_BATCH_INVARIANT if batch_invariant else 0
 
         # Q, O, LSE
         p.q_dtype = _field_dtype(q_dtype, a("q"), "q")

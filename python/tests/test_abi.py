@@ -13,7 +13,8 @@ from mla_decode import _abi
 from conftest import REPO_ROOT
 
 HEADER = open(os.path.join(REPO_ROOT, "include", "mla_decode.h")).read()
-C_TYPES = {"int32_t": ctypes.c_int32, "int64_t": ctypes.c_int64, "uint64_t": ctypes.c_uint64,
+C_TYPES = {"int32_t": ctypes.c_int32, "int64_t": ctypes.c_int64, "uint32_t": ctypes.c_uint32,
+           "uint64_t": ctypes.c_uint64,
            "float": ctypes.c_float, "mla_dtype": ctypes.c_int}
 
 

@@ -88,6 +88,18 @@ def test_one_token_with_any_token_stride():
     run(dict(kw, q=q), dec)
 
 
+def test_batch_invariant_flag():
+    kw, dec = make_problem(np.random.default_rng(9), "fp8_e4m3fn", [1, 2], [30, 70])
+    params = mla.Params(**kw, batch_invariant=True)
+    assert params.struct.flags == mla.FLAG_BATCH_INVARIANT
+    mla.reference(params)
+    check_outputs(kw["o"], kw["lse"], *expected(dec))
+    params.struct.flags = 2  # an unknown bit
+    with pytest.raises(mla.MlaError) as e:
+        mla.reference(params)
+    assert e.value.status_name == "MLA_STATUS_INVALID_VALUE"
+
+
 def test_without_lse():
     kw, dec = make_problem(np.random.default_rng(8), "mxfp4", [1], [50])
     lse = kw.pop("lse")
