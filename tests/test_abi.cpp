@@ -629,9 +629,10 @@ TEST(Validate, HeadDimVBelowOne) {
                     [](mla_decode_params& p) { p.head_dim_v = -512; });
 }
 
-TEST(Validate, NumSlotsBelowOne) {
+// 0 is an empty pool (test_edges.cpp).
+TEST(Validate, NumSlotsNegative) {
     expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "num_slots",
-                    [](mla_decode_params& p) { p.num_slots = 0; });
+                    [](mla_decode_params& p) { p.num_slots = -1; });
 }
 
 TEST(Validate, PageSizeBelowOne) {
@@ -990,7 +991,7 @@ TEST(Validate, FirstViolationInOrderWins) {
                     });
     expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "num_slots",
                     [](mla_decode_params& p) {
-                        p.num_slots = 0;
+                        p.num_slots = -1;
                         p.num_heads = 24;
                     });
     expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_UNSUPPORTED, "num_heads",
