@@ -197,7 +197,8 @@ typedef struct mla_decode_params {
                              of query tokens past max_q_len unwritten                       */
     int32_t max_kv_len;   /* >= every kv_len_b, >= 0. Used for planning only: results stay
                              correct if it is exceeded, the work split may then be poor       */
-    int32_t num_heads;    /* query heads sharing the one KV head: 16, 32, 64 or 128           */
+    int32_t num_heads;    /* query heads sharing the one KV head: 8, 16, 32, 64 or 128 (8: a
+                             128-head model split 16 ways); others: UNSUPPORTED            */
     int32_t head_dim_qk;  /* must be MLA_HEAD_DIM_QK (576)                                    */
     int32_t head_dim_v;   /* must be MLA_HEAD_DIM_V (512)                                     */
     float sm_scale;       /* score scale, finite and > 0 (DeepSeek: 1/sqrt(576) * YaRN mscale) */
@@ -305,7 +306,7 @@ MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, si
  * mla_decode_workspace_size() bytes, 256-byte aligned (NULL allowed when that size is 0), not
  * used by another call in flight. Device-resident index contents (indptrs, page ids) are not
  * checked: they must describe slots below num_slots (so with num_slots 0, every kv length is 0).
- * GPU paths of this release: every valid problem with o_dtype BF16: num_heads 16, 32, 64, 128;
+ * GPU paths of this release: every valid problem with o_dtype BF16: num_heads 8, 16, 32, 64, 128;
  * any q_len (causal, mixed through qo_indptr); q_dtype BF16 or FP8; kv_dtype BF16, FP8_E4M3FN,
  * FP8_E4M3FNUZ or MXFP4 (V from the MXFP4 rows, or from an FP8 v_cache); contiguous or paged.
  * The route (single-split, or split-KV with metadata + reduce), the stage-1 kernel ("variant")

@@ -185,8 +185,9 @@ mla_status check_sizes(const mla_decode_params& p) {
 
 mla_status check_geometry(const mla_decode_params& p) {
     int h = p.num_heads;
-    if (h != 16 && h != 32 && h != 64 && h != 128) {
-        return fail(MLA_STATUS_UNSUPPORTED, "num_heads %d is not supported: 16, 32, 64 or 128", h);
+    if (h != 8 && h != 16 && h != 32 && h != 64 && h != 128) {
+        return fail(MLA_STATUS_UNSUPPORTED, "num_heads %d is not supported: 8, 16, 32, 64 or 128",
+                    h);
     }
     if (p.head_dim_qk != MLA_HEAD_DIM_QK) {
         return fail(MLA_STATUS_UNSUPPORTED, "head_dim_qk must be %d (kv_lora_rank + rope), got %d",

@@ -6,7 +6,8 @@
 //  - overlapping outputs: O or LSE sharing a byte with an input (each input field in turn) or
 //    with each other is refused with INVALID_VALUE naming both fields, by the reference (with
 //    nothing written anywhere) and by mla_decode_fwd before the device is looked at; spans that
-//    touch without sharing a byte are accepted.
+//    touch without sharing a byte are accepted;
+//  - 8 heads (a 128-head model split 16 ways) pass validation on every route.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -363,6 +364,31 @@ TEST(OverlappingOutputsEachOther, PlaceInTheCheckOrder) {
     EXPECT_TRUE(message_mentions("o and q"));
     EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_INVALID_VALUE);
     EXPECT_TRUE(q_bytes == hp.q);
+}
+
+// ---- 8 heads ----------------------------------------------------------------------------------
+
+// A 128-head model split 16 ways: 8 heads pass validation on every route, for every layout (the
+// reference's numbers at 8 heads: test_reference.cpp; the GPU's: test_gpu_paths.cpp).
+TEST(EightHeads, PassValidationOnEveryRoute) {
+    for (const Layout& l : kLayouts) {
+        SCOPED_TRACE(l.name);
+        ProblemSpec s = spec_of(l, {3, 0, 70}, {1, 3, 2});
+        s.num_heads = 8;
+        const HostProblem hp = make_problem(s);
+        std::vector<float> o(hp.o_elements()), lse(hp.lse_elements());
+        mla_decode_params p = hp.host_params(o.data(), MLA_DTYPE_FP32, lse.data());
+        EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        p.o_dtype = MLA_DTYPE_BF16;
+        size_t bytes = 0;
+        const mla_status ws = mla_decode_workspace_size(&p, &bytes);
+        EXPECT_TRUE(ws == MLA_STATUS_SUCCESS || ws == MLA_STATUS_NO_DEVICE)
+            << mla_status_string(ws) << ": " << mla_last_error_message();
+        if (stops_at_device(p)) {
+            EXPECT_EQ(mla_decode_fwd(&p, nullptr, 0, nullptr), MLA_STATUS_NO_DEVICE)
+                << mla_last_error_message();
+        }
+    }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // GPU tests of the paths beyond the first release's: every cache format (bf16, fp8 e4m3fn /
-// e4m3fnuz, MXFP4 keys and values, MXFP4 keys with fp8 values) at 16, 32, 64 and 128 heads,
+// e4m3fnuz, MXFP4 keys and values, MXFP4 keys with fp8 values) at 8, 16, 32, 64 and 128 heads,
 // q_len 1..4 (uniform, mixed, with fully masked queries), fp8 Q, paged caches with sentinel page
 // list tails, lengths on both sides of every tile and split boundary, a batch of 1024, 128K-token
 // sequences, caches past 2^31 / 2^32 bytes, extreme MXFP4 blocks, and the plan API (prepare /
@@ -38,7 +38,8 @@ namespace {
 namespace gpu = mla::gpu;
 
 constexpr mla_dtype kNoV = static_cast<mla_dtype>(0);
-constexpr int kHeadCounts[] = {16, 32, 64, 128};
+// 8 heads: a 128-head model split 16 ways; a 16-row CTA then holds two query tokens.
+constexpr int kHeadCounts[] = {8, 16, 32, 64, 128};
 
 // A cache format: the latent cache's dtype, and the dtype of a separate fp8 V cache (or none).
 struct Format {
@@ -139,10 +140,10 @@ INSTANTIATE_TEST_SUITE_P(
 class GpuFp8Query : public ::testing::TestWithParam<std::tuple<mla_dtype, Format>> {};
 
 // Pre-quantized fp8 Q (per-tensor q_scale != 1) of either flavour against bf16 and fp8
-// caches, mixed q_len, 16 and 128 heads, unit and large (std 100) Q.
+// caches, mixed q_len, 8, 16 and 128 heads, unit and large (std 100) Q.
 TEST_P(GpuFp8Query, MatchesReference) {
     SKIP_WITHOUT_GPU();
-    for (int heads : {16, 128}) {
+    for (int heads : {8, 16, 128}) {
         for (double q_std : {1.0, 100.0}) {
             SCOPED_TRACE(trace("heads", heads) + ", q_std " + std::to_string(q_std));
             ProblemSpec s = make_spec(std::get<1>(GetParam()), heads, {1, 3, 777, 2100, 0},
@@ -174,7 +175,7 @@ class GpuPathsFormat : public ::testing::TestWithParam<Format> {};
 // holding NaN codes.
 TEST_P(GpuPathsFormat, ShuffledPagesWithSentinelListTails) {
     SKIP_WITHOUT_GPU();
-    const std::pair<int, int> page_sizes_and_heads[] = {{1, 16}, {16, 64}, {64, 128}};
+    const std::pair<int, int> page_sizes_and_heads[] = {{1, 16}, {16, 64}, {64, 128}, {16, 8}};
     for (const auto& [page_size, heads] : page_sizes_and_heads) {
         SCOPED_TRACE(trace("page_size", page_size) + ", " + trace("heads", heads));
         const ProblemSpec s =
@@ -497,6 +498,7 @@ INSTANTIATE_TEST_SUITE_P(
     Steps, GpuGraph,
     ::testing::Values(GraphCase{"fp8_e4m3fn_h16_pages16", kFp8Fn, 16, 16},
                       GraphCase{"bf16_h64_contiguous", kBf16, 64, 0},
+                      GraphCase{"fp8_e4m3fnuz_h8_pages16", kFp8Fnuz, 8, 16},
                       GraphCase{"mxfp4_k_fp8_e4m3fnuz_v_h128_pages64", kMxfp4FnuzV, 128, 64}),
     [](const ::testing::TestParamInfo<GraphCase>& info) { return std::string(info.param.name); });
 
