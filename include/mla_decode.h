@@ -29,8 +29,12 @@
  *  - No function exits, aborts, or lets a C++ exception cross this boundary. Besides the statuses
  *    each function lists, any of them may return MLA_STATUS_INTERNAL_ERROR (a library bug; the
  *    message says where).
- *  - Every function is thread-safe. mla_decode_fwd calls may run concurrently on different streams
- *    as long as each has its own workspace and outputs.
+ *  - Every function is thread-safe: any threads may call any functions at the same time. The
+ *    library's shared state (facts of each device, the plan cache behind mla_decode_fwd, the
+ *    environment switches, read once) is locked or immutable; the last-error message is per
+ *    thread. Calls in flight at once (mla_decode_fwd, mla_decode_plan_prepare / _run, on one
+ *    stream or several) must each have their own workspace and outputs. A plan is immutable once
+ *    made and may be used by several threads at once; destroying it must not race with its use.
  *  - "Device pointer" means memory of the current HIP device (CUDA device in an NVIDIA build),
  *    as returned by hipMalloc / cudaMalloc; "host pointer" means ordinary process memory.
  *  - Sizes are in elements of the tensor's storage type unless the field says bytes. The storage
