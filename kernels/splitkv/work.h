@@ -33,6 +33,10 @@ struct Stage1Work {
     int64_t partial_row;  // split path: partial row of token q_row; single-split path: -1
 };
 
+// log2(num_heads): head counts are powers of two (8 .. 128), so rows split into (token, head)
+// with shifts and masks (a division by a run-time value costs registers on AMD).
+MLA_DEVICE int heads_log2(const Params& p) { return __ffs(p.num_heads) - 1; }
+
 template <int kTileTokens, int kRows>
 MLA_DEVICE Stage1Work stage1_work(const Params& p) {
     Stage1Work w{};
@@ -42,8 +46,8 @@ MLA_DEVICE Stage1Work stage1_work(const Params& p) {
     const int split = id % p.max_splits;
     w.batch = id / p.max_splits;
     const int64_t row0 = static_cast<int64_t>(group) * kRows;
-    const int t = static_cast<int>(row0 / p.num_heads);  // query token of the first row
-    w.head0 = static_cast<int>(row0 % p.num_heads);
+    const int t = static_cast<int>(row0 >> heads_log2(p));  // query token of the first row
+    w.head0 = static_cast<int>(row0 & (p.num_heads - 1));
 
     const int q_begin = p.qo_indptr[w.batch];
     const int q_len = p.qo_indptr[w.batch + 1] - q_begin;
@@ -61,7 +65,7 @@ MLA_DEVICE Stage1Work stage1_work(const Params& p) {
     w.splits = splits;
     w.active = t < q_len && split < splits;
     w.q_row = q_begin + t;
-    const int t_last = min(q_len - 1, (w.head0 + kRows - 1) / p.num_heads + t);
+    const int t_last = min(q_len - 1, ((w.head0 + kRows - 1) >> heads_log2(p)) + t);
     w.tokens = t_last - t + 1;
     // Whole tiles, spread evenly over the splits; then the causal limit of query t: it sees
     // cache positions 0 .. kv_len - q_len + t.
@@ -73,16 +77,19 @@ MLA_DEVICE Stage1Work stage1_work(const Params& p) {
     return w;
 }
 
-// Row n (0 .. kRows - 1) of a stage-1 CTA: its query token relative to Stage1Work::q_row (the
-// row exists while token < Stage1Work::tokens) and its head relative to Stage1Work::head0, as
-// final_o_row, partial_o_row and store_lse (epilogue.h) take them.
+// Row n (0 .. kRows - 1) of a stage-1 CTA: its query token relative to Stage1Work::q_row and
+// its head relative to Stage1Work::head0, as final_o_row, partial_o_row and store_lse
+// (epilogue.h) take them. A row past the CTA's last token (8 heads in 16 rows, the last token
+// of an odd q_len) names the row num_heads before it: it loads the same Q, sees the same
+// tokens and stores the same values to the same place, so the epilogue needs no per-row
+// branch (one costs the AMD MXFP4 kernels spilled registers).
 struct Stage1Row {
     int token;
     int head;
 };
 MLA_DEVICE Stage1Row stage1_row(const Params& p, const Stage1Work& w, int n) {
     const int r = w.head0 + n;
-    return Stage1Row{r / p.num_heads, r % p.num_heads - w.head0};
+    return Stage1Row{min(r >> heads_log2(p), w.tokens - 1), (r & (p.num_heads - 1)) - w.head0};
 }
 
 // End of the cache tokens that query token q_row + i (i < tokens) of the CTA sees in its split:

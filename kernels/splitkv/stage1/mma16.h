@@ -41,8 +41,8 @@ namespace mla::splitkv {
 
 // The variant's shape, the same for every format: 256 threads on every architecture (8 warps of
 // 32, 4 waves of 64), one CTA per multiprocessor, 16 query rows (the atoms' row block: 16 heads
-// of one token, or 8 heads of two) per CTA; as many tiles in flight as shared memory holds, up to kMaxStages where
-// copies are asynchronous (cp.async), one where they are plain loads.
+// of one token, or 8 heads of two) per CTA; as many tiles in flight as shared memory holds, up
+// to kMaxStages where copies are asynchronous (cp.async), one where they are plain loads.
 struct Mma16Shape {
     static constexpr int kRows = 16;
     static constexpr int kThreads = 256;
@@ -210,19 +210,15 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
         const int q_elem_bytes = p.q_format == QFormat::kBf16 ? 2 : 1;
 #pragma unroll
         for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
-            // A row past the CTA's tokens (8 heads, odd q_len) loads zeros and sees no token.
             const Stage1Row row = stage1_row(p, work, SA::head(lane, hs));
-            const bool row_valid = row.token < work.tokens;
-            row_end[hs] = row_valid ? static_cast<int>(stage1_token_end(work, row.token) - tok_begin)
-                                    : 0;
-            const uint8_t* q_head =
-                static_cast<const uint8_t*>(p.q) +
-                ((work.q_row + (row_valid ? row.token : 0)) * p.q_stride_token +
-                 (work.head0 + row.head) * p.q_stride_head) *
-                    q_elem_bytes;
+            row_end[hs] = static_cast<int>(stage1_token_end(work, row.token) - tok_begin);
+            const uint8_t* q_head = static_cast<const uint8_t*>(p.q) +
+                                    ((work.q_row + row.token) * p.q_stride_token +
+                                     (work.head0 + row.head) * p.q_stride_head) *
+                                        q_elem_bytes;
 #pragma unroll
             for (int c = 0; c < Cfg::kMaxChunks; ++c) {
-                if (c < n_chunks && row_valid) {
+                if (c < n_chunks) {
                     load_q_bf16_words(q_head, p.q_format,
                                       (chunk0 + c) * Cfg::kChunkDims + kgroup * Cfg::kE, raw[c][hs]);
                 } else {
@@ -544,7 +540,6 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
     for (int i = 0; i < VA::kOAcc; ++i) {
         const int n = VA::o_head(lane, i);  // CTA row
         const Stage1Row row = stage1_row(p, work, n);
-        if (row.token >= work.tokens) continue;
         const float l = row_sum(n);
         const float scale = l > 0.0f ? v_scale / l : 0.0f;
         const int dim0 = warp * Cfg::kPvDims;
@@ -559,8 +554,7 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
         for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
             const int n = SA::head(lane, hs);
             const Stage1Row row = stage1_row(p, work, n);
-            if (row.token < work.tokens)
-                store_lse(p, work, row.token, row.head, m_s[hs], row_sum(n));
+            store_lse(p, work, row.token, row.head, m_s[hs], row_sum(n));
         }
     }
 }
