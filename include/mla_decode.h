@@ -185,9 +185,9 @@ typedef enum mla_dtype {
  *   kv_cache         (num_slots - 1) * kv_stride_slot + 576 elements (288 bytes for MXFP4)
  *   kv_block_scales  (num_slots - 1) * kv_block_scale_stride + 18 bytes
  *   v_cache          (num_slots - 1) * v_stride_slot + 512 bytes
- *     (the three cache spans are empty when num_slots is 0)
  *   qo_indptr, kv_indptr, kv_page_indptr   batch_size + 1 int32 each
  *   kv_page_indices  its first int32 (its length lives on the device)
+ *     (the spans of the three caches and of kv_page_indices are empty when num_slots is 0)
  * O and LSE may share no byte with each other nor with any of the input spans. Spans that only
  * touch (one ends where the other begins) are fine; inputs may overlap each other (they are only
  * read). The workspace is not compared with them, but must not overlap them either.

@@ -402,7 +402,7 @@ mla_status check_no_overlap(const Span& out, const Span& other) {
 // O and LSE against each other and against every input, on spans of host values: Q, O (rows
 // x heads x dims), LSE (total_q x num_heads), the caches (num_slots rows), the indptrs and the
 // page list (batch_size + 1 entries), kv_page_indices (its first entry: the length is on the
-// device).
+// device). An empty pool has no rows and no pages: those spans are empty.
 mla_status check_overlaps(const mla_decode_params& p) {
     const int64_t rows = p.total_q, heads = p.num_heads, batch = p.batch_size;
     const int64_t slots = p.num_slots;
@@ -420,7 +420,7 @@ mla_status check_overlaps(const mla_decode_params& p) {
         span_of("qo_indptr", p.qo_indptr, batch + 1, sizeof(int32_t)),
         span_of("kv_indptr", p.kv_indptr, batch + 1, sizeof(int32_t)),
         span_of("kv_page_indptr", p.kv_page_indptr, batch + 1, sizeof(int32_t)),
-        span_of("kv_page_indices", p.kv_page_indices, 1, sizeof(int32_t)),
+        span_of("kv_page_indices", p.kv_page_indices, slots > 0 ? 1 : 0, sizeof(int32_t)),
     };
     MLA_TRY(check_no_overlap(o, lse));
     for (const Span& out : {o, lse}) {

@@ -2,7 +2,7 @@
 //  - an empty pool (num_slots 0, the cache pointers NULL, every kv length 0): the reference
 //    writes O = 0 and LSE = -inf for every row; mla_decode_fwd, the workspace query and plan
 //    creation accept the params (they stop at the device check here); a kv length above 0 over
-//    an empty pool is refused by the reference;
+//    an empty pool is refused by the reference; pointers into an empty pool overlap nothing;
 //  - overlapping outputs: O or LSE sharing a byte with an input (each input field in turn) or
 //    with each other is refused with INVALID_VALUE naming both fields, by the reference (with
 //    nothing written anywhere) and by mla_decode_fwd before the device is looked at; spans that
@@ -150,6 +150,21 @@ TEST_P(EmptyPool, CachePointersStayRequiredWithSlots) {
     p.kv_cache = nullptr;
     EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_NULL_POINTER);
     EXPECT_TRUE(message_mentions("kv_cache"));
+}
+
+// An empty pool has no rows and no pages: pointers into it have empty spans, so they overlap
+// nothing (here they point into O itself), and nothing is read through them.
+TEST_P(EmptyPool, ItsPointersOverlapNothing) {
+    const HostProblem hp = make_problem(spec_of(GetParam(), {0, 0, 0}, {1, 2, 1}));
+    std::vector<uint16_t> o(hp.o_elements(), 0x7F7F);
+    mla_decode_params p = hp.host_params(o.data(), MLA_DTYPE_BF16, nullptr);
+    empty_pool(p);
+    p.kv_cache = o.data();
+    if (p.kv_dtype == MLA_DTYPE_MXFP4) p.kv_block_scales = reinterpret_cast<uint8_t*>(o.data());
+    if (p.v_dtype != 0) p.v_cache = o.data();
+    if (p.kv_page_indptr != nullptr) p.kv_page_indices = reinterpret_cast<int32_t*>(o.data());
+    ASSERT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS) << mla_last_error_message();
+    for (uint16_t x : o) ASSERT_EQ(x, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, EmptyPool, ::testing::ValuesIn(kLayouts),
