@@ -359,10 +359,9 @@ MLA_API mla_status mla_decode_reference(const mla_decode_params* params);
  * same shape and run on that device. In particular the V source is fixed by the plan's
  * v_dtype: a run with an FP8 v_dtype (V from its v_cache) on a plan made with v_dtype 0, or
  * with v_dtype 0 on a plan made with an FP8 v_dtype, is refused with INVALID_VALUE (nothing is
- * written). Everything else may
- * change between runs: pointers (the v_cache pointer included), strides, scales, page table,
- * and the device-resident lengths (every q_len_b <= max_q_len; kv lengths above max_kv_len stay
- * correct, only less well balanced).
+ * written). Everything else may change between runs: pointers (the v_cache pointer included),
+ * strides, scales, num_slots, page table, and the device-resident lengths (every
+ * q_len_b <= max_q_len; kv lengths above max_kv_len stay correct, only less well balanced).
  *
  * Per step:   mla_decode_plan_prepare   computes the split metadata (which CTA handles which
  *                                       tokens of which batch element, where each reduce
