@@ -24,12 +24,17 @@
  *    status even on a machine without a GPU. With several problems the first failing check
  *    wins, in this order: params NULL; flags and reserved fields; dtypes (FP32 O outside the host
  *    reference: UNSUPPORTED); sizes; geometry (heads, head dims); required pointers; strides
- *    and extents; scalar values and contradicting fields; alignment; then the device.
+ *    and extents; scalar values and contradicting fields, then overlapping outputs (see
+ *    "Memory overlap" below); alignment; then the device.
  *  - No function exits, aborts, or lets a C++ exception cross this boundary. Besides the statuses
  *    each function lists, any of them may return MLA_STATUS_INTERNAL_ERROR (a library bug; the
  *    message says where).
- *  - Every function is thread-safe. mla_decode_fwd calls may run concurrently on different streams
- *    as long as each has its own workspace and outputs.
+ *  - Every function is thread-safe: any threads may call any functions at the same time. The
+ *    library's shared state (facts of each device, the plan cache behind mla_decode_fwd, the
+ *    environment switches, read once) is locked or immutable; the last-error message is per
+ *    thread. Calls in flight at once (mla_decode_fwd, mla_decode_plan_prepare / _run, on one
+ *    stream or several) must each have their own workspace and outputs. A plan is immutable once
+ *    made and may be used by several threads at once; destroying it must not race with its use.
  *  - "Device pointer" means memory of the current HIP device (CUDA device in an NVIDIA build),
  *    as returned by hipMalloc / cudaMalloc; "host pointer" means ordinary process memory.
  *  - Sizes are in elements of the tensor's storage type unless the field says bytes. The storage
@@ -96,7 +101,8 @@ typedef enum mla_status {
                                            be, too small for the tensor, or overflows int64     */
     MLA_STATUS_INVALID_VALUE = 4,       /* a scalar is out of its domain (sm_scale or a scale
                                            not finite and > 0), an unknown flags bit, reserved
-                                           fields not zero, or fields contradicting each other  */
+                                           fields not zero, fields contradicting each other, or
+                                           an output overlapping an input or the other output */
     MLA_STATUS_UNSUPPORTED = 5,         /* valid input this build or path does not implement
                                            (head count, head dims, dtype combination, ...)      */
     MLA_STATUS_MISALIGNED = 6,          /* a pointer or stride breaks the alignment stated for
@@ -158,7 +164,33 @@ typedef enum mla_dtype {
  *   - v_dtype FP8_E4M3FN / FP8_E4M3FNUZ (MXFP4 keys with fp8 values; kv_dtype must be MXFP4):
  *     V of slot s is the first 512 elements of row s of v_cache, times v_scale; v_cache must
  *     be set for mla_decode_fwd and mla_decode_reference (it may be NULL where only host fields
- *     are read: workspace size, plan creation).
+ *     are read: workspace size, plan creation, and in an empty pool).
+ *
+ * Empty pool (num_slots 0): an engine's warm-up or graph-capture step before any cache exists.
+ * Every kv length must then be 0; kv_cache, kv_block_scales, v_cache and kv_page_indices may
+ * be NULL, and nothing is read through them. Every row gets O = 0 and LSE = -inf, on every path.
+ * The host reference checks the lengths (a kv length above 0: INVALID_VALUE). The GPU paths
+ * cannot (the lengths live on the device): a kv length above 0 with num_slots 0 reads outside
+ * the pool, like any slot >= num_slots, which is undefined behaviour (typically a device fault).
+ *
+ * Memory overlap. Outputs must not share memory with inputs or with each other; every call
+ * that takes pointers (mla_decode_fwd, mla_decode_plan_prepare / _run, mla_decode_reference)
+ * refuses an overlap with INVALID_VALUE, a message naming both fields, and nothing written.
+ * Overlap is judged on byte spans computed from host values, from a tensor's first byte to one
+ * past the last byte a call may touch (everything in between counts, e.g. the row padding of
+ * Q when q_stride_token > num_heads * q_stride_head):
+ *   Q    ((total_q - 1) * q_stride_token + (num_heads - 1) * q_stride_head + 576) elements
+ *   O    ((total_q - 1) * o_stride_token + (num_heads - 1) * o_stride_head + 512) elements
+ *   LSE  total_q * num_heads floats (when lse is set)
+ *   kv_cache         (num_slots - 1) * kv_stride_slot + 576 elements (288 bytes for MXFP4)
+ *   kv_block_scales  (num_slots - 1) * kv_block_scale_stride + 18 bytes
+ *   v_cache          (num_slots - 1) * v_stride_slot + 512 bytes
+ *   qo_indptr, kv_indptr, kv_page_indptr   batch_size + 1 int32 each
+ *   kv_page_indices  its first int32 (its length lives on the device)
+ *     (the spans of the three caches and of kv_page_indices are empty when num_slots is 0)
+ * O and LSE may share no byte with each other nor with any of the input spans. Spans that only
+ * touch (one ends where the other begins) are fine; inputs may overlap each other (they are only
+ * read). The workspace is not compared with them, but must not overlap them either.
  */
 typedef struct mla_decode_params {
     /* ---- problem size: host values ---------------------------------------------------- */
@@ -169,7 +201,8 @@ typedef struct mla_decode_params {
                              of query tokens past max_q_len unwritten                       */
     int32_t max_kv_len;   /* >= every kv_len_b, >= 0. Used for planning only: results stay
                              correct if it is exceeded, the work split may then be poor       */
-    int32_t num_heads;    /* query heads sharing the one KV head: 16, 32, 64 or 128           */
+    int32_t num_heads;    /* query heads sharing the one KV head: 8, 16, 32, 64 or 128 (8: a
+                             128-head model split 16 ways); others: UNSUPPORTED            */
     int32_t head_dim_qk;  /* must be MLA_HEAD_DIM_QK (576)                                    */
     int32_t head_dim_v;   /* must be MLA_HEAD_DIM_V (512)                                     */
     float sm_scale;       /* score scale, finite and > 0 (DeepSeek: 1/sqrt(576) * YaRN mscale) */
@@ -182,12 +215,14 @@ typedef struct mla_decode_params {
     int64_t q_stride_head;  /* elements between heads of one row, >= 576; multiples of 16 bytes */
 
     /* ---- latent cache --------------------------------------------------------------------- */
-    const void* kv_cache;      /* (num_slots, row) as described above; 16-byte aligned        */
+    const void* kv_cache;      /* (num_slots, row) as described above; 16-byte aligned; may
+                                  be NULL when num_slots is 0                                 */
     mla_dtype kv_dtype;        /* BF16, FP8_E4M3FN, FP8_E4M3FNUZ or MXFP4                      */
     float kv_scale;            /* FP8: value = code * kv_scale (finite, > 0); must be 1 otherwise */
     int64_t kv_stride_slot;    /* storage elements (bytes for FP8/MXFP4) between slots, >= row
                                   width (576, or 288 for MXFP4), a multiple of 16 bytes       */
-    const uint8_t* kv_block_scales; /* MXFP4 only (NULL otherwise): e8m0 codes, (>= num_slots,
+    const uint8_t* kv_block_scales; /* MXFP4 only (NULL otherwise; may be NULL with num_slots
+                                       0): e8m0 codes, (>= num_slots,
                                        kv_block_scale_stride) bytes, scale k of slot s at
                                        [s * kv_block_scale_stride + k] for values 32k..32k+31  */
     int64_t kv_block_scale_stride;  /* MXFP4 only: bytes between scale rows, >= 18; 0 otherwise */
@@ -200,11 +235,14 @@ typedef struct mla_decode_params {
                                   kv_dtype than MXFP4: INVALID_VALUE                          */
     float v_scale;             /* FP8 v_dtype: value = code * v_scale (finite, > 0)           */
     int64_t v_stride_slot;     /* FP8 v_dtype: bytes between slots, >= 512, multiple of 16    */
-    int64_t num_slots;         /* rows in the cache (num_pages * page_size), >= 1              */
+    int64_t num_slots;         /* rows in the cache (num_pages * page_size), >= 0; 0 = an empty
+                                  pool (see above): every kv length 0, cache pointers may be
+                                  NULL                                                         */
     const int32_t* kv_page_indptr;  /* (batch_size + 1) offsets into kv_page_indices, or NULL
                                        for a contiguous cache                                  */
     const int32_t* kv_page_indices; /* physical page ids, (kv_page_indptr[batch_size]); NULL
-                                       exactly when kv_page_indptr is NULL                    */
+                                       when kv_page_indptr is NULL (and may be with num_slots
+                                       0), set otherwise                                       */
     int32_t page_size;         /* tokens per page, >= 1; must be 1 for a contiguous cache      */
 
     /* ---- batch layout --------------------------------------------------------------------- */
@@ -301,8 +339,8 @@ MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, si
  * fields of *params are device pointers; `workspace` is device memory of at least
  * mla_decode_workspace_size() bytes, 256-byte aligned (NULL allowed when that size is 0), not
  * used by another call in flight. Device-resident index contents (indptrs, page ids) are not
- * checked: they must describe slots below num_slots.
- * GPU paths of this release: every valid problem with o_dtype BF16: num_heads 16, 32, 64, 128;
+ * checked: they must describe slots below num_slots (so with num_slots 0, every kv length is 0).
+ * GPU paths of this release: every valid problem with o_dtype BF16: num_heads 8, 16, 32, 64, 128;
  * any q_len (causal, mixed through qo_indptr); q_dtype BF16 or FP8; kv_dtype BF16, FP8_E4M3FN,
  * FP8_E4M3FNUZ or MXFP4 (V from the MXFP4 rows, or from an FP8 v_cache); contiguous or paged.
  * The route (single-split, or split-KV with metadata + reduce), the stage-1 kernel ("variant")
@@ -336,7 +374,8 @@ MLA_API mla_status mla_decode_fwd(const mla_decode_params* params, void* workspa
  * the host's hardware threads. The alignment rules of the fields (16-byte Q, caches and O)
  * apply to the host pointers too.
  * Returns: SUCCESS; NULL_POINTER; INVALID_DTYPE; INVALID_SIZE; INVALID_VALUE (also for index
- * arrays that contradict the sizes); UNSUPPORTED; MISALIGNED; OUT_OF_MEMORY.
+ * arrays that contradict the sizes, a kv length above 0 with num_slots 0, and overlapping
+ * outputs); UNSUPPORTED; MISALIGNED; OUT_OF_MEMORY.
  */
 MLA_API mla_status mla_decode_reference(const mla_decode_params* params);
 
@@ -350,12 +389,13 @@ MLA_API mla_status mla_decode_reference(const mla_decode_params* params);
  * the host-value fields batch_size, total_q, max_q_len, max_kv_len, num_heads, q_dtype,
  * kv_dtype, v_dtype, o_dtype and flags, and the current device; every run must pass params
  * with the same shape and run on that device. In particular the V source is fixed by the plan's
- * v_dtype: a run that passes a v_cache to a plan made with v_dtype 0, or none to a plan made
- * with an FP8 v_dtype, is refused with INVALID_VALUE (nothing is written); so is a run whose
- * flags differ from the plan's (batch-invariant mode is fixed by the plan). Everything else may
- * change between runs: pointers (the v_cache pointer included), strides, scales, page table,
- * and the device-resident lengths (every q_len_b <= max_q_len; kv lengths above max_kv_len stay
- * correct, only less well balanced, and lose the batch-invariant guarantee).
+ * v_dtype: a run with an FP8 v_dtype (V from its v_cache) on a plan made with v_dtype 0, or
+ * with v_dtype 0 on a plan made with an FP8 v_dtype, is refused with INVALID_VALUE (nothing is
+ * written); so is a run whose flags differ from the plan's (batch-invariant mode is fixed by the
+ * plan). Everything else may change between runs: pointers (the v_cache pointer included),
+ * strides, scales, num_slots, page table, and the device-resident lengths (every
+ * q_len_b <= max_q_len; kv lengths above max_kv_len stay correct, only less well balanced, and
+ * lose the batch-invariant guarantee).
  *
  * Per step:   mla_decode_plan_prepare   computes the split metadata (which CTA handles which
  *                                       tokens of which batch element, where each reduce

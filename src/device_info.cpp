@@ -1,7 +1,6 @@
 #include "device_info.h"
 
 #include <cstdio>
-#include <mutex>
 
 #include "arch/runtime.h"
 #include "error.h"
@@ -48,25 +47,8 @@ mla_status current_device_info(DeviceInfo* info) {
     if (e != gpu::kSuccess)
         return fail(MLA_STATUS_DEVICE_ERROR, "getting the current device failed: %s",
                     gpu::error_string(e));
-    constexpr int kMaxCached = 64;
-    static std::mutex mutex;
-    static DeviceInfo cached[kMaxCached];
-    const bool cacheable = dev >= 0 && dev < kMaxCached;
-    if (cacheable) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (cached[dev].device == dev) {
-            *info = cached[dev];
-            return MLA_STATUS_SUCCESS;
-        }
-    }
-    DeviceInfo fresh;
-    MLA_TRY(query(dev, &fresh));
-    if (cacheable) {
-        std::lock_guard<std::mutex> lock(mutex);
-        cached[dev] = fresh;
-    }
-    *info = fresh;
-    return MLA_STATUS_SUCCESS;
+    static DeviceInfoCache cache;
+    return cache.get(dev, query, info);
 }
 
 #endif

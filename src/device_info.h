@@ -2,6 +2,8 @@
 // and shared-memory budget. Queried from the runtime once per device (device_info.cpp).
 #pragma once
 
+#include <mutex>
+
 #include "mla_decode.h"
 
 namespace mla {
@@ -13,6 +15,42 @@ struct DeviceInfo {
     int cc_major = 0, cc_minor = 0;      // compute capability (NVIDIA; HIP's stand-in on AMD)
     char arch_name[64] = {};             // "sm_90" on NVIDIA; gcnArchName on AMD ("gfx942:...")
     int max_shared_bytes_per_block = 0;  // NVIDIA: the opt-in limit; AMD: LDS per workgroup
+};
+
+// Device facts by ordinal, each queried once and shared by every thread: reads and the store
+// of a new entry hold the mutex, queries run outside it (two threads missing on one device
+// both query it; the facts are the same). Ordinals outside [0, kMaxDevices) are queried every
+// time. Host code with no GPU dependency, so host tests run it under ThreadSanitizer.
+class DeviceInfoCache {
+public:
+    static constexpr int kMaxDevices = 64;
+
+    // *info = the facts of device `dev`: kept ones, or query(dev, info) (an int, DeviceInfo*
+    // -> mla_status callable), kept when it succeeds.
+    template <typename Query>
+    mla_status get(int dev, Query&& query, DeviceInfo* info) {
+        const bool cacheable = dev >= 0 && dev < kMaxDevices;
+        if (cacheable) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (cached_[dev].device == dev) {
+                *info = cached_[dev];
+                return MLA_STATUS_SUCCESS;
+            }
+        }
+        DeviceInfo fresh;
+        const mla_status status = query(dev, &fresh);
+        if (status != MLA_STATUS_SUCCESS) return status;
+        if (cacheable) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            cached_[dev] = fresh;
+        }
+        *info = fresh;
+        return MLA_STATUS_SUCCESS;
+    }
+
+private:
+    std::mutex mutex_;
+    DeviceInfo cached_[kMaxDevices];
 };
 
 // *info for the current device (cached per device). NO_DEVICE without a GPU, DEVICE_ERROR when

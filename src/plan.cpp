@@ -42,13 +42,16 @@ mla_status plan_accepts(const DevicePlan& plan, const mla_decode_params& p, int 
     if (key == plan.key) return MLA_STATUS_SUCCESS;
     const char* run_v = v_dtype_text(key.v_dtype);
     const char* plan_v = v_dtype_text(plan.key.v_dtype);
-    if ((p.v_cache != nullptr) != (plan.key.v_dtype != 0)) {
+    // Validated params read V from v_cache exactly when v_dtype is FP8 (v_cache may be NULL
+    // only in an empty pool, num_slots 0, where nothing is read).
+    const bool run_v_cache = key.v_dtype != 0, plan_v_cache = plan.key.v_dtype != 0;
+    if (run_v_cache != plan_v_cache) {
         return fail(MLA_STATUS_INVALID_VALUE,
-                    "the V source is fixed when the plan is made: this run %s a v_cache (v_dtype "
-                    "%s) but the plan reads V from %s (made with v_dtype %s); make the plan with "
-                    "the v_dtype of the runs",
-                    p.v_cache != nullptr ? "passes" : "has no", run_v,
-                    plan.key.v_dtype != 0 ? "v_cache" : "the latent rows", plan_v);
+                    "the V source is fixed when the plan is made: this run reads V from %s "
+                    "(v_dtype %s) but the plan reads V from %s (made with v_dtype %s); make the "
+                    "plan with the v_dtype of the runs",
+                    run_v_cache ? "v_cache" : "the latent rows", run_v,
+                    plan_v_cache ? "v_cache" : "the latent rows", plan_v);
     }
     if (key.v_dtype != plan.key.v_dtype) {
         return fail(MLA_STATUS_INVALID_VALUE, "v_dtype %s differs from the plan's %s", run_v,

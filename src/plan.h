@@ -49,8 +49,9 @@ struct PlanOptions {
 PlanKey key_of(const mla_decode_params& p, int device);
 
 // SUCCESS when a run with `p` (validated for a device call) on `device` has the plan's key;
-// INVALID_VALUE otherwise, saying what differs (first: a v_cache where the plan reads V from
-// the latent rows, or none where it reads V from v_cache; then the flags).
+// INVALID_VALUE otherwise, saying what differs (first: a run reading V from v_cache where the
+// plan reads V from the latent rows, or the other way round, v_dtype saying which; then the
+// flags).
 mla_status plan_accepts(const DevicePlan& plan, const mla_decode_params& p, int device);
 
 // A plan for `p` (validated with ValidateFor::kWorkspaceQuery) on `device`; expects

@@ -67,6 +67,12 @@ mla_status check_kv_indptr(const mla_decode_params& p) {
                         "kv_indptr must be non-decreasing: kv_indptr[%d] = %d < kv_indptr[%d] = %d",
                         b + 1, kv[b + 1], b, kv[b]);
         }
+        if (p.num_slots == 0 && kv[b + 1] != kv[b]) {  // before any page id is read
+            return fail(MLA_STATUS_INVALID_VALUE,
+                        "num_slots is 0 (an empty pool) but batch element %d has kv length %lld: "
+                        "every kv length must be 0",
+                        b, static_cast<long long>(kv[b + 1]) - kv[b]);
+        }
     }
     if (p.kv_page_indptr == nullptr && kv[p.batch_size] > p.num_slots) {
         return fail(MLA_STATUS_INVALID_VALUE,

@@ -9,9 +9,17 @@
 //   (f) required pointers (not for a workspace query) -> NULL_POINTER
 //   (g) strides and byte extents                      -> INVALID_SIZE
 //   (h) scalar values and contradicting fields        -> INVALID_VALUE
+//       (last: an output overlapping an input or the other output; not for a workspace query)
 //   (i) alignment (not for a workspace query)         -> MISALIGNED
 //
 // Pointer fields are compared with NULL and their addresses inspected, never dereferenced.
+//
+// An empty pool (num_slots 0) has no cache rows and no pages: kv_cache, kv_block_scales,
+// v_cache and kv_page_indices may then be NULL (every kv length must be 0; the reference
+// checks it, the GPU cannot).
+//
+// Overlap is judged on byte spans computed from host values alone (span_of): from a tensor's
+// first byte to one past the last byte any call may touch, whatever lies in between.
 //
 // Workspace query: the caller may leave every pointer NULL, so a NULL pointer there means
 // "not known" and the rules that need a pointer to be present or absent are skipped (a NULL
@@ -26,6 +34,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 
 #include "error.h"
@@ -175,7 +184,7 @@ mla_status check_sizes(const mla_decode_params& p) {
     MLA_TRY(require_at_least("num_heads", p.num_heads, 1));
     MLA_TRY(require_at_least("head_dim_qk", p.head_dim_qk, 1));
     MLA_TRY(require_at_least("head_dim_v", p.head_dim_v, 1));
-    MLA_TRY(require_at_least("num_slots", p.num_slots, 1));
+    MLA_TRY(require_at_least("num_slots", p.num_slots, 0));  // 0: an empty pool
     return require_at_least("page_size", p.page_size, 1);
 }
 
@@ -183,8 +192,9 @@ mla_status check_sizes(const mla_decode_params& p) {
 
 mla_status check_geometry(const mla_decode_params& p) {
     int h = p.num_heads;
-    if (h != 16 && h != 32 && h != 64 && h != 128) {
-        return fail(MLA_STATUS_UNSUPPORTED, "num_heads %d is not supported: 16, 32, 64 or 128", h);
+    if (h != 8 && h != 16 && h != 32 && h != 64 && h != 128) {
+        return fail(MLA_STATUS_UNSUPPORTED, "num_heads %d is not supported: 8, 16, 32, 64 or 128",
+                    h);
     }
     if (p.head_dim_qk != MLA_HEAD_DIM_QK) {
         return fail(MLA_STATUS_UNSUPPORTED, "head_dim_qk must be %d (kv_lora_rank + rope), got %d",
@@ -204,16 +214,18 @@ mla_status require_pointer(const char* field, const void* ptr) {
     return fail(MLA_STATUS_NULL_POINTER, "%s is NULL", field);
 }
 
+// An empty pool (num_slots 0) has no cache rows and no pages, so those pointers may be NULL.
 mla_status check_pointers(const mla_decode_params& p) {
+    const bool pool = p.num_slots > 0;
     MLA_TRY(require_pointer("q", p.q));
-    MLA_TRY(require_pointer("kv_cache", p.kv_cache));
+    if (pool) MLA_TRY(require_pointer("kv_cache", p.kv_cache));
     MLA_TRY(require_pointer("qo_indptr", p.qo_indptr));
     MLA_TRY(require_pointer("kv_indptr", p.kv_indptr));
     MLA_TRY(require_pointer("o", p.o));
-    if (raw_dtype(p.kv_dtype) == MLA_DTYPE_MXFP4 && p.kv_block_scales == nullptr) {
+    if (pool && raw_dtype(p.kv_dtype) == MLA_DTYPE_MXFP4 && p.kv_block_scales == nullptr) {
         return fail(MLA_STATUS_NULL_POINTER, "kv_block_scales is NULL with kv_dtype MXFP4");
     }
-    if (p.kv_page_indptr != nullptr && p.kv_page_indices == nullptr) {
+    if (pool && p.kv_page_indptr != nullptr && p.kv_page_indices == nullptr) {
         return fail(MLA_STATUS_NULL_POINTER, "kv_page_indices is NULL while kv_page_indptr is set");
     }
     return MLA_STATUS_SUCCESS;
@@ -337,7 +349,7 @@ mla_status check_field_agreement(const mla_decode_params& p, ValidateFor what) {
                     static_cast<long long>(p.kv_block_scale_stride));
     }
     if (is_workspace_query(what)) return MLA_STATUS_SUCCESS;  // NULL pointers are "not known"
-    if (v_from_cache(p) && p.v_cache == nullptr) {
+    if (v_from_cache(p) && p.v_cache == nullptr && p.num_slots > 0) {
         return fail(MLA_STATUS_INVALID_VALUE,
                     "v_dtype %s takes V from v_cache, but v_cache is NULL (v_dtype 0 reads V "
                     "from the latent rows)",
@@ -354,9 +366,81 @@ mla_status check_field_agreement(const mla_decode_params& p, ValidateFor what) {
     return MLA_STATUS_SUCCESS;
 }
 
+// ---- (h) overlapping outputs ---------------------------------------------------------------
+
+// The bytes a tensor may occupy: [begin, begin + bytes); 0 bytes for an absent or empty one.
+struct Span {
+    const char* name;
+    uintptr_t begin;
+    uint64_t bytes;
+};
+
+// `outer` x `inner` runs of `width` elements, `outer_stride` / `inner_stride` elements apart:
+// from the first byte to one past the last element. Fits in int64 once (g) passed.
+Span span_of(const char* name, const void* ptr, int64_t outer, int64_t outer_stride,
+             int64_t inner, int64_t inner_stride, int64_t width, int64_t element_bytes) {
+    if (ptr == nullptr || outer <= 0 || inner <= 0) return Span{name, 0, 0};
+    const int64_t elements = (outer - 1) * outer_stride + (inner - 1) * inner_stride + width;
+    return Span{name, reinterpret_cast<uintptr_t>(ptr),
+                static_cast<uint64_t>(elements * element_bytes)};
+}
+
+// A dense array of `count` elements.
+Span span_of(const char* name, const void* ptr, int64_t count, int64_t element_bytes) {
+    return span_of(name, ptr, 1, 0, 1, 0, count, element_bytes);
+}
+
+bool overlap(const Span& a, const Span& b) {
+    if (a.bytes == 0 || b.bytes == 0) return false;
+    return a.begin <= b.begin ? b.begin - a.begin < a.bytes : a.begin - b.begin < b.bytes;
+}
+
+mla_status check_no_overlap(const Span& out, const Span& other) {
+    if (!overlap(out, other)) return MLA_STATUS_SUCCESS;
+    return fail(MLA_STATUS_INVALID_VALUE,
+                "%s and %s overlap (%s: %llu bytes at %p, %s: %llu bytes at %p): an output may "
+                "share memory with no input and not with the other output",
+                out.name, other.name, out.name, static_cast<unsigned long long>(out.bytes),
+                reinterpret_cast<const void*>(out.begin), other.name,
+                static_cast<unsigned long long>(other.bytes),
+                reinterpret_cast<const void*>(other.begin));
+}
+
+// O and LSE against each other and against every input, on spans of host values: Q, O (rows
+// x heads x dims), LSE (total_q x num_heads), the caches (num_slots rows), the indptrs and the
+// page list (batch_size + 1 entries), kv_page_indices (its first entry: the length is on the
+// device). An empty pool has no rows and no pages: those spans are empty.
+mla_status check_overlaps(const mla_decode_params& p) {
+    const int64_t rows = p.total_q, heads = p.num_heads, batch = p.batch_size;
+    const int64_t slots = p.num_slots;
+    const Span o = span_of("o", p.o, rows, p.o_stride_token, heads, p.o_stride_head,
+                           MLA_HEAD_DIM_V, dtype_storage_bytes(p.o_dtype));
+    const Span lse = span_of("lse", p.lse, rows * heads, sizeof(float));
+    const Span inputs[] = {
+        span_of("q", p.q, rows, p.q_stride_token, heads, p.q_stride_head, MLA_HEAD_DIM_QK,
+                dtype_storage_bytes(p.q_dtype)),
+        span_of("kv_cache", p.kv_cache, slots, p.kv_stride_slot, 1, 0, kv_row_elements(p.kv_dtype),
+                dtype_storage_bytes(p.kv_dtype)),
+        span_of("kv_block_scales", p.kv_block_scales, slots, p.kv_block_scale_stride, 1, 0,
+                MLA_MXFP4_ROW_SCALES, 1),
+        span_of("v_cache", p.v_cache, slots, p.v_stride_slot, 1, 0, MLA_HEAD_DIM_V, 1),
+        span_of("qo_indptr", p.qo_indptr, batch + 1, sizeof(int32_t)),
+        span_of("kv_indptr", p.kv_indptr, batch + 1, sizeof(int32_t)),
+        span_of("kv_page_indptr", p.kv_page_indptr, batch + 1, sizeof(int32_t)),
+        span_of("kv_page_indices", p.kv_page_indices, slots > 0 ? 1 : 0, sizeof(int32_t)),
+    };
+    MLA_TRY(check_no_overlap(o, lse));
+    for (const Span& out : {o, lse}) {
+        for (const Span& in : inputs) MLA_TRY(check_no_overlap(out, in));
+    }
+    return MLA_STATUS_SUCCESS;
+}
+
 mla_status check_values(const mla_decode_params& p, ValidateFor what) {
     MLA_TRY(check_scales(p));
-    return check_field_agreement(p, what);
+    MLA_TRY(check_field_agreement(p, what));
+    if (is_workspace_query(what)) return MLA_STATUS_SUCCESS;  // pointers are not looked at
+    return check_overlaps(p);
 }
 
 // ---- (i) alignment -------------------------------------------------------------------------

@@ -6,7 +6,11 @@
 # 1. Installs missing Debian packages with apt-get where it can (root or passwordless sudo);
 #    where it cannot (no apt-get, no registry) it goes on with what is there.
 # 2. Native build in $MLA_BUILD_DIR (default build/): backend cuda (sm_90a) when nvcc exists,
-#    else none; builds everything and runs ctest (GPU tests skip without a GPU).
+#    else none; builds everything and runs ctest (GPU tests skip without a GPU). Then the host
+#    code (backend none) built with ThreadSanitizer in $MLA_TSAN_BUILD_DIR (default build-tsan/)
+#    and every host test run in it (the thread-safety stress test among them; not the installed
+#    package's consumer, which is not instrumented): under a minute on 2 cores. Skipped with a
+#    notice where a ThreadSanitizer program cannot run; MLA_SKIP_TSAN=1 skips it on purpose.
 # 3. AMD compile check in $MLA_HIP_BUILD_DIR (default build-hip/): backend hip through Debian's
 #    clang-19 for gfx940 (library, tests and benchmark compiled and linked; its ctest run, GPU
 #    tests skip), plus the gfx942 device-only assembly of every kernel, and the gfx950 (MI355)
@@ -29,6 +33,21 @@ cmake --build "$MLA_BUILD_DIR" --parallel "$MLA_JOBS"
 mla_banner "native tests"
 native_result="passed"
 mla_ctest "native ($MLA_NATIVE_BACKEND) tests" "$MLA_BUILD_DIR" "$@" || native_result="FAILED"
+
+if [ "${MLA_SKIP_TSAN:-0}" = 1 ]; then
+  tsan_result="skipped (MLA_SKIP_TSAN=1)"
+elif ! mla_tsan_runs; then
+  tsan_result="skipped: a -fsanitize=thread program does not build or run here"
+else
+  mla_banner "ThreadSanitizer build of the host code (backend none) in $MLA_TSAN_BUILD_DIR"
+  mla_configure "$MLA_TSAN_BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLA_BACKEND=none \
+    -DMLA_SANITIZE_THREAD=ON -DMLA_BUILD_BENCH=OFF
+  cmake --build "$MLA_TSAN_BUILD_DIR" --parallel "$MLA_JOBS"
+  mla_banner "ThreadSanitizer tests"
+  tsan_result="passed"
+  mla_ctest "ThreadSanitizer (host) tests" "$MLA_TSAN_BUILD_DIR" -E '^c_api_install' \
+    || tsan_result="FAILED"
+fi
 
 hip_result=""
 hip_new_result=""
@@ -74,6 +93,11 @@ if [ "${#MLA_TEST_COUNTS[@]}" -gt 0 ]; then
 fi
 mla_log "native ($MLA_NATIVE_BACKEND): $native_result"
 [ "$native_result" = passed ] || failed=1
+case "$tsan_result" in
+  passed) mla_log "ThreadSanitizer (host): passed" ;;
+  FAILED) mla_log "ThreadSanitizer (host): FAILED"; failed=1 ;;
+  *) mla_log "NOTICE: ThreadSanitizer (host) $tsan_result" ;;
+esac
 # A part of the AMD check that did not run: an error under MLA_REQUIRE_HIP=1, else a notice.
 not_run() {
   if [ "${MLA_REQUIRE_HIP:-0}" = 1 ]; then

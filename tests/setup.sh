@@ -4,6 +4,7 @@
 # Environment:
 #   MLA_BUILD_DIR        native build directory (default build/)
 #   MLA_HIP_BUILD_DIR    AMD compile-check build directory (default build-hip/)
+#   MLA_TSAN_BUILD_DIR   ThreadSanitizer build directory of tests/run.sh (default build-tsan/)
 #   MLA_BUILD_TYPE       CMake build type of the native build (default Release)
 #   MLA_NATIVE_BACKEND   backend of the native build (default: cuda when nvcc exists, else none)
 #   MLA_CUDA_ARCH        CUDA architectures of the native build (default 90a)
@@ -16,6 +17,7 @@
 MLA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MLA_BUILD_DIR="${MLA_BUILD_DIR:-$MLA_ROOT/build}"
 MLA_HIP_BUILD_DIR="${MLA_HIP_BUILD_DIR:-$MLA_ROOT/build-hip}"
+MLA_TSAN_BUILD_DIR="${MLA_TSAN_BUILD_DIR:-$MLA_ROOT/build-tsan}"
 MLA_BUILD_TYPE="${MLA_BUILD_TYPE:-Release}"
 MLA_JOBS="${MLA_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
@@ -132,6 +134,20 @@ mla_setup_native() {
     mla_find_nvcc || { mla_log "error: MLA_NATIVE_BACKEND=cuda but no nvcc"; return 1; }
   fi
   mla_log "native backend: $MLA_NATIVE_BACKEND"
+}
+
+# A ThreadSanitizer program builds and runs here (the compiler has the runtime, and the kernel's
+# address-space layout suits it). 0: yes.
+mla_tsan_runs() {
+  local dir ok=1
+  dir="$(mktemp -d)" || return 1
+  printf 'int main(void) { return 0; }\n' > "$dir/probe.c"
+  if cc -fsanitize=thread "$dir/probe.c" -o "$dir/probe" >/dev/null 2>&1 \
+      && "$dir/probe" >/dev/null 2>&1; then
+    ok=0
+  fi
+  rm -rf "$dir"
+  return "$ok"
 }
 
 # The Debian clang-19 + HIP toolchain of the AMD compile check is complete.

@@ -694,9 +694,10 @@ TEST(Validate, HeadDimVBelowOne) {
                     [](mla_decode_params& p) { p.head_dim_v = -512; });
 }
 
-TEST(Validate, NumSlotsBelowOne) {
+// 0 is an empty pool (test_edges.cpp).
+TEST(Validate, NumSlotsNegative) {
     expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "num_slots",
-                    [](mla_decode_params& p) { p.num_slots = 0; });
+                    [](mla_decode_params& p) { p.num_slots = -1; });
 }
 
 TEST(Validate, PageSizeBelowOne) {
@@ -707,7 +708,7 @@ TEST(Validate, PageSizeBelowOne) {
 // ---- (e) geometry ------------------------------------------------------------------------------
 
 TEST(Validate, NumHeadsNotSupported) {
-    for (int h : {1, 8, 24, 48, 96, 256}) {
+    for (int h : {1, 4, 12, 24, 48, 96, 256}) {
         SCOPED_TRACE(h);
         expect_rejected(Base::kBf16, kAll, MLA_STATUS_UNSUPPORTED, "num_heads",
                         [h](mla_decode_params& p) { p.num_heads = h; });
@@ -1055,7 +1056,7 @@ TEST(Validate, FirstViolationInOrderWins) {
                     });
     expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "num_slots",
                     [](mla_decode_params& p) {
-                        p.num_slots = 0;
+                        p.num_slots = -1;
                         p.num_heads = 24;
                     });
     expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_UNSUPPORTED, "num_heads",

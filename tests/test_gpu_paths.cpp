@@ -1,5 +1,5 @@
 // GPU tests of the paths beyond the first release's: every cache format (bf16, fp8 e4m3fn /
-// e4m3fnuz, MXFP4 keys and values, MXFP4 keys with fp8 values) at 16, 32, 64 and 128 heads,
+// e4m3fnuz, MXFP4 keys and values, MXFP4 keys with fp8 values) at 8, 16, 32, 64 and 128 heads,
 // q_len 1..4 (uniform, mixed, with fully masked queries), fp8 Q, paged caches with sentinel page
 // list tails, lengths on both sides of every tile and split boundary, a batch of 1024, 128K-token
 // sequences, caches past 2^31 / 2^32 bytes, extreme MXFP4 blocks, and the plan API (prepare /
@@ -38,7 +38,8 @@ namespace {
 namespace gpu = mla::gpu;
 
 constexpr mla_dtype kNoV = static_cast<mla_dtype>(0);
-constexpr int kHeadCounts[] = {16, 32, 64, 128};
+// 8 heads: a 128-head model split 16 ways; a 16-row CTA then holds two query tokens.
+constexpr int kHeadCounts[] = {8, 16, 32, 64, 128};
 
 // A cache format: the latent cache's dtype, and the dtype of a separate fp8 V cache (or none).
 struct Format {
@@ -139,10 +140,10 @@ INSTANTIATE_TEST_SUITE_P(
 class GpuFp8Query : public ::testing::TestWithParam<std::tuple<mla_dtype, Format>> {};
 
 // Pre-quantized fp8 Q (per-tensor q_scale != 1) of either flavour against bf16 and fp8
-// caches, mixed q_len, 16 and 128 heads, unit and large (std 100) Q.
+// caches, mixed q_len, 8, 16 and 128 heads, unit and large (std 100) Q.
 TEST_P(GpuFp8Query, MatchesReference) {
     SKIP_WITHOUT_GPU();
-    for (int heads : {16, 128}) {
+    for (int heads : {8, 16, 128}) {
         for (double q_std : {1.0, 100.0}) {
             SCOPED_TRACE(trace("heads", heads) + ", q_std " + std::to_string(q_std));
             ProblemSpec s = make_spec(std::get<1>(GetParam()), heads, {1, 3, 777, 2100, 0},
@@ -174,7 +175,7 @@ class GpuPathsFormat : public ::testing::TestWithParam<Format> {};
 // holding NaN codes.
 TEST_P(GpuPathsFormat, ShuffledPagesWithSentinelListTails) {
     SKIP_WITHOUT_GPU();
-    const std::pair<int, int> page_sizes_and_heads[] = {{1, 16}, {16, 64}, {64, 128}};
+    const std::pair<int, int> page_sizes_and_heads[] = {{1, 16}, {16, 64}, {64, 128}, {16, 8}};
     for (const auto& [page_size, heads] : page_sizes_and_heads) {
         SCOPED_TRACE(trace("page_size", page_size) + ", " + trace("heads", heads));
         const ProblemSpec s =
@@ -219,6 +220,56 @@ TEST_P(GpuPathsFormat, ElementsAroundSplitBoundaries) {
 TEST_P(GpuPathsFormat, EveryElementEmpty) {
     SKIP_WITHOUT_GPU();
     expect_matches_reference(make_spec(GetParam(), 32, {0, 0, 0}, {1, 4, 2}, 19));
+}
+
+// An empty pool, as in an engine's warm-up or graph-capture step: num_slots 0, every pointer
+// into the pool NULL (so nothing can be read from it), every kv length 0, q_len 1..3. O = 0 and
+// LSE = -inf everywhere through mla_decode_fwd and the plan API, eagerly and replayed twice
+// from a graph captured on a non-blocking stream; contiguous and paged.
+TEST_P(GpuPathsFormat, EmptyPool) {
+    SKIP_WITHOUT_GPU();
+    const ProblemSpec spec = make_spec(GetParam(), 16, {0, 0, 0, 0}, {1, 3, 1, 2}, 49);
+    for (bool in_pages : {false, true}) {
+        SCOPED_TRACE(in_pages ? "paged" : "contiguous");
+        const HostProblem host = make_problem(in_pages ? paged(spec, 16) : spec);
+        const Reference ref = run_reference(host);
+        for (float lse : ref.lse) ASSERT_TRUE(std::isinf(lse) && lse < 0.0f);
+        DeviceProblem dev(host);
+        dev.params.num_slots = 0;
+        dev.params.kv_cache = nullptr;
+        dev.params.kv_block_scales = nullptr;
+        dev.params.v_cache = nullptr;
+        dev.params.kv_page_indices = nullptr;
+        for (Api api : {Api::kFwd, Api::kPlan}) {
+            SCOPED_TRACE(api == Api::kFwd ? "fwd" : "plan");
+            dev.poison_outputs(0xFF);
+            ASSERT_TRUE(run_on_gpu(dev, api));
+            expect_outputs_match(dev, ref);
+        }
+        TestStream stream;
+        ASSERT_EQ(stream.status(), gpu::kSuccess);
+        Plan plan;
+        ASSERT_EQ(plan.create(dev.params), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        DeviceBuffer workspace(plan.workspace_bytes());
+        CapturedGraph graph;
+        ASSERT_EQ(graph.begin_capture(stream.get()), gpu::kSuccess);
+        const mla_status fwd = dev.run(stream.get());  // the plan cache has the shape (above)
+        const mla_status prepared = mla_decode_plan_prepare(
+            plan.get(), &dev.params, workspace.get(), workspace.bytes(), stream.get());
+        const mla_status ran = mla_decode_plan_run(plan.get(), &dev.params, workspace.get(),
+                                                   workspace.bytes(), stream.get());
+        ASSERT_EQ(graph.end_capture(stream.get()), gpu::kSuccess);
+        ASSERT_EQ(fwd, MLA_STATUS_SUCCESS);
+        ASSERT_EQ(prepared, MLA_STATUS_SUCCESS);
+        ASSERT_EQ(ran, MLA_STATUS_SUCCESS);
+        for (int replay = 0; replay < 2; ++replay) {
+            SCOPED_TRACE(trace("replay", replay));
+            dev.poison_outputs(0xFF);
+            ASSERT_EQ(graph.launch(stream.get()), gpu::kSuccess);
+            ASSERT_EQ(stream.synchronize(), gpu::kSuccess);
+            expect_outputs_match(dev, ref);
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFormats, GpuPathsFormat, ::testing::ValuesIn(kAllFormats),
@@ -447,6 +498,7 @@ INSTANTIATE_TEST_SUITE_P(
     Steps, GpuGraph,
     ::testing::Values(GraphCase{"fp8_e4m3fn_h16_pages16", kFp8Fn, 16, 16},
                       GraphCase{"bf16_h64_contiguous", kBf16, 64, 0},
+                      GraphCase{"fp8_e4m3fnuz_h8_pages16", kFp8Fnuz, 8, 16},
                       GraphCase{"mxfp4_k_fp8_e4m3fnuz_v_h128_pages64", kMxfp4FnuzV, 128, 64}),
     [](const ::testing::TestParamInfo<GraphCase>& info) { return std::string(info.param.name); });
 
@@ -675,6 +727,55 @@ TEST(GpuPlanApi, RunWhoseVSourceDiffersFromThePlanIsRefused) {
             << mla_last_error_message();
         EXPECT_TRUE(outputs_untouched(dev, 0x5A));
     }
+}
+
+// O or LSE over an input, or LSE over O (spans as in mla_decode.h), with device buffers large
+// enough that a missed check could not write out of bounds: prepare, run and mla_decode_fwd
+// refuse it with INVALID_VALUE before anything is queued (the host suite test_edges covers every
+// input field, through the same validation).
+TEST(GpuPlanApi, OverlappingOutputsAreRefused) {
+    SKIP_WITHOUT_GPU();
+    PlannedProblem p(make_spec(kMxfp4FnV, 16, {100, 3000}, {1, 2}, 50));
+    ASSERT_EQ(p.made, MLA_STATUS_SUCCESS) << mla_last_error_message();
+    DeviceProblem& dev = p.dev;
+    struct Case {
+        const char* names;  // "<output> and <input>", as the message says
+        std::function<void(mla_decode_params&)> edit;
+    };
+    const Case cases[] = {
+        {"o and q", [&](mla_decode_params& x) { x.o = dev.q.get(); }},
+        {"o and kv_cache", [&](mla_decode_params& x) { x.o = dev.kv.get(); }},
+        {"o and kv_block_scales", [&](mla_decode_params& x) { x.o = dev.kv_block_scales.get(); }},
+        {"o and v_cache", [&](mla_decode_params& x) { x.o = dev.v.get(); }},
+        {"o and lse", [&](mla_decode_params& x) {
+             x.lse = reinterpret_cast<float*>(static_cast<char*>(dev.o.get()) + 256);
+         }},
+        {"lse and kv_cache", [&](mla_decode_params& x) {
+             x.lse = reinterpret_cast<float*>(static_cast<char*>(dev.kv.get()) + 4096);
+         }},
+    };
+    dev.poison_outputs(0x5A);
+    const std::vector<uint8_t> kv_before = p.host.kv;
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.names);
+        mla_decode_params params = dev.params;
+        c.edit(params);
+        const mla_status prepared = mla_decode_plan_prepare(
+            p.plan.get(), &params, p.workspace.get(), p.workspace.bytes(), nullptr);
+        EXPECT_EQ(prepared, MLA_STATUS_INVALID_VALUE);
+        EXPECT_NE(std::string(mla_last_error_message()).find(c.names), std::string::npos)
+            << mla_last_error_message();
+        EXPECT_EQ(mla_decode_plan_run(p.plan.get(), &params, p.workspace.get(),
+                                      p.workspace.bytes(), nullptr),
+                  MLA_STATUS_INVALID_VALUE);
+        EXPECT_EQ(mla_decode_fwd(&params, dev.workspace.get(), dev.workspace_bytes, nullptr),
+                  MLA_STATUS_INVALID_VALUE);
+    }
+    ASSERT_TRUE(synchronize_device());
+    EXPECT_TRUE(outputs_untouched(dev, 0x5A));
+    std::vector<uint8_t> kv_after(kv_before.size());
+    dev.kv.download(kv_after.data(), kv_after.size());
+    EXPECT_TRUE(kv_after == kv_before) << "the cache was written";
 }
 
 // Workspace one byte short, or NULL: refused by prepare and run, outputs untouched.

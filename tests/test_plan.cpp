@@ -265,6 +265,17 @@ TEST(PlanAccepts, TheSameShapeAndVSource) {
     }
 }
 
+// An empty pool (num_slots 0) may leave v_cache NULL: the run's v_dtype, not the pointer, says
+// where its V comes from.
+TEST(PlanAccepts, AnEmptyPoolWithoutVCache) {
+    mla::DevicePlan plan;
+    plan.key = mla::key_of(mxfp4_params(MLA_DTYPE_FP8_E4M3FN), 0);
+    mla_decode_params run = mxfp4_params(MLA_DTYPE_FP8_E4M3FN);
+    run.num_slots = 0;
+    run.v_cache = nullptr;
+    EXPECT_EQ(mla::plan_accepts(plan, run, 0), MLA_STATUS_SUCCESS) << mla_last_error_message();
+}
+
 TEST(PlanAccepts, RefusesARunWhoseVCacheContradictsThePlan) {
     const std::pair<mla_dtype, mla_dtype> cases[] = {
         {static_cast<mla_dtype>(0), MLA_DTYPE_FP8_E4M3FN},  // plan: latent rows; run: v_cache

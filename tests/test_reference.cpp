@@ -549,6 +549,15 @@ std::vector<NaiveCase> naive_cases() {
     heads.spec.kv_lens = {5, 0, 9};
     heads.spec.q_lens = {1, 1, 4};
     cases.push_back(heads);
+    NaiveCase eight{"mxfp4k_fp8fnv_h8_paged4",  // 8 heads: a 128-head model split 16 ways
+                    spec_of(MLA_DTYPE_MXFP4, MLA_DTYPE_BF16, MLA_DTYPE_FP8_E4M3FN)};
+    eight.spec.num_heads = 8;
+    eight.spec.paged = true;
+    eight.spec.page_size = 4;
+    cases.push_back(eight);
+    NaiveCase eight_fp8q{"fp8q_fp8fnuz_h8", spec_of(MLA_DTYPE_FP8_E4M3FNUZ, MLA_DTYPE_FP8_E4M3FN)};
+    eight_fp8q.spec.num_heads = 8;
+    cases.push_back(eight_fp8q);
     NaiveCase small{"bf16_h32_randn002", spec_of(MLA_DTYPE_BF16)};
     small.spec.num_heads = 32;
     small.spec.q_std = 0.02;

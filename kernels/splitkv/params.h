@@ -8,8 +8,6 @@
 
 namespace mla::splitkv {
 
-inline constexpr int kHeadGroup = 16;  // every head count is a multiple of this (16 ... 128)
-
 // Q storage (run-time: only the prologue that loads Q depends on it).
 enum class QFormat : int32_t { kBf16 = 0, kFp8E4M3FN = 1, kFp8E4M3FNUZ = 2 };
 
@@ -63,7 +61,7 @@ struct Params {
 
     int32_t batch;
     int32_t total_q;
-    int32_t num_heads;        // multiple of kHeadGroup
+    int32_t num_heads;        // 8, 16, 32, 64 or 128
     int32_t row_groups;       // stage-1 CTAs per (element, split): the element's query rows
                               // (max_q_len * num_heads) over the variant's rows per CTA (work.h)
     int32_t rows_per_cta;     // the plan's rows per CTA (a variant may have kernels for several)

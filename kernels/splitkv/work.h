@@ -5,9 +5,10 @@
 // Rows. The query rows of a batch element are its (query token t, head h) pairs, numbered
 // r = t * num_heads + h. A stage-1 variant takes kRows rows per CTA: CTA j of an (element,
 // split) takes rows [kRows * j, kRows * j + kRows), so a launch has
-// Params::row_groups = ceil(max_q_len * num_heads / kRows) CTAs per (element, split). With
-// kRows <= kHeadGroup, a divisor of every head count, the rows of a CTA are heads of one query
-// token; a larger kRows spans part of one token's heads, or all heads of several tokens.
+// Params::row_groups = ceil(max_q_len * num_heads / kRows) CTAs per (element, split). Head
+// counts and kRows are powers of two, so the rows of a CTA are part of one token's heads
+// (kRows <= num_heads), or all heads of several tokens (kRows > num_heads, e.g. 16 rows of
+// 8 heads: two tokens); stage1_row names the (token, head) of each.
 //
 // Grid: blockIdx.x = (batch * max_splits + split) * row_groups + row group.
 #pragma once
@@ -23,7 +24,7 @@ struct Stage1Work {
     int batch;
     int q_row;       // global query row (token) of the CTA's first row
     int head0;       // head of the CTA's first row
-    int tokens;      // query tokens its rows span (1 while kRows <= kHeadGroup)
+    int tokens;      // query tokens its rows span (1 while kRows <= num_heads)
     int splits;      // the element's splits: partial rows of consecutive tokens lie this far apart
     int64_t kv_begin;     // first slot (contiguous caches)
     int64_t tok_begin;    // cache tokens of this split for the CTA's last query token, causal
@@ -31,6 +32,10 @@ struct Stage1Work {
     int64_t visible_end;  // tokens the last query token may see (causal), before the split
     int64_t partial_row;  // split path: partial row of token q_row; single-split path: -1
 };
+
+// log2(num_heads): head counts are powers of two (8 .. 128), so rows split into (token, head)
+// with shifts and masks (a division by a run-time value costs registers on AMD).
+MLA_DEVICE int heads_log2(const Params& p) { return __ffs(p.num_heads) - 1; }
 
 template <int kTileTokens, int kRows>
 MLA_DEVICE Stage1Work stage1_work(const Params& p) {
@@ -40,17 +45,9 @@ MLA_DEVICE Stage1Work stage1_work(const Params& p) {
     id /= p.row_groups;
     const int split = id % p.max_splits;
     w.batch = id / p.max_splits;
-    int t = 0;  // query token of the first row
-    if constexpr (kRows <= kHeadGroup) {
-        static_assert(kHeadGroup % kRows == 0, "kRows must divide every head count");
-        const int head_groups = p.num_heads / kRows;
-        t = group / head_groups;
-        w.head0 = (group % head_groups) * kRows;
-    } else {
-        const int64_t row0 = static_cast<int64_t>(group) * kRows;
-        t = static_cast<int>(row0 / p.num_heads);
-        w.head0 = static_cast<int>(row0 % p.num_heads);
-    }
+    const int64_t row0 = static_cast<int64_t>(group) * kRows;
+    const int t = static_cast<int>(row0 >> heads_log2(p));  // query token of the first row
+    w.head0 = static_cast<int>(row0 & (p.num_heads - 1));
 
     const int q_begin = p.qo_indptr[w.batch];
     const int q_len = p.qo_indptr[w.batch + 1] - q_begin;
@@ -68,13 +65,8 @@ MLA_DEVICE Stage1Work stage1_work(const Params& p) {
     w.splits = splits;
     w.active = t < q_len && split < splits;
     w.q_row = q_begin + t;
-    int t_last = t;
-    if constexpr (kRows <= kHeadGroup) {
-        w.tokens = 1;
-    } else {
-        t_last = min(q_len - 1, (w.head0 + kRows - 1) / p.num_heads + t);
-        w.tokens = t_last - t + 1;
-    }
+    const int t_last = min(q_len - 1, ((w.head0 + kRows - 1) >> heads_log2(p)) + t);
+    w.tokens = t_last - t + 1;
     // Whole tiles, spread evenly over the splits; then the causal limit of query t: it sees
     // cache positions 0 .. kv_len - q_len + t.
     const int64_t visible = max(int64_t{0}, kv_len - q_len + t_last + 1);
@@ -83,6 +75,21 @@ MLA_DEVICE Stage1Work stage1_work(const Params& p) {
     w.tok_end = min(min(kv_len, w.tok_begin + tiles_per_split * kTileTokens), visible);
     w.tok_end = max(w.tok_end, w.tok_begin);
     return w;
+}
+
+// Row n (0 .. kRows - 1) of a stage-1 CTA: its query token relative to Stage1Work::q_row and
+// its head relative to Stage1Work::head0, as final_o_row, partial_o_row and store_lse
+// (epilogue.h) take them. A row past the CTA's last token (8 heads in 16 rows, the last token
+// of an odd q_len) names the row num_heads before it: it loads the same Q, sees the same
+// tokens and stores the same values to the same place, so the epilogue needs no per-row
+// branch (one costs the AMD MXFP4 kernels spilled registers).
+struct Stage1Row {
+    int token;
+    int head;
+};
+MLA_DEVICE Stage1Row stage1_row(const Params& p, const Stage1Work& w, int n) {
+    const int r = w.head0 + n;
+    return Stage1Row{min(r >> heads_log2(p), w.tokens - 1), (r & (p.num_heads - 1)) - w.head0};
 }
 
 // End of the cache tokens that query token q_row + i (i < tokens) of the CTA sees in its split:

@@ -1,8 +1,9 @@
 // Stage 1, warp-level variant "mma16": with the matrix atoms of the arch layer (mma.sync
 // m16n8k16 on NVIDIA, MFMA 16x16x16 on AMD), one CTA per (batch element, split, 16 query rows =
-// 16 heads of one query token) computes the softmax-weighted sum of V over its split's cached
-// tokens, plus that range's LSE. Every format, every architecture. What it shares with other
-// variants is in splitkv/: work.h (work contract), q_prologue.h, softmax.h, epilogue.h.
+// 16 heads of one query token, or 8 heads of two) computes the softmax-weighted sum of V over
+// its split's cached tokens, plus that range's LSE. Every format, every architecture. What it
+// shares with other variants is in splitkv/: work.h (work contract), q_prologue.h, softmax.h,
+// epilogue.h.
 //
 // Data flow of one CTA (kWarps warps; kBlocks x kDimSplits of them share the score product):
 //   * Tiles of kTileTokens cache rows stream global -> shared memory kStages deep (cp.async),
@@ -39,9 +40,9 @@
 namespace mla::splitkv {
 
 // The variant's shape, the same for every format: 256 threads on every architecture (8 warps of
-// 32, 4 waves of 64), one CTA per multiprocessor, 16 query rows (one token's 16 heads: the atoms'
-// row block) per CTA; as many tiles in flight as shared memory holds, up to kMaxStages where
-// copies are asynchronous (cp.async), one where they are plain loads.
+// 32, 4 waves of 64), one CTA per multiprocessor, 16 query rows (the atoms' row block: 16 heads
+// of one token, or 8 heads of two) per CTA; as many tiles in flight as shared memory holds, up
+// to kMaxStages where copies are asynchronous (cp.async), one where they are plain loads.
 struct Mma16Shape {
     static constexpr int kRows = 16;
     static constexpr int kThreads = 256;
@@ -202,16 +203,19 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
     const int n_chunks = min(Cfg::kMaxChunks, Cfg::kChunks - chunk0);
     arch::Quad qf[Cfg::kMaxChunks][Cfg::kStepsPerChunk][SA::kHeadsPerLane];
     float score_coef[SA::kHeadsPerLane];  // raw dot -> log2-domain score, per head
+    int row_end[SA::kHeadsPerLane];       // cache tokens (from tok_begin) the row sees, causal
     {
         constexpr int kWords = Cfg::kE / 2;  // 32-bit words of bf16 Q per lane and chunk
         uint32_t raw[Cfg::kMaxChunks][SA::kHeadsPerLane][kWords];
         const int q_elem_bytes = p.q_format == QFormat::kBf16 ? 2 : 1;
 #pragma unroll
         for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
-            const uint8_t* q_head =
-                static_cast<const uint8_t*>(p.q) +
-                (work.q_row * p.q_stride_token + (work.head0 + SA::head(lane, hs)) * p.q_stride_head) *
-                    q_elem_bytes;
+            const Stage1Row row = stage1_row(p, work, SA::head(lane, hs));
+            row_end[hs] = static_cast<int>(stage1_token_end(work, row.token) - tok_begin);
+            const uint8_t* q_head = static_cast<const uint8_t*>(p.q) +
+                                    ((work.q_row + row.token) * p.q_stride_token +
+                                     (work.head0 + row.head) * p.q_stride_head) *
+                                        q_elem_bytes;
 #pragma unroll
             for (int c = 0; c < Cfg::kMaxChunks; ++c) {
                 if (c < n_chunks) {
@@ -320,7 +324,6 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
         __syncthreads();  // everyone's copies landed; everyone left tile t-1
         if constexpr (Cfg::kStages > 1) issue_tile(t + Cfg::kStages - 1);
         const uint8_t* stage = smem + (t % Cfg::kStages) * Cfg::kStageBytes;
-        const int64_t tile_tok0 = tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
 
         // 1. Partial scores over this warp's dims, in two accumulator sets (even / odd k16
         //    steps) so that consecutive matrix products do not wait on each other.
@@ -422,7 +425,8 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
 #pragma unroll
             for (int i = 0; i < SA::kAcc; ++i) {
                 const int hs = SA::acc_head_slot(i);
-                const bool valid = tile_tok0 + blk * 16 + SA::acc_token(lane, i) < tok_end;
+                const int tok = t * Cfg::kTileTokens + blk * 16 + SA::acc_token(lane, i);
+                const bool valid = tok < row_end[hs];
                 s[i] = valid ? s[i] * score_coef[hs] : kNegInf;
                 bmax[hs] = fmaxf(bmax[hs], s[i]);
             }
@@ -534,21 +538,23 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
     };
 #pragma unroll
     for (int i = 0; i < VA::kOAcc; ++i) {
-        const int head = VA::o_head(lane, i);
-        const float l = row_sum(head);
+        const int n = VA::o_head(lane, i);  // CTA row
+        const Stage1Row row = stage1_row(p, work, n);
+        const float l = row_sum(n);
         const float scale = l > 0.0f ? v_scale / l : 0.0f;
         const int dim0 = warp * Cfg::kPvDims;
         if (single) {  // the final O, bf16
-            store_row(final_o_row(p, work, 0, head) + dim0, i, scale);
+            store_row(final_o_row(p, work, row.token, row.head) + dim0, i, scale);
         } else {  // this split's partial O, fp32
-            store_row(partial_o_row(p, work, 0, head) + dim0, i, scale);
+            store_row(partial_o_row(p, work, row.token, row.head) + dim0, i, scale);
         }
     }
     if (dsplit == 0 && blk == 0 && kgroup == 0) {
 #pragma unroll
         for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
-            const int head = SA::head(lane, hs);
-            store_lse(p, work, 0, head, m_s[hs], row_sum(head));
+            const int n = SA::head(lane, hs);
+            const Stage1Row row = stage1_row(p, work, n);
+            store_lse(p, work, row.token, row.head, m_s[hs], row_sum(n));
         }
     }
 }
