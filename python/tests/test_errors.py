@@ -189,7 +189,7 @@ def test_gpu_entry_points_check_arguments_first():
     fp32_o = device_problem(o=np.zeros((3, 16, 512), np.float32))
     refuse(S.UNSUPPORTED, lambda: mla.fwd(fp32_o, ws), "o_dtype FP32")
     refuse(S.UNSUPPORTED, lambda: mla.workspace_size(shape_only(num_heads=12)), "num_heads 12")
-    refuse(S.INVALID_SIZE, lambda: mla.Plan(shape_only(num_slots=0)), "num_slots")
+    refuse(S.INVALID_SIZE, lambda: mla.Plan(shape_only(num_slots=-1)), "num_slots")
 
 
 def gpu_present():
