@@ -156,6 +156,9 @@ public:
                 throw std::invalid_argument("a contiguous pool takes runs of elements only");
             }
         }
+        // Elements with no cache at all have an empty page list; the table pointer must still
+        // be valid (the pool has slots), so it holds one entry that is never read.
+        if (h.spec.paged && page_indices.empty()) page_indices.push_back(0);
         if (!h.spec.paged) {  // the slots of a run of elements, as the pool has them
             const std::vector<int32_t> slots = h.device_kv_indptr();
             for (int32_t& x : kv) x += slots[elements_.front()];

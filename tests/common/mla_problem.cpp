@@ -137,7 +137,9 @@ void fill_page_table(const ProblemSpec& spec, HostProblem& p) {
     for (int64_t i = num_pages - 1; i > 0; --i) {
         std::swap(order[i], order[shuffle_engine() % static_cast<uint64_t>(i + 1)]);
     }
-    p.kv_page_indices.assign(static_cast<size_t>(p.kv_page_indptr.back()), spec.page_tail_value);
+    // An empty table still has an address (the pool has slots): one entry that no list holds.
+    p.kv_page_indices.assign(std::max<size_t>(1, static_cast<size_t>(p.kv_page_indptr.back())),
+                             spec.page_tail_value);
     int64_t next = 0;
     for (int b = 0; b < p.batch_size; ++b) {
         const int64_t pages = pages_needed(spec.kv_lens[b], page_size);
