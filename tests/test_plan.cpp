@@ -308,6 +308,8 @@ TEST(PlanAccepts, RefusesAnotherShapeOrDevice) {
     EXPECT_TRUE(contains(mla_last_error_message(), "plan's shape")) << mla_last_error_message();
     EXPECT_EQ(mla::plan_accepts(plan, mxfp4_params(MLA_DTYPE_FP8_E4M3FN), 1),
               MLA_STATUS_INVALID_VALUE);
+    EXPECT_TRUE(contains(mla_last_error_message(), "made on device 0 but device 1 is current"))
+        << mla_last_error_message();
 }
 
 // The flags are part of the plan's shape: a plan made in one mode refuses runs in the other.
