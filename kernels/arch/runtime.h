@@ -29,6 +29,7 @@ inline const char* error_string(error_t e) { return MLA_RT(GetErrorString)(e); }
 inline error_t get_last_error() { return MLA_RT(GetLastError)(); }
 inline error_t device_count(int* n) { return MLA_RT(GetDeviceCount)(n); }
 inline error_t get_device(int* d) { return MLA_RT(GetDevice)(d); }
+inline error_t set_device(int d) { return MLA_RT(SetDevice)(d); }  // tests binding a thread
 inline error_t device_synchronize() { return MLA_RT(DeviceSynchronize)(); }
 // Multiprocessors (NVIDIA SMs, AMD compute units) of device `dev`.
 inline error_t multiprocessor_count(int* n, int dev) {
