@@ -15,6 +15,7 @@
 #include "mla_decode.h"
 #include "plan.h"
 #include "planner.h"  // kInvariantSplitTokens
+#include "splitkv/launch.h"  // stage1_shape
 #include "stage1_select.h"
 
 namespace {
@@ -334,7 +335,7 @@ TEST(PlanAccepts, RefusesARunInAnotherMode) {
 
 // Batch-invariant plans are the same, apart from the grid bound and the workspace, whatever
 // the batch, max_q_len, the device's units and architecture, the format's cost and what the
-// environment forces: mma16 with 16 rows per CTA, 64-token tiles, kInvariantSplitTokens
+// environment forces: mma16 with 16 rows per CTA and its tile, kInvariantSplitTokens
 // tokens per split, the split-KV route.
 TEST(PlanCreate, BatchInvariantPlansIgnoreTheBatchTheDeviceAndTheEnvironment) {
     mla::DeviceInfo fewer_units = nvidia(9, 0);
@@ -359,9 +360,11 @@ TEST(PlanCreate, BatchInvariantPlansIgnoreTheBatchTheDeviceAndTheEnvironment) {
                         << mla_last_error_message();
                     EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kMma16));
                     EXPECT_EQ(plan.rows_per_cta, 16);
-                    EXPECT_EQ(plan.tile_tokens, 64);
+                    // mma16's tile of this build (64 tokens; 32 on AMD)
+                    const int tile = mla::splitkv::stage1_shape(Stage1Variant::kMma16).tile_tokens;
+                    EXPECT_EQ(plan.tile_tokens, tile);
                     const int chunk = mla::kInvariantSplitTokens;
-                    EXPECT_EQ(plan.tiles_per_split, chunk / 64);
+                    EXPECT_EQ(plan.tiles_per_split, chunk / tile);
                     EXPECT_EQ(plan.num_splits, std::max(2, (max_kv + chunk - 1) / chunk));
                     EXPECT_GT(plan.workspace_bytes, 0u);
                     EXPECT_EQ(plan.key.flags, MLA_DECODE_FLAG_BATCH_INVARIANT);
