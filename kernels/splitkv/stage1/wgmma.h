@@ -8,10 +8,12 @@
 // rows its N.
 //     S^T [64 tokens x N rows]  = K [64 x 576]    * Q^T [576 x N]
 //     O^T [512 dims  x N rows] += V^T [512 x 64]  * P^T [64 x N]
-// A fragments are built in registers from the raw cache tile (fp8 codes decoded to f16 with bit
-// operations, arch/fp8.h); B operands (Q^T, P^T) sit in shared memory in the K-major core-matrix
-// layout that wgmma reads through a descriptor (arch/nvidia/sm90.h). Q^T is f16 after a per-row
-// power-of-two scale, exact for bf16 and fp8 Q; every product accumulates in f32.
+// A fragments are built in registers from the raw cache tile (fp8 codes decoded to f16: e4m3fn
+// by the hardware conversion, e4m3fnuz by bit operations, WgmmaDecode); B operands (Q^T, P^T)
+// sit in shared memory in the K-major core-matrix layout that wgmma reads through a descriptor
+// (arch/nvidia/sm90.h). Q^T is f16 after a per-row power-of-two scale, exact for bf16 and fp8 Q
+// down to 2^-24 of the row's largest element (f16's subnormal floor); every product accumulates
+// in f32.
 //
 // Warpgroups (setmaxnreg moves registers from the producer to the consumers):
 //   0 and 1, consumers, alternating tiles ("seesaw"): consumer w computes S^T of tiles 2i + w
@@ -32,8 +34,9 @@
 // Dim and token orders. A dot product does not care about the order of its terms, so
 //   * the K fragment of lane (g, t) for k-step (chunk c, step s) comes from one 16-byte load of
 //     its token row at bytes 64c + 16t; word s of it holds dims 64c + 16t + 4s + {0, 1, 2, 3},
-//     which the fp8 decoder pairs as (0, 2) and (1, 3): k index 2t + j + 8e <-> dim
-//     64c + 16t + 4s + 2j + e. Q^T is written in shared memory in exactly that order.
+//     which the decoder pairs as (0, 1) and (2, 3) for e4m3fn (k index 2t + j + 8e <-> dim
+//     64c + 16t + 4s + 2e + j) and as (0, 2) and (1, 3) for e4m3fnuz (k index 2t + j + 8e <->
+//     dim 64c + 16t + 4s + 2j + e). Q^T is written in shared memory in exactly that order.
 //   * S^T row m = 16 w + 8 h + g (warp w of the warpgroup) is tile token 16 w + 8 h + rho(g),
 //     rho(g) = 4 (g & 1) + (g >> 1): the two rows one 8-lane phase loads then sit 64 bytes apart
 //     modulo 128 and the 16-byte loads are free of bank conflicts (row pitch 592 bytes).
@@ -248,8 +251,9 @@ MLA_DEVICE void write_qt8(uint8_t* qt, int step_bytes, int n, int d0, const uint
     }
 }
 
-// Q prologue of the consumer warps (warp cw of Cfg::kProducerWarp): rows cw, cw + 8, ... as f16
-// Q^T with a per-row power-of-two scale, each row's score coefficient and token end.
+// Q prologue of the consumer warps (warp cw of the Cfg::kProducerWarp = 8 consumer warps): rows
+// cw, cw + 8, ... as f16 Q^T with a per-row power-of-two scale, each row's score coefficient
+// and token end.
 template <class Cfg>
 MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                         const WgmmaShared<Cfg>& sh, int cw, int lane) {
@@ -446,7 +450,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 s[k] = x;
                 tmax[Cfg::slot_of(k)] = fmaxf(tmax[Cfg::slot_of(k)], x);
             }
-            float* red = sh.red + (w * 2 + (i & 1)) * 4 * N;  // 2 buffers: no warp overtakes
+            float* red = sh.red + (w * 2 + (i & 1)) * 4 * N;  // 2 buffers (p_full suffices)
 #pragma unroll
             for (int jj = 0; jj < Cfg::kCols; ++jj) {
                 tmax[jj] = fmaxf(tmax[jj], arch::shfl_xor(tmax[jj], 4));
@@ -482,7 +486,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 l_run[jj] *= alpha[jj];
             }
             // 3. P^T (f16), the rescale factors and the new maxima into this consumer's buffer,
-            //    once the other consumer has added its tile 2 rounds ago.
+            //    once the other consumer has added this consumer's previous tile.
             if (i > 0) hw::mbarrier_wait(&sh.p_empty[w], (i - 1) & 1);
             uint8_t* pt = sh.pt + w * Cfg::kPtBytes;
 #pragma unroll
