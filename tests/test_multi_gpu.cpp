@@ -13,13 +13,10 @@
 // GPU builds only; every test skips without a device.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "arch/runtime.h"
@@ -29,6 +26,7 @@
 #include "gpu_test.h"
 #include "mla_decode.h"
 #include "mla_problem.h"
+#include "run_together.h"
 
 namespace mla_test {
 namespace {
@@ -51,26 +49,6 @@ std::string set_device(int device) {
     return e == gpu::kSuccess ? "" : std::string("set device: ") + gpu::error_string(e);
 }
 
-// Runs body(i) on `threads` threads released together; each one's failure or "".
-std::vector<std::string> run_together(int threads, const std::function<std::string(int)>& body) {
-    std::vector<std::string> failures(threads);
-    std::atomic<int> ready{0};
-    std::vector<std::thread> pool;
-    for (int i = 0; i < threads; ++i) {
-        pool.emplace_back([&, i] {
-            ready.fetch_add(1);
-            while (ready.load() < threads) std::this_thread::yield();
-            failures[i] = body(i);
-        });
-    }
-    for (std::thread& t : pool) t.join();
-    return failures;
-}
-
-void expect_no_failures(const std::vector<std::string>& failures) {
-    for (size_t i = 0; i < failures.size(); ++i)
-        EXPECT_EQ(failures[i], "") << "thread " << i;
-}
 
 struct FormatCase {
     const char* name;

@@ -29,6 +29,7 @@
 #include "mla_problem.h"
 #include "plan.h"
 #include "plan_cache.h"
+#include "run_together.h"
 
 #if defined(MLA_HAVE_GPU_RUNTIME)
 #include "device_problem.h"
@@ -41,28 +42,6 @@ namespace {
 
 constexpr mla_dtype kNoV = static_cast<mla_dtype>(0);
 
-// Runs body(i) on `threads` threads at once (released together) and returns each one's
-// failures ("" when it had none); a thread stops at its first failure.
-std::vector<std::string> run_together(int threads, const std::function<std::string(int)>& body) {
-    std::vector<std::string> failures(threads);
-    std::atomic<int> ready{0};
-    std::vector<std::thread> pool;
-    for (int i = 0; i < threads; ++i) {
-        pool.emplace_back([&, i] {
-            ready.fetch_add(1);
-            while (ready.load() < threads) std::this_thread::yield();
-            failures[i] = body(i);
-        });
-    }
-    for (std::thread& t : pool) t.join();
-    return failures;
-}
-
-void expect_no_failures(const std::vector<std::string>& failures) {
-    for (size_t i = 0; i < failures.size(); ++i) {
-        EXPECT_EQ(failures[i], "") << "thread " << i;
-    }
-}
 
 // A small problem per index: formats, heads (8 .. 128), paging and q_len vary with `i`.
 ProblemSpec varied_spec(int i) {
