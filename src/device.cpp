@@ -40,6 +40,7 @@ mla_status device_run(const DevicePlan&, const mla_decode_params&, void*, size_t
     return no_backend();
 }
 mla_status device_workspace_size(const mla_decode_params&, size_t*) { return no_backend(); }
+mla_status device_workspace_bound(const mla_decode_params&, size_t*) { return no_backend(); }
 mla_status device_decode(const mla_decode_params&, void*, size_t, void*) { return no_backend(); }
 
 #else
@@ -135,6 +136,14 @@ mla_status device_workspace_size(const mla_decode_params& p, size_t* bytes) {
     MLA_TRY(cached_plan(p, *options, &plan));
     *bytes = plan.workspace_bytes;
     return MLA_STATUS_SUCCESS;
+}
+
+mla_status device_workspace_bound(const mla_decode_params& max_shape, size_t* bytes) {
+    const PlanOptions* options = nullptr;
+    MLA_TRY(plan_options(&options));
+    DeviceInfo device;
+    MLA_TRY(current_device_info(&device));
+    return plan_workspace_bound(max_shape, device, *options, bytes);
 }
 
 mla_status device_decode(const mla_decode_params& p, void* workspace, size_t workspace_bytes,

@@ -66,10 +66,11 @@ SplitKvPlan plan_split_kv_invariant(const SplitKvShape& shape);
 // plan_split_kv_invariant) of every shape under `max`: batch_size <= max.batch_size,
 // max_q_len <= max.max_q_len, max_kv_len <= max.max_kv_len, max_q_len <= total_q <=
 // min(max.total_q, batch_size * max_q_len) (total_q is the sum of lengths <= max_q_len), every
-// other field equal. Forced splits and batch-invariant mode: the largest shape's own workspace
-// (it grows with every field). The default mode's split count is not monotone in the shape:
-// planner.cpp bounds the (query row, split) pairs of every plan that splits from the cost
-// model in closed form, without enumerating shapes (max_row_splits).
+// other field equal, and fewer than 2^40 CTAs per split (plan_create refuses grids over 2^31 - 1
+// anyway). Forced splits and batch-invariant mode: the largest shape's own workspace (it grows
+// with every field). The default mode's split count is not monotone in the shape: planner.cpp
+// bounds the (query row, split) pairs of every plan that splits from what the planner's choice
+// implies, searching batch, row groups, tiles and split counts with pruning (PairBound).
 size_t split_kv_workspace_bound(const SplitKvShape& max, int forced_splits = 0);
 size_t split_kv_invariant_workspace_bound(const SplitKvShape& max);
 
