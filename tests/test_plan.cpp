@@ -121,6 +121,27 @@ TEST(Stage1Select, WgmmaNeedsItsKernelsAndAnSm90Device) {
     EXPECT_EQ(on_h200, mla::stage1_variant_built(Stage1Variant::kWgmma)) << reason;
 }
 
+// plan_workspace_bound takes the largest problem's candidates for every smaller one: that holds
+// while availability does not depend on max_q_len.
+TEST(Stage1Select, AvailabilityDoesNotDependOnQLen) {
+    for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
+        for (KvFormat f : {KvFormat::kBf16, KvFormat::kFp8E4M3FN, KvFormat::kMxfp4}) {
+            for (int heads : {8, 128}) {
+                for (int v = 0; v < mla::splitkv::kStage1Variants; ++v) {
+                    const auto variant = static_cast<Stage1Variant>(v);
+                    const mla::Stage1Problem one{f, heads, 1, MLA_DTYPE_BF16};
+                    const bool serves = mla::stage1_can_serve(variant, one, d, nullptr, 0);
+                    for (int q_len : {2, 7, 64, 5000}) {
+                        const mla::Stage1Problem longer{f, heads, q_len, MLA_DTYPE_BF16};
+                        EXPECT_EQ(mla::stage1_can_serve(variant, longer, d, nullptr, 0), serves)
+                            << d.arch_name << " " << v << " q_len " << q_len;
+                    }
+                }
+            }
+        }
+    }
+}
+
 // ---- choosing: the planner's pick, the forced variant, the fallback -----------------------------
 
 TEST(Stage1Select, NothingForcedIsThePlannersPickWithoutANote) {
