@@ -334,6 +334,36 @@ MLA_API mla_status mla_decode_params_init(mla_decode_params* params);
 MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, size_t* bytes);
 
 /*
+ * One workspace for every problem up to a largest shape, for an engine that captures one
+ * HIP/CUDA graph per batch size (a plan per graph) and wants one workspace for all of them.
+ * *bytes >= the workspace (mla_decode_workspace_size, mla_decode_plan_workspace_size) of every
+ * problem on the current device in this process whose
+ *   - batch_size, max_q_len, max_kv_len (0 included) and total_q are at most those of
+ *     *max_shape, with total_q <= batch_size * max_q_len (what qo_indptr implies: total_q is
+ *     the sum of batch_size lengths of at most max_q_len), and whose
+ *   - num_heads, q_dtype, kv_dtype, v_dtype, o_dtype and flags equal those of *max_shape.
+ * The other fields (pointers, strides, scales, num_slots, page_size, sm_scale) do not change
+ * a workspace. Reads only the host-value fields of *max_shape, validated like
+ * mla_decode_workspace_size (so *max_shape must itself be a valid problem: max_q_len <=
+ * total_q, strides set, ...). Host arithmetic on the device's facts; no device memory.
+ * How tight: in batch-invariant mode, and with MLA_DECODE_NUM_SPLITS set, it is the largest
+ * shape's own workspace (exact: a workspace there grows with every maximum). Otherwise it comes
+ * from the planner's cost model (what a plan that splits implies about its total_q and split
+ * count), not from a table of shapes: in the project's tests it equals the largest workspace
+ * of a problem under *max_shape for about half the largest shapes tried, is within 1.3 times it
+ * for 9 in 10 and never above 2.5 times (2.25 the worst seen).
+ * That largest workspace often belongs to a mid-size batch: *max_shape's own workspace may be
+ * smaller, even 0 (a batch that fills the device needs no split).
+ * Host time: a search over the planner's decisions (no device work): for batch_size 1024 and
+ * 128K tokens about 0.1 to 0.4 ms per stage-1 kernel the plans choose from (one for bf16 and
+ * MXFP4 caches, four for fp8 on Hopper: up to about 2 ms), more for longer max_q_len. Call it
+ * once, at start-up, not per step.
+ * Returns: SUCCESS; NULL_POINTER (max_shape or bytes NULL); INVALID_DTYPE; INVALID_SIZE;
+ * INVALID_VALUE; UNSUPPORTED (no GPU path for such problems); NO_DEVICE; DEVICE_ERROR.
+ */
+MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape, size_t* bytes);
+
+/*
  * Run the decode on the GPU, ordered on `stream` (a hipStream_t, or cudaStream_t in an NVIDIA
  * build; NULL = the default stream). Asynchronous: returns once the work is queued. All pointer
  * fields of *params are device pointers; `workspace` is device memory of at least

@@ -101,6 +101,16 @@ MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, si
     });
 }
 
+MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape,
+                                              size_t* bytes) {
+    return guarded([&]() -> mla_status {
+        if (max_shape == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "max_shape is NULL");
+        if (bytes == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "bytes is NULL");
+        MLA_TRY(mla::validate_params(max_shape, mla::ValidateFor::kWorkspaceQuery));
+        return mla::device_workspace_bound(*max_shape, bytes);
+    });
+}
+
 MLA_API mla_status mla_decode_fwd(const mla_decode_params* params, void* workspace,
                                   size_t workspace_bytes, void* stream) {
     return guarded([&]() -> mla_status {

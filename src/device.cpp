@@ -40,6 +40,7 @@ mla_status device_run(const DevicePlan&, const mla_decode_params&, void*, size_t
     return no_backend();
 }
 mla_status device_workspace_size(const mla_decode_params&, size_t*) { return no_backend(); }
+mla_status device_workspace_bound(const mla_decode_params&, size_t*) { return no_backend(); }
 mla_status device_decode(const mla_decode_params&, void*, size_t, void*) { return no_backend(); }
 
 #else
@@ -94,14 +95,22 @@ mla_status check_run(const DevicePlan& plan, const mla_decode_params& p, void* w
     return MLA_STATUS_SUCCESS;
 }
 
-}  // namespace
-
-mla_status device_plan_create(const mla_decode_params& p, DevicePlan* plan) {
+// use(options, device) with the process's plan options and the current device's facts.
+template <typename Use>
+mla_status on_current_device(Use&& use) {
     const PlanOptions* options = nullptr;
     MLA_TRY(plan_options(&options));
     DeviceInfo device;
     MLA_TRY(current_device_info(&device));
-    return plan_create(p, device, *options, plan);
+    return use(*options, device);
+}
+
+}  // namespace
+
+mla_status device_plan_create(const mla_decode_params& p, DevicePlan* plan) {
+    return on_current_device([&](const PlanOptions& options, const DeviceInfo& device) {
+        return plan_create(p, device, options, plan);
+    });
 }
 
 mla_status device_prepare(const DevicePlan& plan, const mla_decode_params& p, void* workspace,
@@ -135,6 +144,12 @@ mla_status device_workspace_size(const mla_decode_params& p, size_t* bytes) {
     MLA_TRY(cached_plan(p, *options, &plan));
     *bytes = plan.workspace_bytes;
     return MLA_STATUS_SUCCESS;
+}
+
+mla_status device_workspace_bound(const mla_decode_params& max_shape, size_t* bytes) {
+    return on_current_device([&](const PlanOptions& options, const DeviceInfo& device) {
+        return plan_workspace_bound(max_shape, device, options, bytes);
+    });
 }
 
 mla_status device_decode(const mla_decode_params& p, void* workspace, size_t workspace_bytes,

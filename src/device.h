@@ -22,6 +22,9 @@ mla_status device_run(const DevicePlan& plan, const mla_decode_params& p, void* 
 
 // mla_decode_workspace_size / mla_decode_fwd: a plan from the process-wide cache.
 mla_status device_workspace_size(const mla_decode_params& p, size_t* bytes);
+// mla_decode_workspace_bound: plan_workspace_bound on the current device with the process's
+// plan options. Expects `max_shape` validated with ValidateFor::kWorkspaceQuery.
+mla_status device_workspace_bound(const mla_decode_params& max_shape, size_t* bytes);
 mla_status device_decode(const mla_decode_params& p, void* workspace, size_t workspace_bytes,
                          void* stream);
 

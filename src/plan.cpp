@@ -1,5 +1,6 @@
 #include "plan.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "error.h"
@@ -192,21 +193,54 @@ SplitKvShape split_shape(const mla_decode_params& p, splitkv::KvFormat format,
 // per CTA (16 heads of one query token; each row's softmax and products use only its own Q row
 // and the element's cache), always the split-KV route, splits every kInvariantSplitTokens tokens
 // (planner.h): nothing that decides a row's arithmetic follows the batch, the device's units or
-// the environment. False when this build's mma16 does not have that shape (never so today).
-bool plan_batch_invariant(const mla_decode_params& p, splitkv::KvFormat format,
-                          const DeviceInfo& device, DevicePlan* out, SplitKvPlan* sp) {
-    constexpr auto kVariant = splitkv::Stage1Variant::kMma16;
-    constexpr int kRows = 16;
-    const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(kVariant);
-    if (stage1.rows_per_cta[0] != kRows || stage1.tile_tokens <= 0 ||
+// the environment. invariant_shape: the planner's view of it; false when this build's mma16
+// does not have that shape (never so today).
+constexpr auto kInvariantVariant = splitkv::Stage1Variant::kMma16;
+constexpr int kInvariantRows = 16;
+
+bool invariant_shape(const mla_decode_params& p, splitkv::KvFormat format,
+                     const DeviceInfo& device, SplitKvShape* shape) {
+    const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(kInvariantVariant);
+    if (stage1.rows_per_cta[0] != kInvariantRows || stage1.tile_tokens <= 0 ||
         kInvariantSplitTokens % stage1.tile_tokens != 0)
         return false;
-    *sp = plan_split_kv_invariant(
-        split_shape(p, format, device, kVariant, stage1.tile_tokens, kRows));
-    out->variant = static_cast<int>(kVariant);
-    out->rows_per_cta = kRows;
-    out->tile_tokens = stage1.tile_tokens;
+    *shape = split_shape(p, format, device, kInvariantVariant, stage1.tile_tokens, kInvariantRows);
     return true;
+}
+
+bool plan_batch_invariant(const mla_decode_params& p, splitkv::KvFormat format,
+                          const DeviceInfo& device, DevicePlan* out, SplitKvPlan* sp) {
+    SplitKvShape shape;
+    if (!invariant_shape(p, format, device, &shape)) return false;
+    *sp = plan_split_kv_invariant(shape);
+    out->variant = static_cast<int>(kInvariantVariant);
+    out->rows_per_cta = kInvariantRows;
+    out->tile_tokens = shape.tile_tokens;
+    return true;
+}
+
+// The default mode's candidates: visit(variant, tile_tokens, rows per CTA) for every
+// (stage-1 variant, rows per CTA) that may serve `problem` on `device` (only the forced variant
+// when `choice` forces one).
+template <typename Visit>
+void for_each_candidate(const Stage1Choice& choice, const Stage1Problem& problem,
+                        const DeviceInfo& device, Visit&& visit) {
+    for (int v = 0; v < splitkv::kStage1Variants; ++v) {
+        const auto variant = static_cast<splitkv::Stage1Variant>(v);
+        if (choice.forced ? variant != choice.variant
+                          : !stage1_can_serve(variant, problem, device, nullptr, 0))
+            continue;
+        const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(variant);
+        for (int rows : stage1.rows_per_cta) {
+            if (rows > 0 && stage1.tile_tokens > 0) visit(variant, stage1.tile_tokens, rows);
+        }
+    }
+}
+
+mla_status no_variant(splitkv::KvFormat format) {
+    return fail(MLA_STATUS_INTERNAL_ERROR,
+                "no stage-1 variant of this build serves kv format %s (splitkv::stage1_shape)",
+                splitkv::kv_traits(format).name);
 }
 
 }  // namespace
@@ -224,29 +258,21 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     SplitKvPlan sp;
     const bool invariant = (p.flags & MLA_DECODE_FLAG_BATCH_INVARIANT) != 0;
     bool found = invariant && plan_batch_invariant(p, format, device, &out, &sp);
-    for (int v = 0; !invariant && v < splitkv::kStage1Variants; ++v) {
-        const auto variant = static_cast<splitkv::Stage1Variant>(v);
-        if (choice.forced ? variant != choice.variant
-                          : !stage1_can_serve(variant, problem, device, nullptr, 0))
-            continue;
-        const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(variant);
-        for (int rows : stage1.rows_per_cta) {
-            if (rows <= 0 || stage1.tile_tokens <= 0) continue;
-            const SplitKvPlan plan_v = plan_split_kv(
-                split_shape(p, format, device, variant, stage1.tile_tokens, rows),
-                options.forced_splits);
-            if (found && plan_v.predicted_us >= sp.predicted_us) continue;
-            found = true;
-            sp = plan_v;
-            out.variant = v;
-            out.rows_per_cta = rows;
-            out.tile_tokens = stage1.tile_tokens;
-        }
+    if (!invariant) {
+        for_each_candidate(choice, problem, device,
+                           [&](splitkv::Stage1Variant variant, int tile_tokens, int rows) {
+                               const SplitKvPlan plan_v = plan_split_kv(
+                                   split_shape(p, format, device, variant, tile_tokens, rows),
+                                   options.forced_splits);
+                               if (found && plan_v.predicted_us >= sp.predicted_us) return;
+                               found = true;
+                               sp = plan_v;
+                               out.variant = static_cast<int>(variant);
+                               out.rows_per_cta = rows;
+                               out.tile_tokens = tile_tokens;
+                           });
     }
-    if (!found)
-        return fail(MLA_STATUS_INTERNAL_ERROR,
-                    "no stage-1 variant of this build serves kv format %s (splitkv::stage1_shape)",
-                    splitkv::kv_traits(format).name);
+    if (!found) return no_variant(format);
     out.multiprocessors = device.multiprocessors;
     out.key = key_of(p, device.device);
     out.kv_format = static_cast<int>(format);
@@ -267,6 +293,37 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     out.predicted_us = sp.predicted_us;
     describe_plan(&out, options, choice.note);
     *plan = out;
+    return MLA_STATUS_SUCCESS;
+}
+
+mla_status plan_workspace_bound(const mla_decode_params& max_shape, const DeviceInfo& device,
+                                const PlanOptions& options, size_t* bytes) {
+    splitkv::KvFormat format = splitkv::KvFormat::kBf16;
+    MLA_TRY(gpu_kv_format(max_shape, &format));
+    size_t bound = 0;
+    bool found = false;
+    if ((max_shape.flags & MLA_DECODE_FLAG_BATCH_INVARIANT) != 0) {
+        SplitKvShape shape;
+        found = invariant_shape(max_shape, format, device, &shape);
+        if (found) bound = split_kv_invariant_workspace_bound(shape);
+    } else {
+        // stage1_can_serve does not look at max_q_len (every variant serves any q_len), so the
+        // largest shape's candidates are every smaller shape's.
+        const Stage1Problem problem{format, max_shape.num_heads, max_shape.max_q_len,
+                                    max_shape.q_dtype};
+        const Stage1Choice choice = choose_stage1_variant(options.stage1, problem, device);
+        for_each_candidate(choice, problem, device,
+                           [&](splitkv::Stage1Variant variant, int tile_tokens, int rows) {
+                               found = true;
+                               bound = std::max(
+                                   bound, split_kv_workspace_bound(
+                                              split_shape(max_shape, format, device, variant,
+                                                          tile_tokens, rows),
+                                              options.forced_splits));
+                           });
+    }
+    if (!found) return no_variant(format);
+    *bytes = bound;
     return MLA_STATUS_SUCCESS;
 }
 

@@ -59,6 +59,14 @@ mla_status plan_accepts(const DevicePlan& plan, const mla_decode_params& p, int 
 mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
                        const PlanOptions& options, DevicePlan* plan);
 
+// Bytes >= the workspace_bytes of plan_create(p, device, options) for every p under
+// `max_shape` (validated with ValidateFor::kWorkspaceQuery) that plan_create accepts:
+// batch_size, max_q_len, max_kv_len and total_q no larger (and total_q <= batch_size *
+// max_q_len, as qo_indptr implies), num_heads, the dtypes and flags equal. The largest of the
+// planner's bounds (planner.h) over the candidates plan_create picks from. GPU builds only.
+mla_status plan_workspace_bound(const mla_decode_params& max_shape, const DeviceInfo& device,
+                                const PlanOptions& options, size_t* bytes);
+
 // Writes plan->description from the plan's fields: route, stage-1 variant, rows per CTA, tile,
 // splits, format, shape, CTAs and compute units, the cost model's estimate and what the
 // environment forced; `stage1_note` (choose_stage1_variant's, may be "") is appended. In

@@ -61,6 +61,19 @@ inline constexpr int kInvariantSplitTokens = 1024;
 // kMaxSplits (a cap would make long elements' splits follow max_kv_len).
 SplitKvPlan plan_split_kv_invariant(const SplitKvShape& shape);
 
+// Workspace bounds for graph capture across batch sizes (mla_decode_workspace_bound): bytes >=
+// the workspace_bytes of the plan (plan_split_kv with `forced_splits`, or
+// plan_split_kv_invariant) of every shape under `max`: batch_size <= max.batch_size,
+// max_q_len <= max.max_q_len, max_kv_len <= max.max_kv_len, max_q_len <= total_q <=
+// min(max.total_q, batch_size * max_q_len) (total_q is the sum of lengths <= max_q_len), every
+// other field equal, and fewer than 2^40 CTAs per split (plan_create refuses grids over 2^31 - 1
+// anyway). Forced splits and batch-invariant mode: the largest shape's own workspace (it grows
+// with every field). The default mode's split count is not monotone in the shape: planner.cpp
+// bounds the (query row, split) pairs of every plan that splits from what the planner's choice
+// implies, searching batch, row groups, tiles and split counts with pruning (PairBound).
+size_t split_kv_workspace_bound(const SplitKvShape& max, int forced_splits = 0);
+size_t split_kv_invariant_workspace_bound(const SplitKvShape& max);
+
 // The model's prediction for a given split count (microseconds).
 double predict_split_kv_us(const SplitKvShape& shape, int splits);
 

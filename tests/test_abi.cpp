@@ -4,9 +4,11 @@
 //  - mla_decode_reference with real host buffers: O and LSE (filled with a sentinel) must stay
 //    untouched byte for byte;
 //  - mla_decode_fwd with fake, never-dereferenced device pointer values;
-//  - mla_decode_workspace_size (for the rules that read host values): *bytes stays untouched.
+//  - mla_decode_workspace_size and mla_decode_workspace_bound (for the rules that read host
+//    values): *bytes stays untouched.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstddef>
@@ -155,6 +157,10 @@ void expect_rejected_by_workspace(const mla_decode_params& device, mla_status wa
         << "workspace_size: " << mla_last_error_message();
     EXPECT_TRUE(message_names(field)) << "workspace_size";
     EXPECT_EQ(bytes, kUntouchedBytes) << "workspace_size wrote *bytes on failure";
+    EXPECT_EQ(mla_decode_workspace_bound(&p, &bytes), want)
+        << "workspace_bound: " << mla_last_error_message();
+    EXPECT_TRUE(message_names(field)) << "workspace_bound";
+    EXPECT_EQ(bytes, kUntouchedBytes) << "workspace_bound wrote *bytes on failure";
 }
 
 // The base problem with `mutate` applied must be rejected with `want` on every route asked.
@@ -416,6 +422,9 @@ TEST(ValidCalls, NoGpuBackendReportsNoDevice) {
     size_t bytes = kUntouchedBytes;
     EXPECT_EQ(mla_decode_workspace_size(&p, &bytes), MLA_STATUS_NO_DEVICE);
     EXPECT_EQ(bytes, kUntouchedBytes);
+    EXPECT_EQ(mla_decode_workspace_bound(&p, &bytes), MLA_STATUS_NO_DEVICE);
+    EXPECT_STRNE(mla_last_error_message(), "");
+    EXPECT_EQ(bytes, kUntouchedBytes);
     EXPECT_EQ(mla_decode_fwd(&p, nullptr, 0, nullptr), MLA_STATUS_NO_DEVICE);
     EXPECT_STRNE(mla_last_error_message(), "");
 }
@@ -494,6 +503,9 @@ TEST(PlanApi, CreateValidatesLikeTheWorkspaceQuery) {
         EXPECT_EQ(plan, kUntouchedPlan);
         size_t bytes = kUntouchedBytes;
         EXPECT_EQ(mla_decode_workspace_size(&p, &bytes), c.want);
+        EXPECT_EQ(mla_decode_workspace_bound(&p, &bytes), c.want);
+        EXPECT_TRUE(message_names(c.field));
+        EXPECT_EQ(bytes, kUntouchedBytes);
     }
 }
 
@@ -526,6 +538,44 @@ TEST(PlanApi, DescribeIntoZeroBytesAndNullOutPointers) {
     EXPECT_EQ(mla_decode_plan_destroy(plan), MLA_STATUS_SUCCESS);
 }
 
+// Through the ABI on the current device (skips without one): the bound of a largest problem
+// covers mla_decode_workspace_size of it and of smaller problems (batch, total_q, q_len, kv_len
+// at most its own), and a problem with another num_heads is not what it promises anything of.
+TEST(WorkspaceBound, CoversTheWorkspaceSizeOfSmallerProblems) {
+    mla_decode_params largest = fake_device_base();
+    largest.batch_size = 512;
+    largest.max_q_len = 2;
+    largest.total_q = 1024;
+    largest.max_kv_len = 32768;
+    largest.num_slots = int64_t{1} << 24;
+    largest.kv_dtype = MLA_DTYPE_FP8_E4M3FN;
+    size_t bound = kUntouchedBytes;
+    const mla_status status = mla_decode_workspace_bound(&largest, &bound);
+    if (status == MLA_STATUS_NO_DEVICE) GTEST_SKIP() << "no GPU: " << mla_last_error_message();
+    ASSERT_EQ(status, MLA_STATUS_SUCCESS) << mla_last_error_message();
+    EXPECT_STREQ(mla_last_error_message(), "");
+    size_t most = 0;
+    for (int batch : {1, 2, 3, 8, 31, 64, 100, 257, 512}) {
+        for (int q_len : {1, 2}) {
+            for (int kv_len : {0, 100, 4096, 20000, 32768}) {
+                mla_decode_params p = largest;
+                p.batch_size = batch;
+                p.max_q_len = q_len;
+                p.total_q = batch * q_len;
+                p.max_kv_len = kv_len;
+                size_t bytes = 0;
+                ASSERT_EQ(mla_decode_workspace_size(&p, &bytes), MLA_STATUS_SUCCESS)
+                    << mla_last_error_message();
+                EXPECT_LE(bytes, bound) << "batch " << batch << " q_len " << q_len << " kv_len "
+                                        << kv_len;
+                most = std::max(most, bytes);
+            }
+        }
+    }
+    EXPECT_GT(most, 0u);
+    EXPECT_LE(static_cast<double>(bound), 3.0 * static_cast<double>(most));
+}
+
 // ---- (a) params NULL ---------------------------------------------------------------------------
 
 TEST(Validate, NullParams) {
@@ -544,6 +594,16 @@ TEST(Validate, NullWorkspaceBytesOutParam) {
     mla_decode_params_init(&p);
     EXPECT_EQ(mla_decode_workspace_size(&p, nullptr), MLA_STATUS_NULL_POINTER);
     EXPECT_TRUE(message_names("bytes"));
+    EXPECT_EQ(mla_decode_workspace_bound(&p, nullptr), MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(message_names("bytes"));
+}
+
+TEST(Validate, NullMaxShapeOfTheWorkspaceBound) {
+    size_t bytes = kUntouchedBytes;
+    EXPECT_EQ(mla_decode_workspace_bound(nullptr, &bytes), MLA_STATUS_NULL_POINTER);
+    EXPECT_TRUE(message_names("max_shape"));
+    EXPECT_EQ(bytes, kUntouchedBytes);
+    EXPECT_EQ(mla_decode_workspace_bound(nullptr, nullptr), MLA_STATUS_NULL_POINTER);
 }
 
 // ---- (b) reserved ------------------------------------------------------------------------------

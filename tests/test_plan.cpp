@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <string>
 #include <utility>
 
@@ -118,6 +120,27 @@ TEST(Stage1Select, WgmmaNeedsItsKernelsAndAnSm90Device) {
     const bool on_h200 = mla::stage1_can_serve(Stage1Variant::kWgmma, kFp8H128, nvidia(9, 0),
                                                reason, sizeof(reason));
     EXPECT_EQ(on_h200, mla::stage1_variant_built(Stage1Variant::kWgmma)) << reason;
+}
+
+// plan_workspace_bound takes the largest problem's candidates for every smaller one: that holds
+// while availability does not depend on max_q_len.
+TEST(Stage1Select, AvailabilityDoesNotDependOnQLen) {
+    for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
+        for (KvFormat f : {KvFormat::kBf16, KvFormat::kFp8E4M3FN, KvFormat::kMxfp4}) {
+            for (int heads : {8, 128}) {
+                for (int v = 0; v < mla::splitkv::kStage1Variants; ++v) {
+                    const auto variant = static_cast<Stage1Variant>(v);
+                    const mla::Stage1Problem one{f, heads, 1, MLA_DTYPE_BF16};
+                    const bool serves = mla::stage1_can_serve(variant, one, d, nullptr, 0);
+                    for (int q_len : {2, 7, 64, 5000}) {
+                        const mla::Stage1Problem longer{f, heads, q_len, MLA_DTYPE_BF16};
+                        EXPECT_EQ(mla::stage1_can_serve(variant, longer, d, nullptr, 0), serves)
+                            << d.arch_name << " " << v << " q_len " << q_len;
+                    }
+                }
+            }
+        }
+    }
 }
 
 // ---- choosing: the planner's pick, the forced variant, the fallback -----------------------------
@@ -374,6 +397,117 @@ TEST(PlanCreate, BatchInvariantPlansIgnoreTheBatchTheDeviceAndTheEnvironment) {
             }
         }
     }
+}
+
+// ---- the workspace bound across problems (mla_decode_workspace_bound) ---------------------------
+
+// Host fields of a valid problem under or at a largest shape.
+mla_decode_params problem_of(int batch, int total_q, int q_len, int kv_len, int heads,
+                             mla_dtype kv_dtype, mla_dtype v_dtype, uint32_t flags) {
+    mla_decode_params p = host_fields(batch, kv_len, kv_dtype);
+    p.total_q = total_q;
+    p.max_q_len = q_len;
+    p.num_heads = heads;
+    p.q_stride_token = heads * 576;
+    p.o_stride_token = heads * 512;
+    p.v_dtype = v_dtype;
+    p.flags = flags;
+    return p;
+}
+
+// For devices described by hand, every format, 16 and 128 heads, both modes and what the
+// environment may force: the plans of sampled problems under a largest one (the largest
+// itself, its batches at full length, random ones) need no more than plan_workspace_bound;
+// in batch-invariant mode and with forced splits the bound is the largest problem's own; in
+// the default mode it is within 2.5x of the largest plan found over every batch and a grid of
+// lengths.
+TEST(PlanWorkspaceBound, CoversThePlansOfEveryProblemUnderTheLargest) {
+    mla::PlanOptions forced_splits, forced_variant;
+    forced_splits.forced_splits = 5;
+    forced_variant.stage1 = mla::parse_stage1_request("mma16");
+    const std::pair<mla_dtype, mla_dtype> formats[] = {
+        {MLA_DTYPE_BF16, static_cast<mla_dtype>(0)},
+        {MLA_DTYPE_FP8_E4M3FN, static_cast<mla_dtype>(0)},
+        {MLA_DTYPE_FP8_E4M3FNUZ, static_cast<mla_dtype>(0)},
+        {MLA_DTYPE_MXFP4, MLA_DTYPE_FP8_E4M3FN}};
+    constexpr int kBatch = 96, kQLen = 2, kTotalQ = 192, kKvLen = 20000;
+    std::mt19937 rng(8);
+    const auto pick = [&](int lo, int hi) {
+        return std::uniform_int_distribution<int>(lo, hi)(rng);
+    };
+    int splitting = 0;
+    double worst = 1.0;
+    for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
+        for (const mla::PlanOptions& options :
+             {mla::PlanOptions(), forced_splits, forced_variant}) {
+            for (const auto& [kv, v] : formats) {
+                for (int heads : {16, 128}) {
+                    for (uint32_t flags : {0u, MLA_DECODE_FLAG_BATCH_INVARIANT}) {
+                        SCOPED_TRACE(::testing::Message()
+                                     << d.arch_name << " forced splits " << options.forced_splits
+                                     << " stage1 " << options.stage1.name << " kv " << kv
+                                     << " heads " << heads << " flags " << flags);
+                        const mla_decode_params largest =
+                            problem_of(kBatch, kTotalQ, kQLen, kKvLen, heads, kv, v, flags);
+                        size_t bound = 0;
+                        ASSERT_EQ(mla::plan_workspace_bound(largest, d, options, &bound),
+                                  MLA_STATUS_SUCCESS)
+                            << mla_last_error_message();
+                        size_t most = 0;
+                        const auto covered = [&](int b, int tq, int q, int kv_len) {
+                            mla::DevicePlan plan;
+                            ASSERT_EQ(mla::plan_create(problem_of(b, tq, q, kv_len, heads, kv, v,
+                                                                  flags),
+                                                       d, options, &plan),
+                                      MLA_STATUS_SUCCESS);
+                            ASSERT_LE(plan.workspace_bytes, bound)
+                                << "batch " << b << " total_q " << tq << " q_len " << q
+                                << " kv_len " << kv_len << ": " << plan.description;
+                            most = std::max(most, plan.workspace_bytes);
+                        };
+                        for (int i = 0; i < 160; ++i) {
+                            const int b = i < 40 ? kBatch - i * 2 : pick(1, kBatch);
+                            const int q = pick(1, kQLen);
+                            const int tq = i < 40 ? b * q : pick(q, std::min(kTotalQ, b * q));
+                            const int kv_len = i < 40 ? kKvLen : pick(0, kKvLen);
+                            covered(b, tq, q, kv_len);
+                        }
+                        mla::DevicePlan own;
+                        ASSERT_EQ(mla::plan_create(largest, d, options, &own), MLA_STATUS_SUCCESS);
+                        if (flags != 0 || options.forced_splits > 0) {
+                            EXPECT_EQ(bound, own.workspace_bytes);
+                            continue;
+                        }
+                        if (options.stage1.forced) continue;
+                        // Default mode: every batch and q_len at total_q = batch * q_len over a
+                        // grid of lengths, for how close the bound comes to the largest found.
+                        for (int b = 1; b <= kBatch; ++b)
+                            for (int q = 1; q <= kQLen; ++q)
+                                for (int kv_len = 0; kv_len <= kKvLen; kv_len += 320)
+                                    covered(b, b * q, q, kv_len);
+                        ASSERT_GT(most, 0u);
+                        ++splitting;
+                        const double ratio = static_cast<double>(bound) / static_cast<double>(most);
+                        EXPECT_LE(ratio, 2.5);
+                        worst = std::max(worst, ratio);
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_EQ(splitting, 24);  // every device, format and head count of the default mode
+    std::printf("plan bound / largest plan found: at most %.3f\n", worst);
+}
+
+// The bound takes the formats plans take: an o_dtype without a GPU path is UNSUPPORTED.
+TEST(PlanWorkspaceBound, RefusesWhatNoPlanServes) {
+    mla_decode_params p = host_fields(4, 1000, MLA_DTYPE_BF16);
+    p.o_dtype = MLA_DTYPE_FP32;
+    size_t bound = 7;
+    EXPECT_EQ(mla::plan_workspace_bound(p, nvidia(9, 0), mla::PlanOptions(), &bound),
+              MLA_STATUS_UNSUPPORTED);
+    EXPECT_EQ(bound, 7u);
+    EXPECT_TRUE(contains(mla_last_error_message(), "o_dtype")) << mla_last_error_message();
 }
 #endif
 

@@ -21,7 +21,7 @@ from ._abi import (ABI_VERSION, FLAG_BATCH_INVARIANT, HEAD_DIM_QK, HEAD_DIM_V, K
                    MXFP4_ROW_BYTES, MXFP4_ROW_SCALES, QK_ROPE_HEAD_DIM, DType, LibraryError,
                    Status, __version__, load_library, mla_decode_params)
 from ._api import (MlaError, Params, Plan, backend, dtype, fwd, reference, version,
-                   workspace_size)
+                   workspace_bound, workspace_size)
 
 try:
     import torch  # noqa: F401  (only to know whether the op can be registered)
@@ -33,6 +33,6 @@ else:
 __all__ = ["ABI_VERSION", "FLAG_BATCH_INVARIANT", "HEAD_DIM_QK", "HEAD_DIM_V", "KV_LORA_RANK", "MXFP4_BLOCK_SIZE",
            "MXFP4_ROW_BYTES", "MXFP4_ROW_SCALES", "QK_ROPE_HEAD_DIM", "DType", "LibraryError",
            "MlaError", "Params", "Plan", "Status", "backend", "dtype", "fwd", "load_library",
-           "mla_decode_params", "reference", "version", "workspace_size"]
+           "mla_decode_params", "reference", "version", "workspace_bound", "workspace_size"]
 if "decode" in globals():
     __all__.append("decode")

@@ -123,6 +123,7 @@ _PROTOTYPES = {
     "mla_last_error_message": (ctypes.c_char_p, []),
     "mla_decode_params_init": (ctypes.c_int, [_P]),
     "mla_decode_workspace_size": (ctypes.c_int, [_P, ctypes.POINTER(_SIZE)]),
+    "mla_decode_workspace_bound": (ctypes.c_int, [_P, ctypes.POINTER(_SIZE)]),
     "mla_decode_fwd": (ctypes.c_int, [_P, _VP, _SIZE, _VP]),
     "mla_decode_reference": (ctypes.c_int, [_P]),
     "mla_decode_plan_create": (ctypes.c_int, [_P, ctypes.POINTER(_VP)]),

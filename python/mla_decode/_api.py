@@ -1,4 +1,5 @@
-"""The functions of include/mla_decode.h on arrays: Params, workspace_size, fwd, Plan, reference.
+"""The functions of include/mla_decode.h on arrays: Params, workspace_size, workspace_bound, fwd,
+Plan, reference.
 
 Params fills an mla_decode_params from arrays (see _tensors.as_array): the struct's sizes,
 strides and dtypes come from the arrays' shapes, strides and element types, so only what an
@@ -381,6 +382,16 @@ def workspace_size(params):
     (mla_decode_workspace_size; reads only the host fields, arrays may be absent)."""
     size = ctypes.c_size_t()
     _call("mla_decode_workspace_size", ctypes.byref(_struct(params, None)), ctypes.byref(size))
+    return size.value
+
+
+def workspace_bound(params):
+    """Bytes of device workspace that serve every problem up to the shape of `params` on the
+    current device (mla_decode_workspace_bound): batch_size, total_q, max_q_len and max_kv_len
+    are maxima, num_heads, the dtypes and batch_invariant must match. One workspace of this size
+    serves the plans of every captured batch size; reads only the host fields."""
+    size = ctypes.c_size_t()
+    _call("mla_decode_workspace_bound", ctypes.byref(_struct(params, None)), ctypes.byref(size))
     return size.value
 
 
