@@ -1085,13 +1085,20 @@ TEST(Validate, OStridesNotMultipleOf16Bytes) {
                     });
 }
 
+// A wider stride over the same buffer: fewer slots, so that the cache's extent stays inside
+// its allocation (else it may reach into O's and the overlap check answers first).
+void widen_kv_stride(mla_decode_params& p, int64_t stride) {
+    p.num_slots = p.num_slots * p.kv_stride_slot / stride;
+    p.kv_stride_slot = stride;
+}
+
 TEST(Validate, KvStrideSlotNotMultipleOf16Bytes) {
     expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_MISALIGNED, "kv_stride_slot",
-                    [](mla_decode_params& p) { p.kv_stride_slot = 580; });
+                    [](mla_decode_params& p) { widen_kv_stride(p, 580); });
     expect_rejected(Base::kFp8Kv, kRefFwd, MLA_STATUS_MISALIGNED, "kv_stride_slot",
-                    [](mla_decode_params& p) { p.kv_stride_slot = 584; });
+                    [](mla_decode_params& p) { widen_kv_stride(p, 584); });
     expect_rejected(Base::kMxfp4, kRefFwd, MLA_STATUS_MISALIGNED, "kv_stride_slot",
-                    [](mla_decode_params& p) { p.kv_stride_slot = 296; });
+                    [](mla_decode_params& p) { widen_kv_stride(p, 296); });
 }
 
 TEST(Validate, VStrideSlotNotMultipleOf16Bytes) {
