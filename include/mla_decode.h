@@ -69,7 +69,7 @@ extern "C" {
 #endif
 
 #define MLA_DECODE_VERSION_MAJOR 0
-#define MLA_DECODE_VERSION_MINOR 3
+#define MLA_DECODE_VERSION_MINOR 4
 #define MLA_DECODE_VERSION_PATCH 0
 /* Single comparable number: major * 10000 + minor * 100 + patch. */
 #define MLA_DECODE_VERSION                                                                      \
