@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <random>
 #include <tuple>
@@ -385,25 +384,18 @@ TEST(WorkspaceBound, ForcedSplitsGiveTheLargestShapesOwn) {
     }
 }
 
-// The search is cheap enough for a call at start-up: batch 1024, 128K tokens, each cost
-// candidate, 16 and 128 heads (the time is printed; the limit only catches a search gone
-// exhaustive).
-TEST(WorkspaceBound, TakesLittleTimeForBatch1024And128KTokens) {
-    double slowest = 0.0;
+// The largest engine shapes: batch 1024, 128K tokens, each cost candidate, 16 and 128 heads.
+// Some smaller shape splits, so the bound is positive, and it covers the largest shape's own
+// plan. (Its run time, 0.1-1.7 ms here, is a figure for the header, not a test.)
+TEST(WorkspaceBound, CoversBatch1024And128KTokens) {
     for (int heads : {16, 128}) {
         for (const Candidate& cost : kCandidates) {
             const Largest m{1024, 1024, 1, 131072, heads, 132, cost};
-            const auto start = std::chrono::steady_clock::now();
             const size_t bound = mla::split_kv_workspace_bound(shape_of(m));
-            const double ms = std::chrono::duration<double, std::milli>(
-                                  std::chrono::steady_clock::now() - start)
-                                  .count();
-            EXPECT_GT(bound, 0u);
-            EXPECT_LT(ms, 50.0) << describe(m);
-            slowest = std::max(slowest, ms);
+            EXPECT_GT(bound, 0u) << describe(m);
+            EXPECT_GE(bound, mla::plan_split_kv(shape_of(m), 0).workspace_bytes) << describe(m);
         }
     }
-    std::printf("batch 1024, 128K tokens: the slowest candidate took %.3f ms\n", slowest);
 }
 
 }  // namespace
