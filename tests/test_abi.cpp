@@ -200,15 +200,26 @@ TEST(Version, ParamsSizeMatchesTheHeader) {
     EXPECT_EQ(mla_decode_params_size() % 8, 0u);
 }
 
-// New fields come out of the reserved block at the end, which keeps its place and size: flags
-// and reserved_u32 took the first 8 of its 64 bytes (0.3.0 had reserved[8] at offset 216 of 280
-// bytes on LP64), so every field keeps its offset and a caller built against 0.3.0 still
-// passes zeros there.
+// New fields come out of the reserved block at the end, which keeps its place and size (0.3.0
+// had reserved[8] at offset 216 of 280 bytes on LP64): flags and reserved_u32 took its first 8
+// bytes (0.4.0), then the input forms took reserved_u32 (kpe_dtype) and six of the seven
+// words: q_pe, q_pe_stride_token, q_pe_stride_head, kpe_cache, kpe_stride_slot,
+// lse_stride_token, in that order, one word each. Every older field keeps its offset, and a
+// caller built against an older header still passes zeros there (the default forms).
 TEST(Version, FieldsTakenFromReservedKeepTheLayout) {
-    EXPECT_EQ(offsetof(mla_decode_params, flags) + 64, sizeof(mla_decode_params));
-    EXPECT_EQ(offsetof(mla_decode_params, reserved_u32), offsetof(mla_decode_params, flags) + 4);
-    EXPECT_EQ(offsetof(mla_decode_params, reserved), offsetof(mla_decode_params, flags) + 8);
-    EXPECT_EQ(sizeof(mla_decode_params::reserved), 56u);
+    constexpr size_t kWord = 8;
+    const size_t flags = offsetof(mla_decode_params, flags);
+    EXPECT_EQ(flags + 64, sizeof(mla_decode_params));
+    EXPECT_EQ(offsetof(mla_decode_params, kpe_dtype), flags + 4);
+    EXPECT_EQ(sizeof(mla_decode_params::kpe_dtype), 4u);
+    EXPECT_EQ(offsetof(mla_decode_params, q_pe), flags + 8);
+    EXPECT_EQ(offsetof(mla_decode_params, q_pe_stride_token), flags + 8 + kWord);
+    EXPECT_EQ(offsetof(mla_decode_params, q_pe_stride_head), flags + 8 + 2 * kWord);
+    EXPECT_EQ(offsetof(mla_decode_params, kpe_cache), flags + 8 + 3 * kWord);
+    EXPECT_EQ(offsetof(mla_decode_params, kpe_stride_slot), flags + 8 + 4 * kWord);
+    EXPECT_EQ(offsetof(mla_decode_params, lse_stride_token), flags + 8 + 5 * kWord);
+    EXPECT_EQ(offsetof(mla_decode_params, reserved), flags + 8 + 6 * kWord);
+    EXPECT_EQ(sizeof(mla_decode_params::reserved), kWord);
     EXPECT_EQ(offsetof(mla_decode_params, flags),
               offsetof(mla_decode_params, lse) + sizeof(float*));
     if (sizeof(void*) == 8 && alignof(int64_t) == 8) {
@@ -216,6 +227,40 @@ TEST(Version, FieldsTakenFromReservedKeepTheLayout) {
         EXPECT_EQ(sizeof(mla_decode_params), 280u);
     }
     EXPECT_EQ(MLA_DECODE_FLAG_BATCH_INVARIANT, 1u);
+}
+
+// The offsets of every field before the reserved block, as 0.3.0 and 0.4.0 had them (LP64):
+// the input forms moved none of them.
+TEST(Version, OlderFieldsKeepTheirOffsets) {
+    if (sizeof(void*) != 8 || alignof(int64_t) != 8) GTEST_SKIP() << "offsets stated for LP64";
+    EXPECT_EQ(offsetof(mla_decode_params, batch_size), 0u);
+    EXPECT_EQ(offsetof(mla_decode_params, sm_scale), 28u);
+    EXPECT_EQ(offsetof(mla_decode_params, q), 32u);
+    EXPECT_EQ(offsetof(mla_decode_params, q_dtype), 40u);
+    EXPECT_EQ(offsetof(mla_decode_params, q_scale), 44u);
+    EXPECT_EQ(offsetof(mla_decode_params, q_stride_token), 48u);
+    EXPECT_EQ(offsetof(mla_decode_params, q_stride_head), 56u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_cache), 64u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_dtype), 72u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_scale), 76u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_stride_slot), 80u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_block_scales), 88u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_block_scale_stride), 96u);
+    EXPECT_EQ(offsetof(mla_decode_params, v_cache), 104u);
+    EXPECT_EQ(offsetof(mla_decode_params, v_dtype), 112u);
+    EXPECT_EQ(offsetof(mla_decode_params, v_scale), 116u);
+    EXPECT_EQ(offsetof(mla_decode_params, v_stride_slot), 120u);
+    EXPECT_EQ(offsetof(mla_decode_params, num_slots), 128u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_page_indptr), 136u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_page_indices), 144u);
+    EXPECT_EQ(offsetof(mla_decode_params, page_size), 152u);
+    EXPECT_EQ(offsetof(mla_decode_params, qo_indptr), 160u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_indptr), 168u);
+    EXPECT_EQ(offsetof(mla_decode_params, o), 176u);
+    EXPECT_EQ(offsetof(mla_decode_params, o_dtype), 184u);
+    EXPECT_EQ(offsetof(mla_decode_params, o_stride_token), 192u);
+    EXPECT_EQ(offsetof(mla_decode_params, o_stride_head), 200u);
+    EXPECT_EQ(offsetof(mla_decode_params, lse), 208u);
 }
 
 TEST(Version, BackendNameIsKnown) {
@@ -293,7 +338,13 @@ TEST(ParamsInit, Defaults) {
     EXPECT_EQ(p.o_stride_head, 0);
     EXPECT_EQ(p.lse, nullptr);
     EXPECT_EQ(p.flags, 0u);
-    EXPECT_EQ(p.reserved_u32, 0u);
+    EXPECT_EQ(static_cast<int>(p.kpe_dtype), 0);
+    EXPECT_EQ(p.q_pe, nullptr);
+    EXPECT_EQ(p.q_pe_stride_token, 0);
+    EXPECT_EQ(p.q_pe_stride_head, 0);
+    EXPECT_EQ(p.kpe_cache, nullptr);
+    EXPECT_EQ(p.kpe_stride_slot, 0);
+    EXPECT_EQ(p.lse_stride_token, 0);
     for (uint64_t r : p.reserved) EXPECT_EQ(r, 0u);
 }
 
@@ -484,7 +535,7 @@ TEST(PlanApi, CreateValidatesLikeTheWorkspaceQuery) {
         Mutation mutate;
     };
     const Case cases[] = {
-        {"reserved", MLA_STATUS_INVALID_VALUE, [](mla_decode_params& p) { p.reserved[3] = 1; }},
+        {"reserved", MLA_STATUS_INVALID_VALUE, [](mla_decode_params& p) { p.reserved[0] = 1; }},
         {"q_dtype", MLA_STATUS_INVALID_DTYPE,
          [](mla_decode_params& p) { p.q_dtype = MLA_DTYPE_MXFP4; }},
         {"batch_size", MLA_STATUS_INVALID_SIZE, [](mla_decode_params& p) { p.batch_size = 0; }},
@@ -611,13 +662,11 @@ TEST(Validate, NullMaxShapeOfTheWorkspaceBound) {
 TEST(Validate, ReservedNotZero) {
     const int words = static_cast<int>(sizeof(mla_decode_params::reserved) / sizeof(uint64_t));
     for (int i = 0; i < words; ++i) {
-        SCOPED_TRACE(i);
-        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "reserved",
-                        [i](mla_decode_params& p) { p.reserved[i] = uint64_t{1} << (i * 7); });
-    }
-    for (uint32_t value : {1u, 0x80000000u}) {
-        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "reserved_u32",
-                        [value](mla_decode_params& p) { p.reserved_u32 = value; });
+        for (uint64_t value : {uint64_t{1}, uint64_t{1} << 63}) {
+            SCOPED_TRACE(i);
+            expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "reserved",
+                            [i, value](mla_decode_params& p) { p.reserved[i] = value; });
+        }
     }
 }
 
