@@ -39,7 +39,11 @@ enum Route : unsigned {
     kAll = kReference | kFwd | kWorkspace,
 };
 
-enum class Base { kBf16, kFp8Kv, kFp8Q, kMxfp4, kMxfp4FpV, kPaged };
+// kSplit: bf16, split Q, a bf16 rope cache, strided LSE (every input form at once);
+// kSplitFp8: fp8 Q split, an e4m3fn latent and rope cache, paged.
+enum class Base { kBf16, kFp8Kv, kFp8Q, kMxfp4, kMxfp4FpV, kPaged, kSplit, kSplitFp8 };
+const Base kAllBases[] = {Base::kBf16,  Base::kFp8Kv,  Base::kFp8Q,  Base::kMxfp4,
+                          Base::kMxfp4FpV, Base::kPaged, Base::kSplit, Base::kSplitFp8};
 
 ProblemSpec base_spec(Base base) {
     ProblemSpec s;
@@ -56,6 +60,19 @@ ProblemSpec base_spec(Base base) {
             s.v_dtype = MLA_DTYPE_FP8_E4M3FN;
             break;
         case Base::kPaged:
+            s.paged = true;
+            s.page_size = 2;
+            break;
+        case Base::kSplit:
+            s.split_q = true;
+            s.kpe_dtype = MLA_DTYPE_BF16;
+            s.lse_stride_token = 16 + 3;
+            break;
+        case Base::kSplitFp8:
+            s.q_dtype = MLA_DTYPE_FP8_E4M3FN;
+            s.kv_dtype = MLA_DTYPE_FP8_E4M3FN;
+            s.split_q = true;
+            s.kpe_dtype = MLA_DTYPE_FP8_E4M3FN;
             s.paged = true;
             s.page_size = 2;
             break;
@@ -96,6 +113,8 @@ mla_decode_params fake_device_params(mla_decode_params p) {
     fake(p.kv_indptr, 8);
     fake(p.o, 9);
     fake(p.lse, 10);
+    fake(p.q_pe, 11);
+    fake(p.kpe_cache, 12);
     return p;
 }
 
@@ -380,8 +399,7 @@ TEST(LastError, IsPerThread) {
 // ---- valid calls (the bases of the rejection tests are valid) ----------------------------------
 
 TEST(ValidCalls, EveryBaseProblemRunsOnTheReference) {
-    for (Base base : {Base::kBf16, Base::kFp8Kv, Base::kFp8Q, Base::kMxfp4, Base::kMxfp4FpV,
-                      Base::kPaged}) {
+    for (Base base : kAllBases) {
         HostProblem hp = make_problem(base_spec(base));
         for (mla_dtype o_dtype : {MLA_DTYPE_BF16, MLA_DTYPE_FP32}) {
             std::vector<float> o(hp.o_elements()), lse(hp.lse_elements());
@@ -463,6 +481,72 @@ TEST(ValidCalls, WorkspaceQueryReadsNoPointer) {
     if (status != MLA_STATUS_SUCCESS) {
         EXPECT_EQ(bytes, kUntouchedBytes);
     }
+}
+
+// The split forms are host facts (q_pe strides, kpe_dtype): a workspace query checks their
+// strides and dtypes without their pointers (q_pe, kpe_cache NULL: not known).
+TEST(ValidCalls, WorkspaceQueryTakesSplitFormsWithoutTheirPointers) {
+    for (Base base : {Base::kSplit, Base::kSplitFp8}) {
+        HostProblem hp = make_problem(base_spec(base));
+        mla_decode_params p = hp.host_params(nullptr, MLA_DTYPE_BF16, nullptr);
+        p.q = p.q_pe = p.kv_cache = p.kpe_cache = nullptr;
+        p.qo_indptr = p.kv_indptr = p.kv_page_indptr = p.kv_page_indices = nullptr;
+        size_t bytes = kUntouchedBytes;
+        const mla_status status = mla_decode_workspace_size(&p, &bytes);
+        EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
+            << mla_status_string(status) << ": " << mla_last_error_message();
+    }
+}
+
+// The smallest strides of the split forms are valid: q_nope heads 512 apart, q_pe heads 64
+// apart, latent rows 512 and rope rows 64 elements apart, LSE rows num_heads apart (the
+// reference reads the same values through them as through the padded strides of the base).
+TEST(ValidCalls, TightestSplitStrides) {
+    HostProblem hp = make_problem(base_spec(Base::kSplit));
+    std::vector<float> o_padded(hp.o_elements()), lse_padded(hp.lse_elements());
+    mla_decode_params padded = hp.host_params(o_padded.data(), MLA_DTYPE_FP32, lse_padded.data());
+    ASSERT_EQ(mla_decode_reference(&padded), MLA_STATUS_SUCCESS) << mla_last_error_message();
+
+    // The same values repacked tightly.
+    const int heads = hp.spec.num_heads;
+    auto repack = [](const std::vector<uint8_t>& src, int64_t rows, int64_t src_stride,
+                     int64_t dst_stride, int64_t width) {
+        std::vector<uint8_t> dst(static_cast<size_t>(rows * dst_stride));
+        for (int64_t r = 0; r < rows; ++r)
+            std::memcpy(&dst[r * dst_stride], &src[r * src_stride], static_cast<size_t>(width));
+        return dst;
+    };
+    constexpr int64_t kBytes = 2;  // bf16
+    const int64_t q_rows = static_cast<int64_t>(hp.total_q) * heads;
+    const std::vector<uint8_t> q = repack(hp.q, q_rows, hp.q_stride_head * kBytes,
+                                          512 * kBytes, 512 * kBytes);
+    std::vector<uint8_t> q_pe_src;  // q_pe rows by (token, head), then repacked
+    for (int t = 0; t < hp.total_q; ++t)
+        for (int h = 0; h < heads; ++h) {
+            const uint8_t* row = &hp.q_pe[(t * hp.q_pe_stride_token + h * hp.q_pe_stride_head) *
+                                          kBytes];
+            q_pe_src.insert(q_pe_src.end(), row, row + 64 * kBytes);
+        }
+    const std::vector<uint8_t> kv = repack(hp.kv, hp.num_slots, hp.kv_stride_slot * kBytes,
+                                           512 * kBytes, 512 * kBytes);
+    const std::vector<uint8_t> kpe = repack(hp.kpe, hp.num_slots, hp.kpe_stride_slot * kBytes,
+                                            64 * kBytes, 64 * kBytes);
+    std::vector<float> o(hp.o_elements()), lse(static_cast<size_t>(hp.total_q) * heads);
+    mla_decode_params p = hp.host_params(o.data(), MLA_DTYPE_FP32, lse.data());
+    p.q = q.data();
+    p.q_stride_head = 512;
+    p.q_stride_token = 512 * heads;
+    p.q_pe = q_pe_src.data();
+    p.q_pe_stride_head = 64;
+    p.q_pe_stride_token = 64 * heads;
+    p.kv_cache = kv.data();
+    p.kv_stride_slot = 512;
+    p.kpe_cache = kpe.data();
+    p.kpe_stride_slot = 64;
+    p.lse_stride_token = heads;
+    ASSERT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS) << mla_last_error_message();
+    EXPECT_EQ(std::memcmp(o.data(), o_padded.data(), o.size() * sizeof(float)), 0);
+    EXPECT_EQ(std::memcmp(lse.data(), hp.dense_lse(lse_padded).data(), lse.size() * 4), 0);
 }
 
 TEST(ValidCalls, NoGpuBackendReportsNoDevice) {
@@ -1153,6 +1237,163 @@ TEST(Validate, KvStrideSlotNotMultipleOf16Bytes) {
 TEST(Validate, VStrideSlotNotMultipleOf16Bytes) {
     expect_rejected(Base::kMxfp4FpV, kRefFwd, MLA_STATUS_MISALIGNED, "v_stride_slot",
                     [](mla_decode_params& p) { p.v_stride_slot = 520; });
+}
+
+// ---- input forms (mla_decode.h, "Input forms"): each rule in the order of the checks ---------
+
+// (c) kpe_dtype: 0, BF16 or FP8; nothing else, and not 0 beside a kpe_cache.
+TEST(Validate, KpeDtypeThatARopeCacheCannotHave) {
+    for (int v : {int{MLA_DTYPE_FP32}, int{MLA_DTYPE_MXFP4}, 6, -1}) {
+        SCOPED_TRACE(v);
+        expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_DTYPE, "kpe_dtype",
+                        [v](mla_decode_params& p) { set_raw(&p.kpe_dtype, v); });
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_DTYPE, "kpe_dtype",
+                        [v](mla_decode_params& p) { set_raw(&p.kpe_dtype, v); });
+    }
+}
+
+TEST(Validate, KpeDtypeZeroBesideAKpeCache) {
+    expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_DTYPE, "kpe_dtype",
+                    [](mla_decode_params& p) { set_raw(&p.kpe_dtype, 0); });
+}
+
+// (c) pairs: MXFP4 has no split form; a rope cache is BF16 or the latent's dtype; a BF16 rope
+// beside an FP8 latent is the host reference's only (its numbers: test_input_forms.cpp).
+TEST(Validate, SplitMxfp4CacheIsUnsupported) {
+    for (mla_dtype kpe : {MLA_DTYPE_BF16, MLA_DTYPE_FP8_E4M3FN}) {
+        SCOPED_TRACE(kpe);
+        expect_rejected(Base::kMxfp4, kAll, MLA_STATUS_UNSUPPORTED, "MXFP4",
+                        [kpe](mla_decode_params& p) {
+                            p.kpe_dtype = kpe;
+                            p.kpe_cache = p.kv_block_scales;
+                            p.kpe_stride_slot = 64;
+                        });
+    }
+}
+
+TEST(Validate, RopeDtypesNoPathServes) {
+    expect_rejected(Base::kSplit, kAll, MLA_STATUS_UNSUPPORTED, "kpe_dtype",
+                    [](mla_decode_params& p) { p.kpe_dtype = MLA_DTYPE_FP8_E4M3FN; });
+    expect_rejected(Base::kSplitFp8, kAll, MLA_STATUS_UNSUPPORTED, "kpe_dtype",
+                    [](mla_decode_params& p) { p.kpe_dtype = MLA_DTYPE_FP8_E4M3FNUZ; });
+}
+
+TEST(Validate, Bf16RopeBesideAnFp8LatentIsHostReferenceOnly) {
+    expect_rejected(Base::kSplitFp8, kFwd | kWorkspace, MLA_STATUS_UNSUPPORTED, "kpe_dtype",
+                    [](mla_decode_params& p) { p.kpe_dtype = MLA_DTYPE_BF16; });
+}
+
+// (f) the split forms' pointers (not for the workspace query, where NULL means "not known").
+TEST(Validate, NullQPeInTheSplitQForm) {
+    expect_rejected(Base::kSplit, kRefFwd, MLA_STATUS_NULL_POINTER, "q_pe",
+                    [](mla_decode_params& p) { p.q_pe = nullptr; });
+}
+
+TEST(Validate, NullKpeCacheWithAKpeDtype) {
+    for (Base base : {Base::kSplit, Base::kSplitFp8}) {
+        expect_rejected(base, kRefFwd, MLA_STATUS_NULL_POINTER, "kpe_cache",
+                        [](mla_decode_params& p) { p.kpe_cache = nullptr; });
+    }
+}
+
+// (g) strides by form.
+TEST(Validate, QStrideHeadTooSmallInTheSplitQForm) {
+    expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_SIZE, "q_stride_head",
+                    [](mla_decode_params& p) { p.q_stride_head = 511; });
+}
+
+TEST(Validate, QPeStrideHeadTooSmall) {
+    for (int64_t s : {63, 0, -64}) {
+        SCOPED_TRACE(s);
+        expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_SIZE, "q_pe_stride_head",
+                        [s](mla_decode_params& p) { p.q_pe_stride_head = s; });
+    }
+}
+
+// A q_pe given (or a q_pe stride set) selects the split Q form, whose strides must then be set;
+// a stride alone (f, before g) also asks for q_pe, except in the workspace query.
+TEST(Validate, QPeWithoutItsStrides) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "q_pe_stride_head",
+                    [](mla_decode_params& p) { p.q_pe = p.q; });
+    auto token_stride_only = [](mla_decode_params& p) { p.q_pe_stride_token = 16 * 64; };
+    expect_rejected(Base::kBf16, kWorkspace, MLA_STATUS_INVALID_SIZE, "q_pe_stride_head",
+                    token_stride_only);
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_NULL_POINTER, "q_pe", token_stride_only);
+}
+
+TEST(Validate, QPeStrideTokenTooSmall) {
+    expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_SIZE, "q_pe_stride_token",
+                    [](mla_decode_params& p) { p.q_pe_stride_token = 16 * p.q_pe_stride_head - 8; });
+}
+
+TEST(Validate, KvStrideSlotTooSmallInTheSplitCacheForm) {
+    expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_SIZE, "kv_stride_slot",
+                    [](mla_decode_params& p) { p.kv_stride_slot = 511; });
+}
+
+TEST(Validate, KpeStrideSlotTooSmall) {
+    for (int64_t s : {63, 0, -1}) {
+        SCOPED_TRACE(s);
+        expect_rejected(Base::kSplitFp8, kAll, MLA_STATUS_INVALID_SIZE, "kpe_stride_slot",
+                        [s](mla_decode_params& p) { p.kpe_stride_slot = s; });
+    }
+}
+
+TEST(Validate, LseStrideTokenTooSmall) {
+    for (int64_t s : {15, -1, -16}) {
+        SCOPED_TRACE(s);
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "lse_stride_token",
+                        [s](mla_decode_params& p) { p.lse_stride_token = s; });
+    }
+}
+
+TEST(Validate, QPeByteExtentOverflows) {
+    expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_SIZE, "q_pe",
+                    [](mla_decode_params& p) { p.q_pe_stride_token = kInt64Max / 4; });
+}
+
+TEST(Validate, KpeCacheByteExtentOverflows) {
+    expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_SIZE, "kpe_cache",
+                    [](mla_decode_params& p) { p.kpe_stride_slot = kInt64Max / 8; });
+}
+
+TEST(Validate, LseByteExtentOverflows) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "lse",
+                    [](mla_decode_params& p) { p.lse_stride_token = kInt64Max / 8; });
+}
+
+// (h) a rope stride without a rope cache contradicts kpe_dtype 0.
+TEST(Validate, KpeStrideSlotWithoutASplitCache) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "kpe_stride_slot",
+                    [](mla_decode_params& p) { p.kpe_stride_slot = 64; });
+}
+
+// (i) alignment of the split forms' pointers and strides (strides kept inside the buffers, so
+// that the overlap check does not answer first).
+TEST(Validate, QPePointerMisaligned) {
+    expect_rejected(Base::kSplit, kRefFwd, MLA_STATUS_MISALIGNED, "q_pe",
+                    [](mla_decode_params& p) { p.q_pe = offset_bytes(p.q_pe, 8); });
+}
+
+TEST(Validate, KpeCachePointerMisaligned) {
+    expect_rejected(Base::kSplitFp8, kRefFwd, MLA_STATUS_MISALIGNED, "kpe_cache",
+                    [](mla_decode_params& p) { p.kpe_cache = offset_bytes(p.kpe_cache, 4); });
+}
+
+TEST(Validate, QPeStridesNotMultipleOf16Bytes) {
+    expect_rejected(Base::kSplit, kRefFwd, MLA_STATUS_MISALIGNED, "q_pe_stride_head",
+                    [](mla_decode_params& p) { p.q_pe_stride_head = 92; });  // 184 bytes
+    expect_rejected(Base::kSplit, kRefFwd, MLA_STATUS_MISALIGNED, "q_pe_stride_token",
+                    [](mla_decode_params& p) { p.q_pe_stride_token -= 4; });
+    expect_rejected(Base::kSplitFp8, kRefFwd, MLA_STATUS_MISALIGNED, "q_pe_stride_head",
+                    [](mla_decode_params& p) { p.q_pe_stride_head = 88; });  // fp8: 88 bytes
+}
+
+TEST(Validate, KpeStrideSlotNotMultipleOf16Bytes) {
+    expect_rejected(Base::kSplit, kRefFwd, MLA_STATUS_MISALIGNED, "kpe_stride_slot",
+                    [](mla_decode_params& p) { p.kpe_stride_slot = 92; });  // 184 bytes
+    expect_rejected(Base::kSplitFp8, kRefFwd, MLA_STATUS_MISALIGNED, "kpe_stride_slot",
+                    [](mla_decode_params& p) { p.kpe_stride_slot = 88; });
 }
 
 // ---- order: the first violation wins -----------------------------------------------------------
