@@ -309,7 +309,7 @@ typedef struct mla_decode_params {
     /* ---- input forms (see "Input forms" above). Taken from the reserved block, so the struct
      *      keeps its size and every older field its offset; every field is 0 / NULL in the
      *      default forms, which is what mla_decode_params_init sets and what a caller built
-     *      against an older header (reserved zeroed) passes -------------------------------------- */
+     *      against an older header (reserved zeroed) passes ----------------------------------- */
     mla_dtype kpe_dtype;       /* host value. 0 (default): 576-wide cache rows in kv_cache, and
                                   kpe_cache must be NULL, kpe_stride_slot 0. BF16, FP8_E4M3FN
                                   or FP8_E4M3FNUZ: the split cache form, the rope rows in

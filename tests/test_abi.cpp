@@ -1323,7 +1323,9 @@ TEST(Validate, QPeWithoutItsStrides) {
 
 TEST(Validate, QPeStrideTokenTooSmall) {
     expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_SIZE, "q_pe_stride_token",
-                    [](mla_decode_params& p) { p.q_pe_stride_token = 16 * p.q_pe_stride_head - 8; });
+                    [](mla_decode_params& p) {
+                        p.q_pe_stride_token = 16 * p.q_pe_stride_head - 8;
+                    });
 }
 
 TEST(Validate, KvStrideSlotTooSmallInTheSplitCacheForm) {

@@ -362,7 +362,8 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
     // (source size 0).
     constexpr int kPieces = Cfg::kRowBytes / 16;
     constexpr int kLatentPieces = kKvLoraRank / 16;  // fp8: one byte per dim
-    static_assert(kLatentPieces == 32 && kPieces - kLatentPieces <= 32, "one latent piece per lane");
+    static_assert(kLatentPieces == 32 && kPieces - kLatentPieces <= 32,
+                  "one latent piece per lane");
     for (int t = 0; t < rows.n_tiles; ++t) {
         const int stage = t % Cfg::kStages;
         const int use = t / Cfg::kStages;
