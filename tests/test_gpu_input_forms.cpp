@@ -48,30 +48,9 @@ const Format kFormats[] = {
     {MLA_DTYPE_MXFP4, MLA_DTYPE_FP8_E4M3FN}, {MLA_DTYPE_MXFP4, MLA_DTYPE_FP8_E4M3FNUZ},
 };
 
-// The forms of a case (any subset; a split cache only where the format has one).
-struct Forms {
-    bool split_q;
-    bool split_cache;
-    bool lse_stride;
-};
-
-const Forms kForms[] = {
+// The forms of the cases (a split cache only where the format has one).
+const InputForms kForms[] = {
     {true, false, false}, {false, true, false}, {false, false, true}, {true, true, true}};
-
-std::string forms_name(const Forms& f) {
-    std::string s;
-    if (f.split_q) s += "_split_q";
-    if (f.split_cache) s += "_split_cache";
-    if (f.lse_stride) s += "_lse_stride";
-    return s;
-}
-
-ProblemSpec with_forms(ProblemSpec s, const Forms& f) {
-    s.split_q = f.split_q;
-    if (f.split_cache) s.kpe_dtype = s.kv_dtype;
-    if (f.lse_stride) s.lse_stride_token = s.num_heads + 7;
-    return s;
-}
 
 // The shapes of a case: {description, expected route, spec without forms}. Route "split_kv":
 // one long element (its splits meet in the reduce); "single_split": many short ones (stage 1
@@ -85,14 +64,7 @@ struct Shape {
 
 ProblemSpec shape_spec(const Format& f, int heads, std::vector<int> kv, std::vector<int> q,
                        uint64_t seed) {
-    ProblemSpec s;
-    s.kv_dtype = f.kv;
-    s.v_dtype = f.v;
-    s.num_heads = heads;
-    s.kv_lens = std::move(kv);
-    s.q_lens = std::move(q);
-    s.seed = seed;
-    return s;
+    return format_spec(f.kv, f.v, heads, std::move(kv), std::move(q), seed);
 }
 
 std::vector<Shape> shapes(const Format& f) {
@@ -137,7 +109,7 @@ void run_checked(DeviceProblem& dev, Api api, const char* route) {
     ASSERT_TRUE(run_on_gpu(dev, api));
 }
 
-using Case = std::tuple<Format, Forms, bool, Api>;  // format, forms, paged, api
+using Case = std::tuple<Format, InputForms, bool, Api>;  // format, forms, paged, api
 
 class GpuInputForms : public ::testing::TestWithParam<Case> {};
 
@@ -163,10 +135,11 @@ TEST_P(GpuInputForms, MatchTheReferenceAndThe576WideFormsBitForBit) {
         if (forms.lse_stride) {  // nothing between the LSE rows
             std::vector<float> raw(split_host.lse_elements());
             split.lse.download(raw.data(), raw.size() * sizeof(float));
-            uint32_t poison = 0xFFFFFFFFu;
+            const uint32_t poison = 0xFFFFFFFFu;
+            const size_t stride = static_cast<size_t>(split_host.lse_row_stride());
             for (size_t i = 0; i < raw.size(); ++i) {
-                if (i % split_host.lse_row_stride() < static_cast<size_t>(plain.num_heads)) continue;
-                ASSERT_EQ(std::memcmp(&raw[i], &poison, 4), 0) << "LSE written between rows at " << i;
+                if (i % stride < static_cast<size_t>(plain.num_heads)) continue;
+                ASSERT_EQ(std::memcmp(&raw[i], &poison, 4), 0) << "LSE written at " << i;
             }
         }
     }
@@ -181,7 +154,7 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 std::vector<Case> cases() {
     std::vector<Case> out;
     for (const Format& f : kFormats) {
-        for (Forms forms : kForms) {
+        for (InputForms forms : kForms) {
             if (f.kv == MLA_DTYPE_MXFP4) {  // no split MXFP4 cache: the other forms
                 if (forms.split_cache && !forms.split_q) continue;
                 forms.split_cache = false;
@@ -213,7 +186,7 @@ TEST(GpuInputFormsFp8Q, SplitFp8QueryMatchesTheReference) {
             s.kv_lens = {1, 3, 777, 2100, 0};
             s.q_lens = {1, 4, 2, 3, 2};
             s.seed = 25;
-            const HostProblem host = make_problem(with_forms(s, Forms{true, true, true}));
+            const HostProblem host = make_problem(with_forms(s, InputForms{true, true, true}));
             ASSERT_NE(host.q_scale, 1.0f);
             expect_matches_reference(host, Tolerance(), Api::kPlan);
         }
@@ -233,7 +206,7 @@ TEST(GpuInputFormsPlan, APlanServesEveryForm) {
         s.q_lens = {1, 2, 3, 4};
         s.seed = 27;
         const HostProblem wide_host = make_problem(s);
-        const HostProblem split_host = make_problem(with_forms(s, Forms{true, true, true}));
+        const HostProblem split_host = make_problem(with_forms(s, InputForms{true, true, true}));
         DeviceProblem wide(wide_host), split(split_host);
         for (int made_with_split = 0; made_with_split < 2; ++made_with_split) {
             Plan plan;
@@ -269,7 +242,7 @@ TEST(GpuInputFormsEdges, EmptyPoolInTheSplitForms) {
     s.num_heads = 16;
     s.kv_lens = {0, 0, 0};
     s.q_lens = {1, 3, 2};
-    const HostProblem host = make_problem(with_forms(s, Forms{true, true, true}));
+    const HostProblem host = make_problem(with_forms(s, InputForms{true, true, true}));
     const Reference ref = run_reference(host);
     DeviceProblem dev(host);
     dev.params.num_slots = 0;

@@ -37,21 +37,6 @@ std::string dtype_text(mla_dtype d) {
     }
 }
 
-// Which forms a case uses.
-struct Forms {
-    bool split_q;
-    bool split_cache;  // a rope cache of the latent's dtype
-    bool lse_stride;
-};
-
-std::string forms_text(const Forms& f) {
-    std::string s;
-    if (f.split_q) s += "_split_q";
-    if (f.split_cache) s += "_split_cache";
-    if (f.lse_stride) s += "_lse_stride";
-    return s.empty() ? "_none" : s;
-}
-
 ProblemSpec base_spec(mla_dtype q, mla_dtype kv, bool paged) {
     ProblemSpec s;
     s.num_heads = 16;
@@ -64,13 +49,6 @@ ProblemSpec base_spec(mla_dtype q, mla_dtype kv, bool paged) {
         s.page_size = 16;
     }
     s.seed = 11;
-    return s;
-}
-
-ProblemSpec with_forms(ProblemSpec s, const Forms& f) {
-    s.split_q = f.split_q;
-    if (f.split_cache) s.kpe_dtype = s.kv_dtype;
-    if (f.lse_stride) s.lse_stride_token = s.num_heads + 7;
     return s;
 }
 
@@ -127,7 +105,7 @@ Outputs reference_outputs(const HostProblem& hp) {
 
 // ---- every split form equals the 576-wide form ------------------------------------------------
 
-using FormsCase = std::tuple<mla_dtype, mla_dtype, bool, Forms>;  // Q, cache, paged, forms
+using FormsCase = std::tuple<mla_dtype, mla_dtype, bool, InputForms>;  // Q, cache, paged, forms
 
 class SplitForms : public ::testing::TestWithParam<FormsCase> {};
 
@@ -143,14 +121,14 @@ TEST_P(SplitForms, EqualThe576WideFormBitForBit) {
     EXPECT_TRUE(bitwise_equal(reference_outputs(b), want));
 }
 
-const Forms kForms[] = {
+const InputForms kForms[] = {
     {true, false, false}, {false, true, false}, {false, false, true}, {true, true, true}};
-const Forms kFormsWithoutSplitCache[] = {{true, false, false}, {false, false, true}};
+const InputForms kFormsWithoutSplitCache[] = {{true, false, false}, {false, false, true}};
 
 std::string case_name(const ::testing::TestParamInfo<FormsCase>& info) {
     const auto& [q, kv, paged, forms] = info.param;
     return "q_" + dtype_text(q) + "_kv_" + dtype_text(kv) + (paged ? "_paged" : "") +
-           forms_text(forms);
+           forms_name(forms);
 }
 
 INSTANTIATE_TEST_SUITE_P(

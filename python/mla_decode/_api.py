@@ -126,6 +126,14 @@ def _rows(arr, name, min_width):
     return rows, stride
 
 
+def _slot_rows(arr, name, min_width, num_slots):
+    """The row stride of a table with a row for each of num_slots slots (see _rows)."""
+    rows, stride = _rows(arr, name, min_width)
+    if rows < num_slots:
+        raise ValueError("%s has %d rows, num_slots is %d" % (name, rows, num_slots))
+    return stride
+
+
 def _heads_rows(arr, name, width):
     """(tokens, heads, stride_token, stride_head) of a (tokens, heads, >= width) array."""
     if len(arr.shape) != 3 or arr.shape[2] < width or arr.strides[2] != 1:
@@ -285,16 +293,12 @@ class Params:
             p.kpe_dtype = _field_dtype(kpe_dtype, a("kpe_cache"), "kpe")
             p.kpe_stride_slot = QK_ROPE_HEAD_DIM
         if a("kpe_cache"):
-            rows, p.kpe_stride_slot = _rows(a("kpe_cache"), "kpe_cache", QK_ROPE_HEAD_DIM)
-            if rows < p.num_slots:
-                raise ValueError("kpe_cache has %d rows, num_slots is %d" % (rows, p.num_slots))
+            p.kpe_stride_slot = _slot_rows(a("kpe_cache"), "kpe_cache", QK_ROPE_HEAD_DIM,
+                                           p.num_slots)
             p.kpe_cache = a("kpe_cache").ptr
         if a("kv_block_scales"):
-            rows, p.kv_block_scale_stride = _rows(a("kv_block_scales"), "kv_block_scales",
-                                                  MXFP4_ROW_SCALES)
-            if rows < p.num_slots:
-                raise ValueError("kv_block_scales has %d rows, num_slots is %d" %
-                                 (rows, p.num_slots))
+            p.kv_block_scale_stride = _slot_rows(a("kv_block_scales"), "kv_block_scales",
+                                                 MXFP4_ROW_SCALES, p.num_slots)
             p.kv_block_scales = a("kv_block_scales").ptr
         elif mxfp4:
             p.kv_block_scale_stride = MXFP4_ROW_SCALES
@@ -302,9 +306,7 @@ class Params:
             p.v_dtype = _field_dtype(v_dtype, a("v_cache"), "v")
             p.v_stride_slot = HEAD_DIM_V
         if a("v_cache"):
-            rows, p.v_stride_slot = _rows(a("v_cache"), "v_cache", HEAD_DIM_V)
-            if rows < p.num_slots:
-                raise ValueError("v_cache has %d rows, num_slots is %d" % (rows, p.num_slots))
+            p.v_stride_slot = _slot_rows(a("v_cache"), "v_cache", HEAD_DIM_V, p.num_slots)
             p.v_cache = a("v_cache").ptr
 
         # batch layout and page table

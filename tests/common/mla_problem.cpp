@@ -471,6 +471,21 @@ HostProblem make_problem(const ProblemSpec& spec) {
     return p;
 }
 
+ProblemSpec with_forms(ProblemSpec spec, const InputForms& forms) {
+    spec.split_q = forms.split_q;
+    if (forms.split_cache) spec.kpe_dtype = spec.kv_dtype;
+    if (forms.lse_stride) spec.lse_stride_token = spec.num_heads + 7;
+    return spec;
+}
+
+std::string forms_name(const InputForms& forms) {
+    std::string name;
+    if (forms.split_q) name += "_split_q";
+    if (forms.split_cache) name += "_split_cache";
+    if (forms.lse_stride) name += "_lse_stride";
+    return name;
+}
+
 std::vector<int32_t> HostProblem::device_kv_indptr() const {
     std::vector<int32_t> shifted = kv_indptr;
     if (!spec.paged) {

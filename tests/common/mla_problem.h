@@ -129,6 +129,17 @@ struct HostProblem {
 
 HostProblem make_problem(const ProblemSpec& spec);
 
+// Which input forms a test asks for; with_forms sets them in a spec (split_q; kpe_dtype =
+// kv_dtype; LSE rows num_heads + 7 floats apart), forms_name names them for test names
+// ("_split_q_split_cache_lse_stride"; "" for none).
+struct InputForms {
+    bool split_q = false;
+    bool split_cache = false;
+    bool lse_stride = false;
+};
+ProblemSpec with_forms(ProblemSpec spec, const InputForms& forms);
+std::string forms_name(const InputForms& forms);
+
 // `capacity` with other lengths over the same buffers (Q rows, cache, page table): the same
 // batch size, total_q, max_q_len and max_kv_len (so the same plan shape), new qo_indptr and
 // kv_indptr. Paged: kv_lens[b] <= capacity's kv_len_b, so only slots it filled are read;
