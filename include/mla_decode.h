@@ -502,8 +502,9 @@ MLA_API mla_status mla_decode_reference(const mla_decode_params* params);
  * layout: made once per decode step, then reused by every layer's run. The shape of a plan is
  * the host-value fields batch_size, total_q, max_q_len, max_kv_len, num_heads, q_dtype,
  * kv_dtype, v_dtype, o_dtype and flags, and the current device; every run must pass params
- * with the same shape and run on that device. In particular the V source is fixed by the plan's
- * v_dtype: a run with an FP8 v_dtype (V from its v_cache) on a plan made with v_dtype 0, or
+ * with the same shape and run on that device (the input forms are not part of the shape: see
+ * Input forms). In particular the V source is fixed by the plan's v_dtype: a run with an FP8
+ * v_dtype (V from its v_cache) on a plan made with v_dtype 0, or
  * with v_dtype 0 on a plan made with an FP8 v_dtype, is refused with INVALID_VALUE (nothing is
  * written); so is a run whose flags differ from the plan's (batch-invariant mode is fixed by the
  * plan). Everything else may change between runs: pointers (the v_cache pointer included),

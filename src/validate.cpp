@@ -3,7 +3,8 @@
 //   (a) params NULL                                   -> NULL_POINTER
 //   (b) unknown flags bits, reserved fields not zero  -> INVALID_VALUE
 //   (c) dtypes                                        -> INVALID_DTYPE (FP32 O off the host
-//                                                        reference -> UNSUPPORTED)
+//                                                        reference, and (kv, kpe) dtype pairs
+//                                                        a path does not serve -> UNSUPPORTED)
 //   (d) sizes                                         -> INVALID_SIZE
 //   (e) geometry (heads, head dims)                   -> UNSUPPORTED
 //   (f) required pointers (not for a workspace query) -> NULL_POINTER
