@@ -424,8 +424,8 @@ MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, si
  *     *max_shape, with total_q <= batch_size * max_q_len (what qo_indptr implies: total_q is
  *     the sum of batch_size lengths of at most max_q_len), and whose
  *   - num_heads, q_dtype, kv_dtype, v_dtype, o_dtype and flags equal those of *max_shape.
- * The other fields (pointers, strides, scales, num_slots, page_size, sm_scale) do not change
- * a workspace. Reads only the host-value fields of *max_shape, validated like
+ * The other fields (pointers, strides, scales, num_slots, page_size, sm_scale, the input
+ * forms) do not change a workspace. Reads only the host-value fields of *max_shape, validated like
  * mla_decode_workspace_size (so *max_shape must itself be a valid problem: max_q_len <=
  * total_q, strides set, ...). Host arithmetic on the device's facts; no device memory.
  * How tight: in batch-invariant mode, and with MLA_DECODE_NUM_SPLITS set, it is the largest

@@ -483,8 +483,8 @@ TEST(ValidCalls, WorkspaceQueryReadsNoPointer) {
     }
 }
 
-// The split forms are host facts (q_pe strides, kpe_dtype): a workspace query checks their
-// strides and dtypes without their pointers (q_pe, kpe_cache NULL: not known).
+// The split forms are host facts (q_pe strides, kpe_dtype): a workspace query (size and bound)
+// checks their strides and dtypes without their pointers (q_pe, kpe_cache NULL: not known).
 TEST(ValidCalls, WorkspaceQueryTakesSplitFormsWithoutTheirPointers) {
     for (Base base : {Base::kSplit, Base::kSplitFp8}) {
         HostProblem hp = make_problem(base_spec(base));
@@ -492,9 +492,12 @@ TEST(ValidCalls, WorkspaceQueryTakesSplitFormsWithoutTheirPointers) {
         p.q = p.q_pe = p.kv_cache = p.kpe_cache = nullptr;
         p.qo_indptr = p.kv_indptr = p.kv_page_indptr = p.kv_page_indices = nullptr;
         size_t bytes = kUntouchedBytes;
-        const mla_status status = mla_decode_workspace_size(&p, &bytes);
+        mla_status status = mla_decode_workspace_size(&p, &bytes);
         EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
-            << mla_status_string(status) << ": " << mla_last_error_message();
+            << "workspace_size: " << mla_status_string(status) << ": " << mla_last_error_message();
+        status = mla_decode_workspace_bound(&p, &bytes);
+        EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
+            << "workspace_bound: " << mla_status_string(status) << ": " << mla_last_error_message();
     }
 }
 
