@@ -23,9 +23,10 @@
  *  - Arguments are checked before the device is looked at, so an invalid argument gets its
  *    status even on a machine without a GPU. With several problems the first failing check
  *    wins, in this order: params NULL; flags and reserved fields; dtypes (FP32 O outside the host
- *    reference: UNSUPPORTED); sizes; geometry (heads, head dims); required pointers; strides
- *    and extents; scalar values and contradicting fields, then overlapping outputs (see
- *    "Memory overlap" below); alignment; then the device.
+ *    reference, and dtype pairs of a split cache a path does not serve: UNSUPPORTED); sizes;
+ *    geometry (heads, head dims); required pointers; strides and extents; scalar values and
+ *    contradicting fields, then overlapping outputs (see "Memory overlap" below); alignment;
+ *    then the device.
  *  - No function exits, aborts, or lets a C++ exception cross this boundary. Besides the statuses
  *    each function lists, any of them may return MLA_STATUS_INTERNAL_ERROR (a library bug; the
  *    message says where).
@@ -173,21 +174,60 @@ typedef enum mla_dtype {
  * cannot (the lengths live on the device): a kv length above 0 with num_slots 0 reads outside
  * the pool, like any slot >= num_slots, which is undefined behaviour (typically a device fault).
  *
+ * Input forms. Q, the cache and the LSE each come in the form the engine holds them in:
+ *   - Q: one tensor, q = (total_q, num_heads, 576) (the default: q_pe NULL, q_pe_stride_token
+ *     and q_pe_stride_head 0); or the split form, two tensors as vLLM holds them: q holds q_nope
+ *     (total_q, num_heads, 512) with q_stride_token / q_stride_head, and q_pe holds the rope part
+ *     (total_q, num_heads, 64) with q_pe_stride_token / q_pe_stride_head:
+ *       Q[t, h, 0:512] = q[t, h, :],  Q[t, h, 512:576] = q_pe[t, h, :].
+ *     Setting q_pe or either q_pe stride selects the split form. Both halves have q_dtype and
+ *     q_scale. Every path serves both forms, with the same numbers.
+ *   - Cache: one table of 576-wide rows, kv_cache (the default: kpe_dtype 0, kpe_cache NULL,
+ *     kpe_stride_slot 0); or the split form (FlashInfer's ckv / kpe layout), chosen by
+ *     kpe_dtype: kv_cache holds 512-wide latent rows (K dims 0..511, and V), kpe_cache holds
+ *     64-wide rope rows (K dims 512..575) of kpe_dtype, each table with its own slot stride
+ *     (kv_stride_slot, kpe_stride_slot). Both are addressed by the same slot (the same
+ *     contiguous or paged addressing above) and hold num_slots rows:
+ *       K[slot, 0:512] = kv_cache row slot,  K[slot, 512:576] = kpe_cache row slot.
+ *     An FP8 rope's value is code * kv_scale (one scale for the whole key). The dtype pairs:
+ *       kv_dtype          kpe_dtype                 host reference    GPU paths
+ *       BF16              BF16                      yes               yes
+ *       FP8_E4M3FN(UZ)    the same FP8 dtype        yes               yes
+ *       FP8_E4M3FN(UZ)    BF16 (DeepSeek-V3.2)      yes               UNSUPPORTED
+ *       MXFP4             any                       UNSUPPORTED       UNSUPPORTED
+ *       any other pair (an FP8 rope beside a BF16 latent, FP8 flavours mixed): UNSUPPORTED.
+ *     Why: the GPU kernels read the rope rows into the same shared-memory tile as the latent
+ *     rows (the 16-byte pieces past dim 512 come from kpe_cache), which holds one dtype; a
+ *     bf16 rope beside fp8 codes needs a tile layout and score product of its own (a later
+ *     release). An MXFP4 row's 18 block scales cover all 576 dims (scales 16 and 17 are the
+ *     rope's), so a split MXFP4 cache has no defined scale layout.
+ *   - LSE: rows lse_stride_token floats apart (0, the default: num_heads, dense); the heads of a
+ *     row are contiguous. LSE[t, h] = lse[t * lse_stride_token + h].
+ * Split forms change no plan: the kernels read both forms alike, so q_pe, kpe_dtype and the
+ * new strides are not part of a plan's shape in this release (a release that adds a rope dtype
+ * unlike the latent's on the GPU may make kpe_dtype one: make plans with the runs' params).
+ *
  * Memory overlap. Outputs must not share memory with inputs or with each other; every call
  * that takes pointers (mla_decode_fwd, mla_decode_plan_prepare / _run, mla_decode_reference)
  * refuses an overlap with INVALID_VALUE, a message naming both fields, and nothing written.
  * Overlap is judged on byte spans computed from host values, from a tensor's first byte to one
  * past the last byte a call may touch (everything in between counts, e.g. the row padding of
  * Q when q_stride_token > num_heads * q_stride_head):
- *   Q    ((total_q - 1) * q_stride_token + (num_heads - 1) * q_stride_head + 576) elements
+ *   Q    ((total_q - 1) * q_stride_token + (num_heads - 1) * q_stride_head + W) elements,
+ *        W = 576 (512 in the split Q form)
+ *   q_pe ((total_q - 1) * q_pe_stride_token + (num_heads - 1) * q_pe_stride_head + 64)
+ *        elements (split Q form)
  *   O    ((total_q - 1) * o_stride_token + (num_heads - 1) * o_stride_head + 512) elements
- *   LSE  total_q * num_heads floats (when lse is set)
- *   kv_cache         (num_slots - 1) * kv_stride_slot + 576 elements (288 bytes for MXFP4)
+ *   LSE  (total_q - 1) * lse_stride_token + num_heads floats (when lse is set; the stride 0
+ *        counts as num_heads)
+ *   kv_cache         (num_slots - 1) * kv_stride_slot + W elements, W = 576 (512 in the split
+ *                    cache form; 288 bytes for MXFP4)
+ *   kpe_cache        (num_slots - 1) * kpe_stride_slot + 64 elements of kpe_dtype
  *   kv_block_scales  (num_slots - 1) * kv_block_scale_stride + 18 bytes
  *   v_cache          (num_slots - 1) * v_stride_slot + 512 bytes
  *   qo_indptr, kv_indptr, kv_page_indptr   batch_size + 1 int32 each
  *   kv_page_indices  its first int32 (its length lives on the device)
- *     (the spans of the three caches and of kv_page_indices are empty when num_slots is 0)
+ *     (the spans of the four caches and of kv_page_indices are empty when num_slots is 0)
  * O and LSE may share no byte with each other nor with any of the input spans. Spans that only
  * touch (one ends where the other begins) are fine; inputs may overlap each other (they are only
  * read). The workspace is not compared with them, but must not overlap them either.
@@ -208,11 +248,14 @@ typedef struct mla_decode_params {
     float sm_scale;       /* score scale, finite and > 0 (DeepSeek: 1/sqrt(576) * YaRN mscale) */
 
     /* ---- query ---------------------------------------------------------------------------- */
-    const void* q;        /* (total_q, num_heads, 576), dims contiguous; 16-byte aligned      */
-    mla_dtype q_dtype;    /* BF16, FP8_E4M3FN or FP8_E4M3FNUZ                                */
+    const void* q;        /* (total_q, num_heads, 576), dims contiguous; 16-byte aligned. In
+                             the split Q form (see Input forms): q_nope, (total_q, num_heads,
+                             512)                                                           */
+    mla_dtype q_dtype;    /* BF16, FP8_E4M3FN or FP8_E4M3FNUZ (q_pe too)                      */
     float q_scale;        /* FP8 Q: value = code * q_scale (finite, > 0); must be 1 for BF16   */
     int64_t q_stride_token; /* elements between consecutive query rows, >= num_heads * q_stride_head */
-    int64_t q_stride_head;  /* elements between heads of one row, >= 576; multiples of 16 bytes */
+    int64_t q_stride_head;  /* elements between heads of one row, >= 576 (>= 512 in the split Q
+                               form); multiples of 16 bytes                                   */
 
     /* ---- latent cache --------------------------------------------------------------------- */
     const void* kv_cache;      /* (num_slots, row) as described above; 16-byte aligned; may
@@ -220,7 +263,8 @@ typedef struct mla_decode_params {
     mla_dtype kv_dtype;        /* BF16, FP8_E4M3FN, FP8_E4M3FNUZ or MXFP4                      */
     float kv_scale;            /* FP8: value = code * kv_scale (finite, > 0); must be 1 otherwise */
     int64_t kv_stride_slot;    /* storage elements (bytes for FP8/MXFP4) between slots, >= row
-                                  width (576, or 288 for MXFP4), a multiple of 16 bytes       */
+                                  width (576, 512 in the split cache form, 288 for MXFP4), a
+                                  multiple of 16 bytes                                        */
     const uint8_t* kv_block_scales; /* MXFP4 only (NULL otherwise; may be NULL with num_slots
                                        0): e8m0 codes, (>= num_slots,
                                        kv_block_scale_stride) bytes, scale k of slot s at
@@ -255,13 +299,50 @@ typedef struct mla_decode_params {
     int64_t o_stride_token;    /* elements between rows, >= num_heads * o_stride_head          */
     int64_t o_stride_head;     /* elements between heads, >= 512; multiples of 16 bytes       */
     float* lse;                /* optional (NULL = not written): (total_q, num_heads) fp32,
+                                  rows lse_stride_token floats apart (0: dense), heads
                                   contiguous, natural log; 4-byte aligned                    */
 
     /* ---- options ------------------------------------------------------------------------- */
     uint32_t flags;            /* host value: 0 (the default) or MLA_DECODE_FLAG_* bits ORed;
                                   an unknown bit: INVALID_VALUE. Part of a plan's shape       */
-    uint32_t reserved_u32;     /* must be zero                                                */
-    uint64_t reserved[7];      /* must be zero (mla_decode_params_init zeroes them)            */
+
+    /* ---- input forms (see "Input forms" above). Taken from the reserved block, so the struct
+     *      keeps its size and every older field its offset; every field is 0 / NULL in the
+     *      default forms, which is what mla_decode_params_init sets and what a caller built
+     *      against an older header (reserved zeroed) passes ----------------------------------- */
+    mla_dtype kpe_dtype;       /* host value. 0 (default): 576-wide cache rows in kv_cache, and
+                                  kpe_cache must be NULL, kpe_stride_slot 0. BF16, FP8_E4M3FN
+                                  or FP8_E4M3FNUZ: the split cache form, the rope rows in
+                                  kpe_cache of this dtype. Other values (FP32, MXFP4, not an
+                                  mla_dtype), or 0 with kpe_cache set: INVALID_DTYPE. Pairs
+                                  with kv_dtype that a path does not serve (table above):
+                                  UNSUPPORTED. Not part of a plan's shape                      */
+    const void* q_pe;          /* split Q form: the rope part of Q, (total_q, num_heads, 64) of
+                                  q_dtype, dims contiguous; device pointer for the GPU calls,
+                                  host pointer for the reference; 16-byte aligned. NULL in the
+                                  one-tensor form. A split form without it: NULL_POINTER (not
+                                  for the host-value calls: workspace size and bound, plan
+                                  creation, which may leave every pointer NULL)               */
+    int64_t q_pe_stride_token; /* split Q form: elements between query rows of q_pe, >=
+                                  num_heads * q_pe_stride_head (INVALID_SIZE); a multiple of
+                                  16 bytes (MISALIGNED). 0 in the one-tensor form             */
+    int64_t q_pe_stride_head;  /* split Q form: elements between heads of q_pe, >= 64
+                                  (INVALID_SIZE); a multiple of 16 bytes (MISALIGNED). 0 in
+                                  the one-tensor form. A form is split when q_pe or either
+                                  q_pe stride is set                                          */
+    const void* kpe_cache;     /* split cache form: (num_slots, >= 64) rope rows of kpe_dtype,
+                                  row `slot` at kpe_cache + slot * kpe_stride_slot elements;
+                                  device / host pointer as q_pe; 16-byte aligned. Required
+                                  (NULL_POINTER) with kpe_dtype set and num_slots > 0, except
+                                  in the host-value calls; may be NULL in an empty pool. Set
+                                  with kpe_dtype 0: INVALID_DTYPE                             */
+    int64_t kpe_stride_slot;   /* split cache form: elements of kpe_dtype between rope rows,
+                                  >= 64 (INVALID_SIZE), a multiple of 16 bytes (MISALIGNED).
+                                  Must be 0 with kpe_dtype 0 (INVALID_VALUE)                  */
+    int64_t lse_stride_token;  /* floats between LSE rows: 0 (default) = num_heads (dense);
+                                  otherwise >= num_heads (INVALID_SIZE for less, or negative).
+                                  A host value, checked even when lse is NULL (then unused)   */
+    uint64_t reserved[1];      /* must be zero (mla_decode_params_init zeroes it)              */
 } mla_decode_params;
 
 /*
@@ -318,8 +399,9 @@ MLA_API const char* mla_last_error_message(void);
 /*
  * Fill *params with defaults: every pointer NULL, every size 0, head_dim_qk = 576,
  * head_dim_v = 512, q_dtype = kv_dtype = o_dtype = BF16, v_dtype = 0 (V from the latent
- * rows), sm_scale and every other scale 1, page_size = 1, strides 0 (set them), flags 0 (the
- * default mode), reserved zero.
+ * rows), kpe_dtype = 0 (576-wide cache rows), sm_scale and every other scale 1, page_size = 1,
+ * strides 0 (set them; the q_pe, kpe and LSE strides may stay 0: one-tensor Q, 576-wide cache
+ * rows, dense LSE), flags 0 (the default mode), reserved zero.
  * Returns: SUCCESS; NULL_POINTER if params is NULL.
  */
 MLA_API mla_status mla_decode_params_init(mla_decode_params* params);
@@ -342,8 +424,8 @@ MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, si
  *     *max_shape, with total_q <= batch_size * max_q_len (what qo_indptr implies: total_q is
  *     the sum of batch_size lengths of at most max_q_len), and whose
  *   - num_heads, q_dtype, kv_dtype, v_dtype, o_dtype and flags equal those of *max_shape.
- * The other fields (pointers, strides, scales, num_slots, page_size, sm_scale) do not change
- * a workspace. Reads only the host-value fields of *max_shape, validated like
+ * The other fields (pointers, strides, scales, num_slots, page_size, sm_scale, the input
+ * forms) do not change a workspace. Reads only the host-value fields of *max_shape, validated like
  * mla_decode_workspace_size (so *max_shape must itself be a valid problem: max_q_len <=
  * total_q, strides set, ...). Host arithmetic on the device's facts; no device memory.
  * How tight: in batch-invariant mode, and with MLA_DECODE_NUM_SPLITS set, it is the largest
@@ -372,7 +454,9 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
  * checked: they must describe slots below num_slots (so with num_slots 0, every kv length is 0).
  * GPU paths of this release: every valid problem with o_dtype BF16: num_heads 8, 16, 32, 64, 128;
  * any q_len (causal, mixed through qo_indptr); q_dtype BF16 or FP8; kv_dtype BF16, FP8_E4M3FN,
- * FP8_E4M3FNUZ or MXFP4 (V from the MXFP4 rows, or from an FP8 v_cache); contiguous or paged.
+ * FP8_E4M3FNUZ or MXFP4 (V from the MXFP4 rows, or from an FP8 v_cache); contiguous or paged;
+ * Q in one tensor or split (q_nope + q_pe); the cache in 576-wide rows or split into latent +
+ * rope rows of one dtype (BF16, or the same FP8); LSE rows at any stride (see Input forms).
  * The route (single-split, or split-KV with metadata + reduce), the stage-1 kernel ("variant")
  * and the split count come from a cost model of the device; MLA_DECODE_DEBUG=1 prints them (see
  * mla_decode_plan_describe). With MLA_DECODE_FLAG_BATCH_INVARIANT in flags they are fixed
@@ -418,8 +502,9 @@ MLA_API mla_status mla_decode_reference(const mla_decode_params* params);
  * layout: made once per decode step, then reused by every layer's run. The shape of a plan is
  * the host-value fields batch_size, total_q, max_q_len, max_kv_len, num_heads, q_dtype,
  * kv_dtype, v_dtype, o_dtype and flags, and the current device; every run must pass params
- * with the same shape and run on that device. In particular the V source is fixed by the plan's
- * v_dtype: a run with an FP8 v_dtype (V from its v_cache) on a plan made with v_dtype 0, or
+ * with the same shape and run on that device (the input forms are not part of the shape: see
+ * Input forms). In particular the V source is fixed by the plan's v_dtype: a run with an FP8
+ * v_dtype (V from its v_cache) on a plan made with v_dtype 0, or
  * with v_dtype 0 on a plan made with an FP8 v_dtype, is refused with INVALID_VALUE (nothing is
  * written); so is a run whose flags differ from the plan's (batch-invariant mode is fixed by the
  * plan). Everything else may change between runs: pointers (the v_cache pointer included),

@@ -15,8 +15,27 @@ splitkv::Params kernel_params(const DevicePlan& plan, const mla_decode_params& p
     k.q_scale = p.q_dtype == MLA_DTYPE_BF16 ? 1.0f : p.q_scale;
     k.q_stride_token = p.q_stride_token;
     k.q_stride_head = p.q_stride_head;
+    // The rope part of Q: q_pe (split Q form), or the last 64 dims of q's rows.
+    const int q_bytes = dtype_storage_bytes(p.q_dtype);
+    const bool split_q = p.q_pe != nullptr;
+    k.q_pe = split_q ? p.q_pe
+                     : static_cast<const void*>(static_cast<const uint8_t*>(p.q) +
+                                                MLA_KV_LORA_RANK * q_bytes);
+    k.q_pe_stride_token = split_q ? p.q_pe_stride_token : p.q_stride_token;
+    k.q_pe_stride_head = split_q ? p.q_pe_stride_head : p.q_stride_head;
     k.kv = static_cast<const uint8_t*>(p.kv_cache);
     k.kv_stride_bytes = p.kv_stride_slot * dtype_storage_bytes(p.kv_dtype);
+    // The rope part of the cache rows: kpe_cache (split cache form, of the latent's dtype on the
+    // GPU), or the bytes past the latent's in kv_cache's rows (MXFP4: the packed bytes of dims
+    // 512..575; their scales stay in kv_block_scales).
+    const bool split_cache = p.kpe_dtype != 0;
+    const int64_t latent_bytes = p.kv_dtype == MLA_DTYPE_MXFP4
+                                     ? MLA_KV_LORA_RANK / 2
+                                     : MLA_KV_LORA_RANK * dtype_storage_bytes(p.kv_dtype);
+    k.kpe = split_cache ? static_cast<const uint8_t*>(p.kpe_cache)
+                        : (k.kv == nullptr ? nullptr : k.kv + latent_bytes);
+    k.kpe_stride_bytes = split_cache ? p.kpe_stride_slot * dtype_storage_bytes(p.kpe_dtype)
+                                     : k.kv_stride_bytes;
     k.kv_scale = is_fp8(p.kv_dtype) ? p.kv_scale : 1.0f;
     k.kv_scales = p.kv_block_scales;
     k.kv_scale_stride = p.kv_block_scale_stride;
@@ -52,6 +71,7 @@ splitkv::Params kernel_params(const DevicePlan& plan, const mla_decode_params& p
     k.o_stride_token = p.o_stride_token;
     k.o_stride_head = p.o_stride_head;
     k.lse = p.lse;
+    k.lse_stride_token = p.lse_stride_token != 0 ? p.lse_stride_token : p.num_heads;
     return k;
 }
 

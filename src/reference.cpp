@@ -8,6 +8,10 @@
 // row of the unit, with an online softmax (running max m, running sum l, accumulator scaled
 // by exp(m_old - m_new)), so the largest logit is always subtracted before exp and memory stays
 // bounded for any kv length. Rows that see no token get O = 0 and LSE = -inf.
+// Input forms: a split Q (q_nope in q, the rope part in q_pe) and a split cache (latent rows in
+// kv_cache, rope rows in kpe_cache, of BF16 or the latent's FP8 dtype) are decoded into the
+// same 576 values as the one-tensor forms, so the rest of the computation is shared; the LSE
+// is written at its row stride.
 #include "reference.h"
 
 #include <algorithm>
@@ -157,6 +161,8 @@ public:
           q_table_(is_fp8(p.q_dtype) ? fp8_table(p.q_dtype, p.q_scale) : std::vector<double>()),
           kv_table_(is_fp8(p.kv_dtype) ? fp8_table(p.kv_dtype, p.kv_scale)
                                        : std::vector<double>()),
+          kpe_table_(is_fp8(p.kpe_dtype) ? fp8_table(p.kpe_dtype, p.kv_scale)
+                                         : std::vector<double>()),
           v_table_(p.v_cache ? fp8_table(p.v_dtype, p.v_scale) : std::vector<double>()) {
         for (int code = 0; code < 16; ++code) {
             e2m1_table_[code] = fmt::e2m1_to_double(static_cast<uint8_t>(code));
@@ -168,26 +174,39 @@ public:
 
     bool separate_v() const { return p_.v_cache != nullptr; }
 
-    // Q[t, h, 0:576] (times q_scale) into out[0:576].
+    // Q[t, h, 0:576] (times q_scale) into out[0:576]: from q alone, or (split Q form) dims
+    // 0..511 from q and 512..575 from q_pe.
     void decode_q(int64_t t, int h, double* out) const {
-        int64_t element = t * p_.q_stride_token + h * p_.q_stride_head;
-        const uint8_t* base = static_cast<const uint8_t*>(p_.q);
-        if (p_.q_dtype == MLA_DTYPE_BF16) {
-            decode_bf16(base + element * 2, kDimQk, out);
-        } else {
-            decode_with_table(base + element, kDimQk, q_table_, out);
+        if (p_.q_pe == nullptr) {
+            decode_q_part(p_.q, t * p_.q_stride_token + h * p_.q_stride_head, kDimQk, out);
+            return;
         }
+        decode_q_part(p_.q, t * p_.q_stride_token + h * p_.q_stride_head, kDimV, out);
+        decode_q_part(p_.q_pe, t * p_.q_pe_stride_token + h * p_.q_pe_stride_head,
+                      kDimQk - kDimV, out + kDimV);
     }
 
-    // The latent row of `slot` (K, and V in its first 512 dims) into out[0:576].
+    // The latent row of `slot` (K, and V in its first 512 dims) into out[0:576]: from
+    // kv_cache alone, or (split cache form) dims 0..511 from kv_cache and 512..575 from
+    // kpe_cache.
     void decode_kv(int64_t slot, double* out) const {
         const uint8_t* base = static_cast<const uint8_t*>(p_.kv_cache);
         int64_t row_bytes = p_.kv_stride_slot * dtype_storage_bytes(p_.kv_dtype);
         const uint8_t* row = base + slot * row_bytes;
+        const bool split = p_.kpe_cache != nullptr;
+        const int latent_dims = split ? kDimV : kDimQk;
         switch (p_.kv_dtype) {
-            case MLA_DTYPE_BF16: decode_bf16(row, kDimQk, out); break;
-            case MLA_DTYPE_MXFP4: decode_mxfp4(row, slot, out); break;
-            default: decode_with_table(row, kDimQk, kv_table_, out); break;
+            case MLA_DTYPE_BF16: decode_bf16(row, latent_dims, out); break;
+            case MLA_DTYPE_MXFP4: decode_mxfp4(row, slot, out); break;  // never split
+            default: decode_with_table(row, latent_dims, kv_table_, out); break;
+        }
+        if (!split) return;
+        const uint8_t* rope = static_cast<const uint8_t*>(p_.kpe_cache) +
+                              slot * p_.kpe_stride_slot * dtype_storage_bytes(p_.kpe_dtype);
+        if (p_.kpe_dtype == MLA_DTYPE_BF16) {
+            decode_bf16(rope, kDimQk - kDimV, out + kDimV);
+        } else {
+            decode_with_table(rope, kDimQk - kDimV, kpe_table_, out + kDimV);
         }
     }
 
@@ -198,6 +217,16 @@ public:
     }
 
 private:
+    // n values of q_dtype from element `element` of `tensor` (q or q_pe).
+    void decode_q_part(const void* tensor, int64_t element, int n, double* out) const {
+        const uint8_t* base = static_cast<const uint8_t*>(tensor);
+        if (p_.q_dtype == MLA_DTYPE_BF16) {
+            decode_bf16(base + element * 2, n, out);
+        } else {
+            decode_with_table(base + element, n, q_table_, out);
+        }
+    }
+
     static void decode_bf16(const uint8_t* src, int n, double* out) {
         for (int d = 0; d < n; ++d) {
             uint16_t bits;
@@ -226,7 +255,7 @@ private:
     }
 
     const mla_decode_params& p_;
-    std::vector<double> q_table_, kv_table_, v_table_;  // FP8 code -> value * scale
+    std::vector<double> q_table_, kv_table_, kpe_table_, v_table_;  // FP8 code -> value * scale
     double e2m1_table_[16];
     double e8m0_table_[256];
 };
@@ -380,7 +409,9 @@ private:
         }
         if (p_.lse != nullptr) {
             double lse = empty ? kNegInf : row_max + std::log(row_sum);
-            p_.lse[t * p_.num_heads + h] = static_cast<float>(lse);
+            const int64_t row_stride = p_.lse_stride_token != 0 ? p_.lse_stride_token
+                                                                : p_.num_heads;
+            p_.lse[t * row_stride + h] = static_cast<float>(lse);
         }
     }
 

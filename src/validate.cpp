@@ -3,7 +3,8 @@
 //   (a) params NULL                                   -> NULL_POINTER
 //   (b) unknown flags bits, reserved fields not zero  -> INVALID_VALUE
 //   (c) dtypes                                        -> INVALID_DTYPE (FP32 O off the host
-//                                                        reference -> UNSUPPORTED)
+//                                                        reference, and (kv, kpe) dtype pairs
+//                                                        a path does not serve -> UNSUPPORTED)
 //   (d) sizes                                         -> INVALID_SIZE
 //   (e) geometry (heads, head dims)                   -> UNSUPPORTED
 //   (f) required pointers (not for a workspace query) -> NULL_POINTER
@@ -29,6 +30,11 @@
 //
 // Where V comes from is a host fact, v_dtype (so that a plan fixes it): 0 = the latent rows,
 // FP8_E4M3FN / FP8_E4M3FNUZ = v_cache (MXFP4 keys only); the v_* fields are checked then.
+//
+// Input forms (mla_decode.h, "Input forms"): the split Q form (q_pe or a q_pe stride set: q
+// is 512 wide, q_pe 64 wide), the split cache form (kpe_dtype set, or a kpe_cache given, which
+// (c) then refuses: kv_cache rows 512 wide, kpe_cache rows 64 wide) and the LSE row stride
+// (0 = num_heads). Both forms are host facts, so workspace queries check them too.
 #include "validate.h"
 
 #include <cmath>
@@ -76,6 +82,29 @@ bool v_from_cache(const mla_decode_params& p) {
     return p.v_cache != nullptr || is_fp8_value(raw_dtype(p.v_dtype));
 }
 
+// The split Q form: q holds q_nope (512 wide), q_pe the rope part (64 wide).
+bool split_q(const mla_decode_params& p) {
+    return p.q_pe != nullptr || p.q_pe_stride_token != 0 || p.q_pe_stride_head != 0;
+}
+
+// The split cache form: kpe_dtype says so (or a kpe_cache is given, which (c) then refuses).
+bool split_cache(const mla_decode_params& p) {
+    return p.kpe_cache != nullptr || raw_dtype(p.kpe_dtype) != 0;
+}
+
+// Elements of a Q row in q, and of a cache row in kv_cache (storage elements), by form.
+int64_t q_width(const mla_decode_params& p) {
+    return split_q(p) ? MLA_KV_LORA_RANK : MLA_HEAD_DIM_QK;
+}
+int64_t kv_width(const mla_decode_params& p) {
+    return split_cache(p) ? MLA_KV_LORA_RANK : kv_row_elements(p.kv_dtype);
+}
+
+// Floats between LSE rows (the stride 0 means dense).
+int64_t lse_row_stride(const mla_decode_params& p) {
+    return p.lse_stride_token != 0 ? p.lse_stride_token : p.num_heads;
+}
+
 // a * b for a, b >= 0; false when the product does not fit in int64.
 bool checked_mul(int64_t a, int64_t b, int64_t* product) {
     if (a != 0 && b > kInt64Max / a) return false;
@@ -101,8 +130,6 @@ mla_status check_reserved(const mla_decode_params& p) {
         return fail(MLA_STATUS_INVALID_VALUE,
                     "flags 0x%x has unknown bits 0x%x (known: MLA_DECODE_FLAG_BATCH_INVARIANT = "
                     "0x1)", p.flags, unknown);
-    if (p.reserved_u32 != 0)
-        return fail(MLA_STATUS_INVALID_VALUE, "reserved_u32 must be 0, got %u", p.reserved_u32);
     for (int i = 0; i < static_cast<int>(sizeof(p.reserved) / sizeof(p.reserved[0])); ++i) {
         if (p.reserved[i] != 0) {
             return fail(MLA_STATUS_INVALID_VALUE, "reserved[%d] must be 0, got %llu", i,
@@ -157,11 +184,53 @@ mla_status check_v_dtype(const mla_decode_params& p) {
                 v, dtype_name_of(v));
 }
 
+mla_status check_kpe_dtype(const mla_decode_params& p) {
+    const int kpe = raw_dtype(p.kpe_dtype);
+    if (kpe == MLA_DTYPE_BF16 || is_fp8_value(kpe)) return MLA_STATUS_SUCCESS;
+    if (p.kpe_cache != nullptr) {
+        return fail(MLA_STATUS_INVALID_DTYPE,
+                    "kpe_dtype %d (%s) is not allowed with kpe_cache: BF16, FP8_E4M3FN or "
+                    "FP8_E4M3FNUZ",
+                    kpe, dtype_name_of(kpe));
+    }
+    if (kpe == 0) return MLA_STATUS_SUCCESS;  // 576-wide rows in kv_cache
+    return fail(MLA_STATUS_INVALID_DTYPE,
+                "kpe_dtype %d (%s) is not allowed: 0 (576-wide rows in kv_cache) or BF16, "
+                "FP8_E4M3FN, FP8_E4M3FNUZ (the rope rows in kpe_cache)",
+                kpe, dtype_name_of(kpe));
+}
+
+// The (kv_dtype, kpe_dtype) pairs of the split cache form each path serves (mla_decode.h).
+mla_status check_kpe_pair(const mla_decode_params& p, ValidateFor what) {
+    const int kv = raw_dtype(p.kv_dtype), kpe = raw_dtype(p.kpe_dtype);
+    if (!split_cache(p)) return MLA_STATUS_SUCCESS;
+    if (kv == MLA_DTYPE_MXFP4) {
+        return fail(MLA_STATUS_UNSUPPORTED,
+                    "kpe_dtype %s with kv_dtype MXFP4: an MXFP4 row's 18 block scales cover all "
+                    "576 dims (the rope's too), so a split MXFP4 cache is not defined; keep the "
+                    "rope in the MXFP4 rows (kpe_dtype 0)",
+                    dtype_name_of(kpe));
+    }
+    if (kpe == kv) return MLA_STATUS_SUCCESS;
+    if (kpe == MLA_DTYPE_BF16) {  // beside an FP8 latent (the DeepSeek-V3.2 cache)
+        if (what == ValidateFor::kHostReference) return MLA_STATUS_SUCCESS;
+        return fail(MLA_STATUS_UNSUPPORTED,
+                    "kpe_dtype BF16 beside kv_dtype %s is served by the host reference only; "
+                    "the GPU paths read a rope cache of the latent's dtype",
+                    dtype_name_of(kv));
+    }
+    return fail(MLA_STATUS_UNSUPPORTED,
+                "kpe_dtype %s beside kv_dtype %s: a rope cache is BF16 or the latent's own dtype",
+                dtype_name_of(kpe), dtype_name_of(kv));
+}
+
 mla_status check_dtypes(const mla_decode_params& p, ValidateFor what) {
     MLA_TRY(check_q_dtype(raw_dtype(p.q_dtype)));
     MLA_TRY(check_kv_dtype(raw_dtype(p.kv_dtype)));
     MLA_TRY(check_o_dtype(raw_dtype(p.o_dtype), what));
-    return check_v_dtype(p);
+    MLA_TRY(check_v_dtype(p));
+    MLA_TRY(check_kpe_dtype(p));
+    return check_kpe_pair(p, what);
 }
 
 // ---- (d) sizes -----------------------------------------------------------------------------
@@ -218,7 +287,15 @@ mla_status require_pointer(const char* field, const void* ptr) {
 mla_status check_pointers(const mla_decode_params& p) {
     const bool pool = p.num_slots > 0;
     MLA_TRY(require_pointer("q", p.q));
+    if (split_q(p) && p.q_pe == nullptr) {
+        return fail(MLA_STATUS_NULL_POINTER,
+                    "q_pe is NULL in the split Q form (a q_pe stride is set)");
+    }
     if (pool) MLA_TRY(require_pointer("kv_cache", p.kv_cache));
+    if (pool && split_cache(p) && p.kpe_cache == nullptr) {
+        return fail(MLA_STATUS_NULL_POINTER, "kpe_cache is NULL with kpe_dtype %s",
+                    dtype_name(p.kpe_dtype));
+    }
     MLA_TRY(require_pointer("qo_indptr", p.qo_indptr));
     MLA_TRY(require_pointer("kv_indptr", p.kv_indptr));
     MLA_TRY(require_pointer("o", p.o));
@@ -258,17 +335,29 @@ mla_status require_extent(const char* tensor, int64_t count, int64_t stride,
 }
 
 mla_status check_q_o_strides(const mla_decode_params& p) {
-    MLA_TRY(require_at_least("q_stride_head", p.q_stride_head, MLA_HEAD_DIM_QK));
+    MLA_TRY(require_at_least("q_stride_head", p.q_stride_head, q_width(p)));
     MLA_TRY(check_token_stride("q_stride_token", p.q_stride_token, "q_stride_head",
                                p.q_stride_head, p.num_heads));
+    if (split_q(p)) {
+        MLA_TRY(require_at_least("q_pe_stride_head", p.q_pe_stride_head, MLA_QK_ROPE_HEAD_DIM));
+        MLA_TRY(check_token_stride("q_pe_stride_token", p.q_pe_stride_token, "q_pe_stride_head",
+                                   p.q_pe_stride_head, p.num_heads));
+    }
     MLA_TRY(require_at_least("o_stride_head", p.o_stride_head, MLA_HEAD_DIM_V));
-    return check_token_stride("o_stride_token", p.o_stride_token, "o_stride_head",
-                              p.o_stride_head, p.num_heads);
+    MLA_TRY(check_token_stride("o_stride_token", p.o_stride_token, "o_stride_head",
+                               p.o_stride_head, p.num_heads));
+    if (p.lse_stride_token != 0) {
+        MLA_TRY(require_at_least("lse_stride_token", p.lse_stride_token, p.num_heads));
+    }
+    return MLA_STATUS_SUCCESS;
 }
 
 mla_status check_cache_strides(const mla_decode_params& p) {
     mla_dtype kv = p.kv_dtype;
-    MLA_TRY(require_at_least("kv_stride_slot", p.kv_stride_slot, kv_row_elements(kv)));
+    MLA_TRY(require_at_least("kv_stride_slot", p.kv_stride_slot, kv_width(p)));
+    if (split_cache(p)) {
+        MLA_TRY(require_at_least("kpe_stride_slot", p.kpe_stride_slot, MLA_QK_ROPE_HEAD_DIM));
+    }
     if (kv == MLA_DTYPE_MXFP4) {
         MLA_TRY(require_at_least("kv_block_scale_stride", p.kv_block_scale_stride,
                                  MLA_MXFP4_ROW_SCALES));
@@ -281,8 +370,16 @@ mla_status check_cache_strides(const mla_decode_params& p) {
 
 mla_status check_extents(const mla_decode_params& p) {
     MLA_TRY(require_extent("q", p.total_q, p.q_stride_token, dtype_storage_bytes(p.q_dtype)));
+    if (split_q(p)) {
+        MLA_TRY(require_extent("q_pe", p.total_q, p.q_pe_stride_token,
+                               dtype_storage_bytes(p.q_dtype)));
+    }
     MLA_TRY(require_extent("kv_cache", p.num_slots, p.kv_stride_slot,
                            dtype_storage_bytes(p.kv_dtype)));
+    if (split_cache(p)) {
+        MLA_TRY(require_extent("kpe_cache", p.num_slots, p.kpe_stride_slot,
+                               dtype_storage_bytes(p.kpe_dtype)));
+    }
     if (p.kv_dtype == MLA_DTYPE_MXFP4) {
         MLA_TRY(require_extent("kv_block_scales", p.num_slots, p.kv_block_scale_stride, 1));
     }
@@ -290,7 +387,7 @@ mla_status check_extents(const mla_decode_params& p) {
         MLA_TRY(require_extent("v_cache", p.num_slots, p.v_stride_slot, 1));
     }
     MLA_TRY(require_extent("o", p.total_q, p.o_stride_token, dtype_storage_bytes(p.o_dtype)));
-    return require_extent("lse", p.total_q, p.num_heads, sizeof(float));
+    return require_extent("lse", p.total_q, lse_row_stride(p), sizeof(float));
 }
 
 mla_status check_strides(const mla_decode_params& p) {
@@ -347,6 +444,12 @@ mla_status check_field_agreement(const mla_decode_params& p, ValidateFor what) {
         return fail(MLA_STATUS_INVALID_VALUE,
                     "kv_block_scale_stride must be 0 unless kv_dtype is MXFP4, got %lld",
                     static_cast<long long>(p.kv_block_scale_stride));
+    }
+    if (!split_cache(p) && p.kpe_stride_slot != 0) {
+        return fail(MLA_STATUS_INVALID_VALUE,
+                    "kpe_stride_slot must be 0 with kpe_dtype 0 (576-wide rows in kv_cache), "
+                    "got %lld",
+                    static_cast<long long>(p.kpe_stride_slot));
     }
     if (is_workspace_query(what)) return MLA_STATUS_SUCCESS;  // NULL pointers are "not known"
     if (v_from_cache(p) && p.v_cache == nullptr && p.num_slots > 0) {
@@ -406,8 +509,9 @@ mla_status check_no_overlap(const Span& out, const Span& other) {
                 reinterpret_cast<const void*>(other.begin));
 }
 
-// O and LSE against each other and against every input, on spans of host values: Q, O (rows
-// x heads x dims), LSE (total_q x num_heads), the caches (num_slots rows), the indptrs and the
+// O and LSE against each other and against every input, on spans of host values: Q and q_pe,
+// O (rows x heads x dims), LSE (total_q rows of num_heads at its row stride), the caches
+// (num_slots rows; the rope cache too), the indptrs and the
 // page list (batch_size + 1 entries), kv_page_indices (its first entry: the length is on the
 // device). An empty pool has no rows and no pages: those spans are empty.
 mla_status check_overlaps(const mla_decode_params& p) {
@@ -415,12 +519,16 @@ mla_status check_overlaps(const mla_decode_params& p) {
     const int64_t slots = p.num_slots;
     const Span o = span_of("o", p.o, rows, p.o_stride_token, heads, p.o_stride_head,
                            MLA_HEAD_DIM_V, dtype_storage_bytes(p.o_dtype));
-    const Span lse = span_of("lse", p.lse, rows * heads, sizeof(float));
+    const Span lse = span_of("lse", p.lse, rows, lse_row_stride(p), 1, 0, heads, sizeof(float));
+    const int q_bytes = dtype_storage_bytes(p.q_dtype);
     const Span inputs[] = {
-        span_of("q", p.q, rows, p.q_stride_token, heads, p.q_stride_head, MLA_HEAD_DIM_QK,
-                dtype_storage_bytes(p.q_dtype)),
-        span_of("kv_cache", p.kv_cache, slots, p.kv_stride_slot, 1, 0, kv_row_elements(p.kv_dtype),
+        span_of("q", p.q, rows, p.q_stride_token, heads, p.q_stride_head, q_width(p), q_bytes),
+        span_of("q_pe", p.q_pe, rows, p.q_pe_stride_token, heads, p.q_pe_stride_head,
+                MLA_QK_ROPE_HEAD_DIM, q_bytes),
+        span_of("kv_cache", p.kv_cache, slots, p.kv_stride_slot, 1, 0, kv_width(p),
                 dtype_storage_bytes(p.kv_dtype)),
+        span_of("kpe_cache", p.kpe_cache, slots, p.kpe_stride_slot, 1, 0, MLA_QK_ROPE_HEAD_DIM,
+                dtype_storage_bytes(p.kpe_dtype)),
         span_of("kv_block_scales", p.kv_block_scales, slots, p.kv_block_scale_stride, 1, 0,
                 MLA_MXFP4_ROW_SCALES, 1),
         span_of("v_cache", p.v_cache, slots, p.v_stride_slot, 1, 0, MLA_HEAD_DIM_V, 1),
@@ -460,7 +568,9 @@ mla_status require_stride_bytes_multiple(const char* field, int64_t stride, int6
 
 mla_status check_pointer_alignment(const mla_decode_params& p) {
     MLA_TRY(require_aligned("q", p.q, 16));
+    MLA_TRY(require_aligned("q_pe", p.q_pe, 16));
     MLA_TRY(require_aligned("kv_cache", p.kv_cache, 16));
+    MLA_TRY(require_aligned("kpe_cache", p.kpe_cache, 16));
     MLA_TRY(require_aligned("v_cache", p.v_cache, 16));
     MLA_TRY(require_aligned("o", p.o, 16));
     MLA_TRY(require_aligned("lse", p.lse, 4));
@@ -474,10 +584,18 @@ mla_status check_stride_alignment(const mla_decode_params& p) {
     int64_t q_bytes = dtype_storage_bytes(p.q_dtype), o_bytes = dtype_storage_bytes(p.o_dtype);
     MLA_TRY(require_stride_bytes_multiple("q_stride_head", p.q_stride_head, q_bytes));
     MLA_TRY(require_stride_bytes_multiple("q_stride_token", p.q_stride_token, q_bytes));
+    if (split_q(p)) {
+        MLA_TRY(require_stride_bytes_multiple("q_pe_stride_head", p.q_pe_stride_head, q_bytes));
+        MLA_TRY(require_stride_bytes_multiple("q_pe_stride_token", p.q_pe_stride_token, q_bytes));
+    }
     MLA_TRY(require_stride_bytes_multiple("o_stride_head", p.o_stride_head, o_bytes));
     MLA_TRY(require_stride_bytes_multiple("o_stride_token", p.o_stride_token, o_bytes));
     MLA_TRY(require_stride_bytes_multiple("kv_stride_slot", p.kv_stride_slot,
                                           dtype_storage_bytes(p.kv_dtype)));
+    if (split_cache(p)) {
+        MLA_TRY(require_stride_bytes_multiple("kpe_stride_slot", p.kpe_stride_slot,
+                                              dtype_storage_bytes(p.kpe_dtype)));
+    }
     if (p.v_cache != nullptr) {
         MLA_TRY(require_stride_bytes_multiple("v_stride_slot", p.v_stride_slot, 1));
     }

@@ -39,7 +39,11 @@ enum Route : unsigned {
     kAll = kReference | kFwd | kWorkspace,
 };
 
-enum class Base { kBf16, kFp8Kv, kFp8Q, kMxfp4, kMxfp4FpV, kPaged };
+// kSplit: bf16, split Q, a bf16 rope cache, strided LSE (every input form at once);
+// kSplitFp8: fp8 Q split, an e4m3fn latent and rope cache, paged.
+enum class Base { kBf16, kFp8Kv, kFp8Q, kMxfp4, kMxfp4FpV, kPaged, kSplit, kSplitFp8 };
+const Base kAllBases[] = {Base::kBf16,  Base::kFp8Kv,  Base::kFp8Q,  Base::kMxfp4,
+                          Base::kMxfp4FpV, Base::kPaged, Base::kSplit, Base::kSplitFp8};
 
 ProblemSpec base_spec(Base base) {
     ProblemSpec s;
@@ -56,6 +60,19 @@ ProblemSpec base_spec(Base base) {
             s.v_dtype = MLA_DTYPE_FP8_E4M3FN;
             break;
         case Base::kPaged:
+            s.paged = true;
+            s.page_size = 2;
+            break;
+        case Base::kSplit:
+            s.split_q = true;
+            s.kpe_dtype = MLA_DTYPE_BF16;
+            s.lse_stride_token = 16 + 3;
+            break;
+        case Base::kSplitFp8:
+            s.q_dtype = MLA_DTYPE_FP8_E4M3FN;
+            s.kv_dtype = MLA_DTYPE_FP8_E4M3FN;
+            s.split_q = true;
+            s.kpe_dtype = MLA_DTYPE_FP8_E4M3FN;
             s.paged = true;
             s.page_size = 2;
             break;
@@ -96,6 +113,8 @@ mla_decode_params fake_device_params(mla_decode_params p) {
     fake(p.kv_indptr, 8);
     fake(p.o, 9);
     fake(p.lse, 10);
+    fake(p.q_pe, 11);
+    fake(p.kpe_cache, 12);
     return p;
 }
 
@@ -200,15 +219,26 @@ TEST(Version, ParamsSizeMatchesTheHeader) {
     EXPECT_EQ(mla_decode_params_size() % 8, 0u);
 }
 
-// New fields come out of the reserved block at the end, which keeps its place and size: flags
-// and reserved_u32 took the first 8 of its 64 bytes (0.3.0 had reserved[8] at offset 216 of 280
-// bytes on LP64), so every field keeps its offset and a caller built against 0.3.0 still
-// passes zeros there.
+// New fields come out of the reserved block at the end, which keeps its place and size (0.3.0
+// had reserved[8] at offset 216 of 280 bytes on LP64): flags and reserved_u32 took its first 8
+// bytes (0.4.0), then the input forms took reserved_u32 (kpe_dtype) and six of the seven
+// words: q_pe, q_pe_stride_token, q_pe_stride_head, kpe_cache, kpe_stride_slot,
+// lse_stride_token, in that order, one word each. Every older field keeps its offset, and a
+// caller built against an older header still passes zeros there (the default forms).
 TEST(Version, FieldsTakenFromReservedKeepTheLayout) {
-    EXPECT_EQ(offsetof(mla_decode_params, flags) + 64, sizeof(mla_decode_params));
-    EXPECT_EQ(offsetof(mla_decode_params, reserved_u32), offsetof(mla_decode_params, flags) + 4);
-    EXPECT_EQ(offsetof(mla_decode_params, reserved), offsetof(mla_decode_params, flags) + 8);
-    EXPECT_EQ(sizeof(mla_decode_params::reserved), 56u);
+    constexpr size_t kWord = 8;
+    const size_t flags = offsetof(mla_decode_params, flags);
+    EXPECT_EQ(flags + 64, sizeof(mla_decode_params));
+    EXPECT_EQ(offsetof(mla_decode_params, kpe_dtype), flags + 4);
+    EXPECT_EQ(sizeof(mla_decode_params::kpe_dtype), 4u);
+    EXPECT_EQ(offsetof(mla_decode_params, q_pe), flags + 8);
+    EXPECT_EQ(offsetof(mla_decode_params, q_pe_stride_token), flags + 8 + kWord);
+    EXPECT_EQ(offsetof(mla_decode_params, q_pe_stride_head), flags + 8 + 2 * kWord);
+    EXPECT_EQ(offsetof(mla_decode_params, kpe_cache), flags + 8 + 3 * kWord);
+    EXPECT_EQ(offsetof(mla_decode_params, kpe_stride_slot), flags + 8 + 4 * kWord);
+    EXPECT_EQ(offsetof(mla_decode_params, lse_stride_token), flags + 8 + 5 * kWord);
+    EXPECT_EQ(offsetof(mla_decode_params, reserved), flags + 8 + 6 * kWord);
+    EXPECT_EQ(sizeof(mla_decode_params::reserved), kWord);
     EXPECT_EQ(offsetof(mla_decode_params, flags),
               offsetof(mla_decode_params, lse) + sizeof(float*));
     if (sizeof(void*) == 8 && alignof(int64_t) == 8) {
@@ -216,6 +246,40 @@ TEST(Version, FieldsTakenFromReservedKeepTheLayout) {
         EXPECT_EQ(sizeof(mla_decode_params), 280u);
     }
     EXPECT_EQ(MLA_DECODE_FLAG_BATCH_INVARIANT, 1u);
+}
+
+// The offsets of every field before the reserved block, as 0.3.0 and 0.4.0 had them (LP64):
+// the input forms moved none of them.
+TEST(Version, OlderFieldsKeepTheirOffsets) {
+    if (sizeof(void*) != 8 || alignof(int64_t) != 8) GTEST_SKIP() << "offsets stated for LP64";
+    EXPECT_EQ(offsetof(mla_decode_params, batch_size), 0u);
+    EXPECT_EQ(offsetof(mla_decode_params, sm_scale), 28u);
+    EXPECT_EQ(offsetof(mla_decode_params, q), 32u);
+    EXPECT_EQ(offsetof(mla_decode_params, q_dtype), 40u);
+    EXPECT_EQ(offsetof(mla_decode_params, q_scale), 44u);
+    EXPECT_EQ(offsetof(mla_decode_params, q_stride_token), 48u);
+    EXPECT_EQ(offsetof(mla_decode_params, q_stride_head), 56u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_cache), 64u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_dtype), 72u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_scale), 76u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_stride_slot), 80u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_block_scales), 88u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_block_scale_stride), 96u);
+    EXPECT_EQ(offsetof(mla_decode_params, v_cache), 104u);
+    EXPECT_EQ(offsetof(mla_decode_params, v_dtype), 112u);
+    EXPECT_EQ(offsetof(mla_decode_params, v_scale), 116u);
+    EXPECT_EQ(offsetof(mla_decode_params, v_stride_slot), 120u);
+    EXPECT_EQ(offsetof(mla_decode_params, num_slots), 128u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_page_indptr), 136u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_page_indices), 144u);
+    EXPECT_EQ(offsetof(mla_decode_params, page_size), 152u);
+    EXPECT_EQ(offsetof(mla_decode_params, qo_indptr), 160u);
+    EXPECT_EQ(offsetof(mla_decode_params, kv_indptr), 168u);
+    EXPECT_EQ(offsetof(mla_decode_params, o), 176u);
+    EXPECT_EQ(offsetof(mla_decode_params, o_dtype), 184u);
+    EXPECT_EQ(offsetof(mla_decode_params, o_stride_token), 192u);
+    EXPECT_EQ(offsetof(mla_decode_params, o_stride_head), 200u);
+    EXPECT_EQ(offsetof(mla_decode_params, lse), 208u);
 }
 
 TEST(Version, BackendNameIsKnown) {
@@ -293,7 +357,13 @@ TEST(ParamsInit, Defaults) {
     EXPECT_EQ(p.o_stride_head, 0);
     EXPECT_EQ(p.lse, nullptr);
     EXPECT_EQ(p.flags, 0u);
-    EXPECT_EQ(p.reserved_u32, 0u);
+    EXPECT_EQ(static_cast<int>(p.kpe_dtype), 0);
+    EXPECT_EQ(p.q_pe, nullptr);
+    EXPECT_EQ(p.q_pe_stride_token, 0);
+    EXPECT_EQ(p.q_pe_stride_head, 0);
+    EXPECT_EQ(p.kpe_cache, nullptr);
+    EXPECT_EQ(p.kpe_stride_slot, 0);
+    EXPECT_EQ(p.lse_stride_token, 0);
     for (uint64_t r : p.reserved) EXPECT_EQ(r, 0u);
 }
 
@@ -329,8 +399,7 @@ TEST(LastError, IsPerThread) {
 // ---- valid calls (the bases of the rejection tests are valid) ----------------------------------
 
 TEST(ValidCalls, EveryBaseProblemRunsOnTheReference) {
-    for (Base base : {Base::kBf16, Base::kFp8Kv, Base::kFp8Q, Base::kMxfp4, Base::kMxfp4FpV,
-                      Base::kPaged}) {
+    for (Base base : kAllBases) {
         HostProblem hp = make_problem(base_spec(base));
         for (mla_dtype o_dtype : {MLA_DTYPE_BF16, MLA_DTYPE_FP32}) {
             std::vector<float> o(hp.o_elements()), lse(hp.lse_elements());
@@ -414,6 +483,75 @@ TEST(ValidCalls, WorkspaceQueryReadsNoPointer) {
     }
 }
 
+// The split forms are host facts (q_pe strides, kpe_dtype): a workspace query (size and bound)
+// checks their strides and dtypes without their pointers (q_pe, kpe_cache NULL: not known).
+TEST(ValidCalls, WorkspaceQueryTakesSplitFormsWithoutTheirPointers) {
+    for (Base base : {Base::kSplit, Base::kSplitFp8}) {
+        HostProblem hp = make_problem(base_spec(base));
+        mla_decode_params p = hp.host_params(nullptr, MLA_DTYPE_BF16, nullptr);
+        p.q = p.q_pe = p.kv_cache = p.kpe_cache = nullptr;
+        p.qo_indptr = p.kv_indptr = p.kv_page_indptr = p.kv_page_indices = nullptr;
+        size_t bytes = kUntouchedBytes;
+        mla_status status = mla_decode_workspace_size(&p, &bytes);
+        EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
+            << "workspace_size: " << mla_status_string(status) << ": " << mla_last_error_message();
+        status = mla_decode_workspace_bound(&p, &bytes);
+        EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
+            << "workspace_bound: " << mla_status_string(status) << ": " << mla_last_error_message();
+    }
+}
+
+// The smallest strides of the split forms are valid: q_nope heads 512 apart, q_pe heads 64
+// apart, latent rows 512 and rope rows 64 elements apart, LSE rows num_heads apart (the
+// reference reads the same values through them as through the padded strides of the base).
+TEST(ValidCalls, TightestSplitStrides) {
+    HostProblem hp = make_problem(base_spec(Base::kSplit));
+    std::vector<float> o_padded(hp.o_elements()), lse_padded(hp.lse_elements());
+    mla_decode_params padded = hp.host_params(o_padded.data(), MLA_DTYPE_FP32, lse_padded.data());
+    ASSERT_EQ(mla_decode_reference(&padded), MLA_STATUS_SUCCESS) << mla_last_error_message();
+
+    // The same values repacked tightly.
+    const int heads = hp.spec.num_heads;
+    auto repack = [](const std::vector<uint8_t>& src, int64_t rows, int64_t src_stride,
+                     int64_t dst_stride, int64_t width) {
+        std::vector<uint8_t> dst(static_cast<size_t>(rows * dst_stride));
+        for (int64_t r = 0; r < rows; ++r)
+            std::memcpy(&dst[r * dst_stride], &src[r * src_stride], static_cast<size_t>(width));
+        return dst;
+    };
+    constexpr int64_t kBytes = 2;  // bf16
+    const int64_t q_rows = static_cast<int64_t>(hp.total_q) * heads;
+    const std::vector<uint8_t> q = repack(hp.q, q_rows, hp.q_stride_head * kBytes,
+                                          512 * kBytes, 512 * kBytes);
+    std::vector<uint8_t> q_pe_src;  // q_pe rows by (token, head), then repacked
+    for (int t = 0; t < hp.total_q; ++t)
+        for (int h = 0; h < heads; ++h) {
+            const uint8_t* row = &hp.q_pe[(t * hp.q_pe_stride_token + h * hp.q_pe_stride_head) *
+                                          kBytes];
+            q_pe_src.insert(q_pe_src.end(), row, row + 64 * kBytes);
+        }
+    const std::vector<uint8_t> kv = repack(hp.kv, hp.num_slots, hp.kv_stride_slot * kBytes,
+                                           512 * kBytes, 512 * kBytes);
+    const std::vector<uint8_t> kpe = repack(hp.kpe, hp.num_slots, hp.kpe_stride_slot * kBytes,
+                                            64 * kBytes, 64 * kBytes);
+    std::vector<float> o(hp.o_elements()), lse(static_cast<size_t>(hp.total_q) * heads);
+    mla_decode_params p = hp.host_params(o.data(), MLA_DTYPE_FP32, lse.data());
+    p.q = q.data();
+    p.q_stride_head = 512;
+    p.q_stride_token = 512 * heads;
+    p.q_pe = q_pe_src.data();
+    p.q_pe_stride_head = 64;
+    p.q_pe_stride_token = 64 * heads;
+    p.kv_cache = kv.data();
+    p.kv_stride_slot = 512;
+    p.kpe_cache = kpe.data();
+    p.kpe_stride_slot = 64;
+    p.lse_stride_token = heads;
+    ASSERT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS) << mla_last_error_message();
+    EXPECT_EQ(std::memcmp(o.data(), o_padded.data(), o.size() * sizeof(float)), 0);
+    EXPECT_EQ(std::memcmp(lse.data(), hp.dense_lse(lse_padded).data(), lse.size() * 4), 0);
+}
+
 TEST(ValidCalls, NoGpuBackendReportsNoDevice) {
     if (std::string(mla_backend_name()) != "none") GTEST_SKIP() << "built with a GPU backend";
     HostProblem hp = make_problem(base_spec(Base::kBf16));
@@ -484,7 +622,7 @@ TEST(PlanApi, CreateValidatesLikeTheWorkspaceQuery) {
         Mutation mutate;
     };
     const Case cases[] = {
-        {"reserved", MLA_STATUS_INVALID_VALUE, [](mla_decode_params& p) { p.reserved[3] = 1; }},
+        {"reserved", MLA_STATUS_INVALID_VALUE, [](mla_decode_params& p) { p.reserved[0] = 1; }},
         {"q_dtype", MLA_STATUS_INVALID_DTYPE,
          [](mla_decode_params& p) { p.q_dtype = MLA_DTYPE_MXFP4; }},
         {"batch_size", MLA_STATUS_INVALID_SIZE, [](mla_decode_params& p) { p.batch_size = 0; }},
@@ -611,13 +749,11 @@ TEST(Validate, NullMaxShapeOfTheWorkspaceBound) {
 TEST(Validate, ReservedNotZero) {
     const int words = static_cast<int>(sizeof(mla_decode_params::reserved) / sizeof(uint64_t));
     for (int i = 0; i < words; ++i) {
-        SCOPED_TRACE(i);
-        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "reserved",
-                        [i](mla_decode_params& p) { p.reserved[i] = uint64_t{1} << (i * 7); });
-    }
-    for (uint32_t value : {1u, 0x80000000u}) {
-        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "reserved_u32",
-                        [value](mla_decode_params& p) { p.reserved_u32 = value; });
+        for (uint64_t value : {uint64_t{1}, uint64_t{1} << 63}) {
+            SCOPED_TRACE(i);
+            expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "reserved",
+                            [i, value](mla_decode_params& p) { p.reserved[i] = value; });
+        }
     }
 }
 
@@ -1104,6 +1240,165 @@ TEST(Validate, KvStrideSlotNotMultipleOf16Bytes) {
 TEST(Validate, VStrideSlotNotMultipleOf16Bytes) {
     expect_rejected(Base::kMxfp4FpV, kRefFwd, MLA_STATUS_MISALIGNED, "v_stride_slot",
                     [](mla_decode_params& p) { p.v_stride_slot = 520; });
+}
+
+// ---- input forms (mla_decode.h, "Input forms"): each rule in the order of the checks ---------
+
+// (c) kpe_dtype: 0, BF16 or FP8; nothing else, and not 0 beside a kpe_cache.
+TEST(Validate, KpeDtypeThatARopeCacheCannotHave) {
+    for (int v : {int{MLA_DTYPE_FP32}, int{MLA_DTYPE_MXFP4}, 6, -1}) {
+        SCOPED_TRACE(v);
+        expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_DTYPE, "kpe_dtype",
+                        [v](mla_decode_params& p) { set_raw(&p.kpe_dtype, v); });
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_DTYPE, "kpe_dtype",
+                        [v](mla_decode_params& p) { set_raw(&p.kpe_dtype, v); });
+    }
+}
+
+TEST(Validate, KpeDtypeZeroBesideAKpeCache) {
+    expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_DTYPE, "kpe_dtype",
+                    [](mla_decode_params& p) { set_raw(&p.kpe_dtype, 0); });
+}
+
+// (c) pairs: MXFP4 has no split form; a rope cache is BF16 or the latent's dtype; a BF16 rope
+// beside an FP8 latent is the host reference's only (its numbers: test_input_forms.cpp).
+TEST(Validate, SplitMxfp4CacheIsUnsupported) {
+    for (mla_dtype kpe : {MLA_DTYPE_BF16, MLA_DTYPE_FP8_E4M3FN}) {
+        SCOPED_TRACE(kpe);
+        expect_rejected(Base::kMxfp4, kAll, MLA_STATUS_UNSUPPORTED, "MXFP4",
+                        [kpe](mla_decode_params& p) {
+                            p.kpe_dtype = kpe;
+                            p.kpe_cache = p.kv_block_scales;
+                            p.kpe_stride_slot = 64;
+                        });
+    }
+}
+
+TEST(Validate, RopeDtypesNoPathServes) {
+    expect_rejected(Base::kSplit, kAll, MLA_STATUS_UNSUPPORTED, "kpe_dtype",
+                    [](mla_decode_params& p) { p.kpe_dtype = MLA_DTYPE_FP8_E4M3FN; });
+    expect_rejected(Base::kSplitFp8, kAll, MLA_STATUS_UNSUPPORTED, "kpe_dtype",
+                    [](mla_decode_params& p) { p.kpe_dtype = MLA_DTYPE_FP8_E4M3FNUZ; });
+}
+
+TEST(Validate, Bf16RopeBesideAnFp8LatentIsHostReferenceOnly) {
+    expect_rejected(Base::kSplitFp8, kFwd | kWorkspace, MLA_STATUS_UNSUPPORTED, "kpe_dtype",
+                    [](mla_decode_params& p) { p.kpe_dtype = MLA_DTYPE_BF16; });
+}
+
+// (f) the split forms' pointers (not for the workspace query, where NULL means "not known").
+TEST(Validate, NullQPeInTheSplitQForm) {
+    expect_rejected(Base::kSplit, kRefFwd, MLA_STATUS_NULL_POINTER, "q_pe",
+                    [](mla_decode_params& p) { p.q_pe = nullptr; });
+}
+
+TEST(Validate, NullKpeCacheWithAKpeDtype) {
+    for (Base base : {Base::kSplit, Base::kSplitFp8}) {
+        expect_rejected(base, kRefFwd, MLA_STATUS_NULL_POINTER, "kpe_cache",
+                        [](mla_decode_params& p) { p.kpe_cache = nullptr; });
+    }
+}
+
+// (g) strides by form.
+TEST(Validate, QStrideHeadTooSmallInTheSplitQForm) {
+    expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_SIZE, "q_stride_head",
+                    [](mla_decode_params& p) { p.q_stride_head = 511; });
+}
+
+TEST(Validate, QPeStrideHeadTooSmall) {
+    for (int64_t s : {63, 0, -64}) {
+        SCOPED_TRACE(s);
+        expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_SIZE, "q_pe_stride_head",
+                        [s](mla_decode_params& p) { p.q_pe_stride_head = s; });
+    }
+}
+
+// A q_pe given (or a q_pe stride set) selects the split Q form, whose strides must then be set;
+// a stride alone (f, before g) also asks for q_pe, except in the workspace query.
+TEST(Validate, QPeWithoutItsStrides) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "q_pe_stride_head",
+                    [](mla_decode_params& p) { p.q_pe = p.q; });
+    auto token_stride_only = [](mla_decode_params& p) { p.q_pe_stride_token = 16 * 64; };
+    expect_rejected(Base::kBf16, kWorkspace, MLA_STATUS_INVALID_SIZE, "q_pe_stride_head",
+                    token_stride_only);
+    expect_rejected(Base::kBf16, kRefFwd, MLA_STATUS_NULL_POINTER, "q_pe", token_stride_only);
+}
+
+TEST(Validate, QPeStrideTokenTooSmall) {
+    expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_SIZE, "q_pe_stride_token",
+                    [](mla_decode_params& p) {
+                        p.q_pe_stride_token = 16 * p.q_pe_stride_head - 8;
+                    });
+}
+
+TEST(Validate, KvStrideSlotTooSmallInTheSplitCacheForm) {
+    expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_SIZE, "kv_stride_slot",
+                    [](mla_decode_params& p) { p.kv_stride_slot = 511; });
+}
+
+TEST(Validate, KpeStrideSlotTooSmall) {
+    for (int64_t s : {63, 0, -1}) {
+        SCOPED_TRACE(s);
+        expect_rejected(Base::kSplitFp8, kAll, MLA_STATUS_INVALID_SIZE, "kpe_stride_slot",
+                        [s](mla_decode_params& p) { p.kpe_stride_slot = s; });
+    }
+}
+
+TEST(Validate, LseStrideTokenTooSmall) {
+    for (int64_t s : {15, -1, -16}) {
+        SCOPED_TRACE(s);
+        expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "lse_stride_token",
+                        [s](mla_decode_params& p) { p.lse_stride_token = s; });
+    }
+}
+
+TEST(Validate, QPeByteExtentOverflows) {
+    expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_SIZE, "q_pe",
+                    [](mla_decode_params& p) { p.q_pe_stride_token = kInt64Max / 4; });
+}
+
+TEST(Validate, KpeCacheByteExtentOverflows) {
+    expect_rejected(Base::kSplit, kAll, MLA_STATUS_INVALID_SIZE, "kpe_cache",
+                    [](mla_decode_params& p) { p.kpe_stride_slot = kInt64Max / 8; });
+}
+
+TEST(Validate, LseByteExtentOverflows) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_SIZE, "lse",
+                    [](mla_decode_params& p) { p.lse_stride_token = kInt64Max / 8; });
+}
+
+// (h) a rope stride without a rope cache contradicts kpe_dtype 0.
+TEST(Validate, KpeStrideSlotWithoutASplitCache) {
+    expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "kpe_stride_slot",
+                    [](mla_decode_params& p) { p.kpe_stride_slot = 64; });
+}
+
+// (i) alignment of the split forms' pointers and strides (strides kept inside the buffers, so
+// that the overlap check does not answer first).
+TEST(Validate, QPePointerMisaligned) {
+    expect_rejected(Base::kSplit, kRefFwd, MLA_STATUS_MISALIGNED, "q_pe",
+                    [](mla_decode_params& p) { p.q_pe = offset_bytes(p.q_pe, 8); });
+}
+
+TEST(Validate, KpeCachePointerMisaligned) {
+    expect_rejected(Base::kSplitFp8, kRefFwd, MLA_STATUS_MISALIGNED, "kpe_cache",
+                    [](mla_decode_params& p) { p.kpe_cache = offset_bytes(p.kpe_cache, 4); });
+}
+
+TEST(Validate, QPeStridesNotMultipleOf16Bytes) {
+    expect_rejected(Base::kSplit, kRefFwd, MLA_STATUS_MISALIGNED, "q_pe_stride_head",
+                    [](mla_decode_params& p) { p.q_pe_stride_head = 92; });  // 184 bytes
+    expect_rejected(Base::kSplit, kRefFwd, MLA_STATUS_MISALIGNED, "q_pe_stride_token",
+                    [](mla_decode_params& p) { p.q_pe_stride_token -= 4; });
+    expect_rejected(Base::kSplitFp8, kRefFwd, MLA_STATUS_MISALIGNED, "q_pe_stride_head",
+                    [](mla_decode_params& p) { p.q_pe_stride_head = 88; });  // fp8: 88 bytes
+}
+
+TEST(Validate, KpeStrideSlotNotMultipleOf16Bytes) {
+    expect_rejected(Base::kSplit, kRefFwd, MLA_STATUS_MISALIGNED, "kpe_stride_slot",
+                    [](mla_decode_params& p) { p.kpe_stride_slot = 92; });  // 184 bytes
+    expect_rejected(Base::kSplitFp8, kRefFwd, MLA_STATUS_MISALIGNED, "kpe_stride_slot",
+                    [](mla_decode_params& p) { p.kpe_stride_slot = 88; });
 }
 
 // ---- order: the first violation wins -----------------------------------------------------------

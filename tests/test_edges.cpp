@@ -8,6 +8,8 @@
 //    nothing written anywhere) and by mla_decode_fwd before the device is looked at; spans that
 //    touch without sharing a byte are accepted;
 //  - 8 heads (a 128-head model split 16 ways) pass validation on every route.
+// Every layout includes the input forms (split Q, split cache, strided LSE): their pointers and
+// spans (q_pe, kpe_cache, the LSE rows at their stride) are among the overlap checks.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -31,14 +33,17 @@ struct Layout {
     mla_dtype kv;
     mla_dtype v;
     int page_size;  // 0: contiguous
+    bool split;     // split Q, a rope cache of kv's dtype, LSE rows 4 floats apart past the heads
 };
 
 const Layout kLayouts[] = {
-    {"bf16", MLA_DTYPE_BF16, kNoV, 0},
-    {"fp8_e4m3fn", MLA_DTYPE_FP8_E4M3FN, kNoV, 0},
-    {"fp8_e4m3fnuz_pages16", MLA_DTYPE_FP8_E4M3FNUZ, kNoV, 16},
-    {"mxfp4", MLA_DTYPE_MXFP4, kNoV, 0},
-    {"mxfp4_k_fp8_v_pages64", MLA_DTYPE_MXFP4, MLA_DTYPE_FP8_E4M3FN, 64},
+    {"bf16", MLA_DTYPE_BF16, kNoV, 0, false},
+    {"fp8_e4m3fn", MLA_DTYPE_FP8_E4M3FN, kNoV, 0, false},
+    {"fp8_e4m3fnuz_pages16", MLA_DTYPE_FP8_E4M3FNUZ, kNoV, 16, false},
+    {"mxfp4", MLA_DTYPE_MXFP4, kNoV, 0, false},
+    {"mxfp4_k_fp8_v_pages64", MLA_DTYPE_MXFP4, MLA_DTYPE_FP8_E4M3FN, 64, false},
+    {"bf16_split_forms", MLA_DTYPE_BF16, kNoV, 0, true},
+    {"fp8_e4m3fn_split_forms_pages16", MLA_DTYPE_FP8_E4M3FN, kNoV, 16, true},
 };
 
 ProblemSpec spec_of(const Layout& l, std::vector<int> kv_lens, std::vector<int> q_lens) {
@@ -50,6 +55,11 @@ ProblemSpec spec_of(const Layout& l, std::vector<int> kv_lens, std::vector<int> 
     s.page_size = l.page_size > 0 ? l.page_size : 1;
     s.kv_lens = std::move(kv_lens);
     s.q_lens = std::move(q_lens);
+    if (l.split) {
+        s.split_q = true;
+        s.kpe_dtype = l.kv;
+        s.lse_stride_token = s.num_heads + 4;  // 16-byte spans for the arenas below
+    }
     return s;
 }
 
@@ -59,6 +69,7 @@ void empty_pool(mla_decode_params& p) {
     p.kv_cache = nullptr;
     p.kv_block_scales = nullptr;
     p.v_cache = nullptr;
+    p.kpe_cache = nullptr;
     p.kv_page_indices = nullptr;
 }
 
@@ -94,7 +105,12 @@ TEST_P(EmptyPool, ReferenceWritesZeroAndMinusInfinity) {
         size_t nonzero = 0;
         for (size_t i = 0; i < o_bytes; ++i) nonzero += bytes[i] != 0;
         EXPECT_EQ(nonzero, 0u) << "O must be +0 everywhere";
-        for (float x : lse) ASSERT_TRUE(std::isinf(x) && x < 0.0f) << x;
+        for (float x : hp.dense_lse(lse)) ASSERT_TRUE(std::isinf(x) && x < 0.0f) << x;
+        for (size_t i = 0; i < lse.size(); ++i) {  // between rows of a strided LSE: untouched
+            if (i % hp.lse_row_stride() >= static_cast<size_t>(hp.spec.num_heads)) {
+                ASSERT_TRUE(std::isnan(lse[i])) << "LSE padding written at " << i;
+            }
+        }
     }
 }
 
@@ -150,6 +166,12 @@ TEST_P(EmptyPool, CachePointersStayRequiredWithSlots) {
     p.kv_cache = nullptr;
     EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_NULL_POINTER);
     EXPECT_TRUE(message_mentions("kv_cache"));
+    if (p.kpe_dtype != 0) {
+        p = hp.host_params(o.data(), MLA_DTYPE_FP32, nullptr);
+        p.kpe_cache = nullptr;
+        EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_NULL_POINTER);
+        EXPECT_TRUE(message_mentions("kpe_cache"));
+    }
 }
 
 // An empty pool has no rows and no pages: pointers into it have empty spans, so they overlap
@@ -162,6 +184,7 @@ TEST_P(EmptyPool, ItsPointersOverlapNothing) {
     p.kv_cache = o.data();
     if (p.kv_dtype == MLA_DTYPE_MXFP4) p.kv_block_scales = reinterpret_cast<uint8_t*>(o.data());
     if (p.v_dtype != 0) p.v_cache = o.data();
+    if (p.kpe_dtype != 0) p.kpe_cache = o.data();
     if (p.kv_page_indptr != nullptr) p.kv_page_indices = reinterpret_cast<int32_t*>(o.data());
     ASSERT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS) << mla_last_error_message();
     for (uint16_t x : o) ASSERT_EQ(x, 0);
@@ -194,13 +217,18 @@ const Layout kBf16Contiguous = kLayouts[0];
 const Layout kPaged = kLayouts[2];
 const Layout kMxfp4 = kLayouts[3];
 const Layout kMxfp4FpV = kLayouts[4];
+const Layout kSplitForms = kLayouts[5];
 
 std::vector<InputField> input_fields() {
     return {
         {"q", kBf16Contiguous, [](const HostProblem& h) { return h.q; },
          [](mla_decode_params& p, void* at) { p.q = at; }},
+        {"q_pe", kSplitForms, [](const HostProblem& h) { return h.q_pe; },
+         [](mla_decode_params& p, void* at) { p.q_pe = at; }},
         {"kv_cache", kBf16Contiguous, [](const HostProblem& h) { return h.kv; },
          [](mla_decode_params& p, void* at) { p.kv_cache = at; }},
+        {"kpe_cache", kSplitForms, [](const HostProblem& h) { return h.kpe; },
+         [](mla_decode_params& p, void* at) { p.kpe_cache = at; }},
         {"kv_block_scales", kMxfp4, [](const HostProblem& h) { return h.kv_block_scales; },
          [](mla_decode_params& p, void* at) { p.kv_block_scales = static_cast<uint8_t*>(at); }},
         {"v_cache", kMxfp4FpV, [](const HostProblem& h) { return h.v; },
@@ -244,9 +272,17 @@ private:
     uint8_t* input_ = nullptr;
 };
 
-// Bytes of the output's span in problem `hp` (dense O in bf16; LSE total_q x heads fp32).
+// Bytes of the output's span in problem `hp` (dense O in bf16; LSE total_q rows of heads fp32 at
+// its row stride, the padding after the last row not included).
 size_t output_bytes(const HostProblem& hp, Output out) {
-    return out == Output::kO ? hp.o_elements() * 2 : hp.lse_elements() * sizeof(float);
+    if (out == Output::kO) return hp.o_elements() * 2;
+    return ((hp.total_q - 1) * hp.lse_row_stride() + hp.spec.num_heads) * sizeof(float);
+}
+
+// The LSE at `lse` (the problem's row stride) as a dense (total_q, heads) vector. Reads the
+// padding after the last row too (an arena has room past it).
+std::vector<float> dense_lse_at(const HostProblem& hp, const float* lse) {
+    return hp.dense_lse(std::vector<float>(lse, lse + hp.lse_elements()));
 }
 
 // The params of `hp` with `out` in an arena, followed by a copy of `in` sharing `shared` bytes;
@@ -308,9 +344,10 @@ TEST_P(OverlappingOutputs, TouchingSpansAreAccepted) {
         mla_decode_params separate = hp.host_params(sep_o.data(), MLA_DTYPE_BF16, sep_lse.data());
         ASSERT_EQ(mla_decode_reference(&separate), MLA_STATUS_SUCCESS);
         const void* got_o = p.o;
-        const void* got_lse = p.lse;
         EXPECT_EQ(std::memcmp(got_o, sep_o.data(), sep_o.size() * 2), 0);
-        EXPECT_EQ(std::memcmp(got_lse, sep_lse.data(), sep_lse.size() * 4), 0);
+        const std::vector<float> got_lse = dense_lse_at(hp, p.lse);
+        const std::vector<float> want_lse = hp.dense_lse(sep_lse);
+        EXPECT_EQ(std::memcmp(got_lse.data(), want_lse.data(), want_lse.size() * 4), 0);
     }
 }
 

@@ -63,14 +63,7 @@ void PrintTo(const Format& f, std::ostream* os) { *os << name_of(f); }
 
 ProblemSpec make_spec(const Format& f, int heads, std::vector<int> kv_lens,
                       std::vector<int> q_lens = {}, uint64_t seed = 1) {
-    ProblemSpec s;
-    s.kv_dtype = f.kv;
-    s.v_dtype = f.v;
-    s.num_heads = heads;
-    s.kv_lens = std::move(kv_lens);
-    s.q_lens = std::move(q_lens);
-    s.seed = seed;
-    return s;
+    return format_spec(f.kv, f.v, heads, std::move(kv_lens), std::move(q_lens), seed);
 }
 
 ProblemSpec paged(ProblemSpec s, int page_size, int tail_entries = 0) {

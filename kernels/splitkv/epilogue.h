@@ -42,7 +42,7 @@ MLA_DEVICE void store_lse(const Params& p, const Stage1Work& w, int i, int head,
         p.partial_lse[(w.partial_row + static_cast<int64_t>(i) * w.splits) * p.num_heads +
                       w.head0 + head] = lse2;
     } else if (p.lse != nullptr) {
-        p.lse[static_cast<int64_t>(w.q_row + i) * p.num_heads + w.head0 + head] =
+        p.lse[static_cast<int64_t>(w.q_row + i) * p.lse_stride_token + w.head0 + head] =
             l > 0.0f ? lse2 * kLn2 : kNegInf;
     }
 }

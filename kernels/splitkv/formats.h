@@ -11,10 +11,13 @@ namespace mla::splitkv {
 
 inline constexpr int kHeadDimQk = 576;
 inline constexpr int kHeadDimV = 512;
+inline constexpr int kKvLoraRank = 512;  // the latent dims of Q and K; the rope dims follow
 inline constexpr int kMxfp4BlockSize = 32;
 inline constexpr int kMxfp4RowBytes = kHeadDimQk / 2;
 inline constexpr int kMxfp4RowScales = kHeadDimQk / kMxfp4BlockSize;
-static_assert(kHeadDimQk == MLA_HEAD_DIM_QK && kHeadDimV == MLA_HEAD_DIM_V, "the ABI's geometry");
+static_assert(kHeadDimQk == MLA_HEAD_DIM_QK && kHeadDimV == MLA_HEAD_DIM_V &&
+                  kKvLoraRank == MLA_KV_LORA_RANK,
+              "the ABI's geometry");
 static_assert(kMxfp4RowBytes == MLA_MXFP4_ROW_BYTES && kMxfp4RowScales == MLA_MXFP4_ROW_SCALES,
               "the ABI's MXFP4 rows");
 
@@ -108,6 +111,11 @@ struct KvTraits {
     static constexpr arch::MmaType kScoreMma = kTraits.score_mma;
     static constexpr arch::MmaType kValueMma = kTraits.value_mma;
     static constexpr int kKRowBytes = kTraits.k_row_bytes;
+    // Bytes of a K row's latent dims (0..511): read from the latent row (Params::kv); the row's
+    // remaining bytes, the rope dims, from the rope row (Params::kpe).
+    static constexpr int kKLatentBytes = kKRowBytes * kKvLoraRank / kHeadDimQk;
+    static_assert(kKLatentBytes * kHeadDimQk == kKRowBytes * kKvLoraRank && kKLatentBytes % 16 == 0,
+                  "the latent dims end on a 16-byte piece of the row");
     static constexpr int kKScaleBytes = kTraits.k_scale_bytes;
     static constexpr int kVRowBytes = kTraits.v_row_bytes;
 };

@@ -30,17 +30,26 @@ struct RowMeta {
 };
 
 struct Params {
-    // Q: row of (token t, head h) at q + (t * q_stride_token + h * q_stride_head) elements.
+    // Q of (token t, head h): dims 0..511 at q + (t * q_stride_token + h * q_stride_head)
+    // elements, dims 512..575 at q_pe + (t * q_pe_stride_token + h * q_pe_stride_head). For a
+    // 576-wide Q the host sets q_pe = q + 512 elements with q's strides (kernel_params.cpp).
     const void* q;
+    const void* q_pe;
     QFormat q_format;
     float q_scale;           // fp8 Q dequant scale (1 for bf16)
     int64_t q_stride_token;  // elements
     int64_t q_stride_head;   // elements
+    int64_t q_pe_stride_token;  // elements
+    int64_t q_pe_stride_head;   // elements
 
     // Latent cache: row `slot` at kv + slot * kv_stride_bytes. MXFP4: 288 bytes of e2m1 pairs,
-    // scales at kv_scales + slot * kv_scale_stride.
+    // scales at kv_scales + slot * kv_scale_stride. The row's bytes from the rope dims (512) on
+    // are read at kpe + slot * kpe_stride_bytes instead: the split cache's rope rows (the same
+    // dtype as the latent), or, for 576-wide rows, kv + the latent's bytes with kv's stride.
     const uint8_t* kv;
     int64_t kv_stride_bytes;
+    const uint8_t* kpe;
+    int64_t kpe_stride_bytes;
     float kv_scale;  // fp8 dequant scale (1 otherwise)
     const uint8_t* kv_scales;
     int64_t kv_scale_stride;
@@ -81,11 +90,12 @@ struct Params {
     float* partial_lse;
 
     // Final outputs: O bf16 at o + t * o_stride_token + h * o_stride_head; lse (may be null)
-    // natural log, [total_q][num_heads].
+    // natural log at lse + t * lse_stride_token + h.
     uint16_t* o;
     int64_t o_stride_token;
     int64_t o_stride_head;
     float* lse;
+    int64_t lse_stride_token;  // floats (num_heads when the caller's stride is 0)
 };
 
 }  // namespace mla::splitkv

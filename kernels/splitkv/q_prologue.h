@@ -1,6 +1,7 @@
-// The Q prologue of stage 1, shared by its variants: loading a query row as bf16 words (bf16 as
-// stored, fp8 widened exactly), and the per-row power-of-two scale that brings a row into f16
-// range for the f16 score product of an fp8 cache.
+// The Q prologue of stage 1, shared by its variants: where a query row lies (its latent dims in
+// q, its rope dims in q_pe), loading it as bf16 words (bf16 as stored, fp8 widened exactly), and
+// the per-row power-of-two scale that brings a row into f16 range for the f16 score product of
+// an fp8 cache.
 #pragma once
 
 #include "arch/device.h"
@@ -51,6 +52,32 @@ MLA_DEVICE void load_q_bf16_words(const void* row, QFormat format, int64_t elem,
         w[2 * i] = bf16(d.lo & 0xffffu) | (bf16(d.hi & 0xffffu) << 16);
         w[2 * i + 1] = bf16(d.lo >> 16) | (bf16(d.hi >> 16) << 16);
     }
+}
+
+// The query row of (token, head): dims 0..511 from `nope`, dims 512..575 from `pe` (bytes).
+// For a 576-wide Q, pe = nope + 512 elements (kernel_params.cpp): one code path for both forms.
+struct QRow {
+    const uint8_t* nope;
+    const uint8_t* pe;
+};
+
+MLA_DEVICE QRow q_row(const Params& p, int64_t token, int64_t head) {
+    const int64_t bytes = p.q_format == QFormat::kBf16 ? 2 : 1;
+    return QRow{static_cast<const uint8_t*>(p.q) +
+                    (token * p.q_stride_token + head * p.q_stride_head) * bytes,
+                static_cast<const uint8_t*>(p.q_pe) +
+                    (token * p.q_pe_stride_token + head * p.q_pe_stride_head) * bytes};
+}
+
+// load_q_bf16_words of dims elem .. elem + 2 kWords - 1 of a query row, from the part that
+// holds them. `elem` is a multiple of the run (2 kWords dims), which divides 512, so a run never
+// straddles the latent / rope boundary.
+template <int kWords>
+MLA_DEVICE void load_q_bf16_words(const QRow& row, QFormat format, int elem,
+                                  uint32_t (&w)[kWords]) {
+    static_assert(kKvLoraRank % (2 * kWords) == 0, "a run of Q dims lies in one part");
+    const bool rope = elem >= kKvLoraRank;
+    load_q_bf16_words(rope ? row.pe : row.nope, format, rope ? elem - kKvLoraRank : elem, w);
 }
 
 }  // namespace mla::splitkv

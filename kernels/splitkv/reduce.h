@@ -58,7 +58,8 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     packed.y = arch::pack_bf16x2(acc[2] * inv, acc[3] * inv);
     *reinterpret_cast<uint2*>(p.o + row * p.o_stride_token + head * p.o_stride_head + dim) = packed;
     if (p.lse != nullptr && slice == 0 && lane == 0)
-        p.lse[row * p.num_heads + head] = wsum > 0.0f ? (m + __log2f(wsum)) * kLn2 : kNegInf;
+        p.lse[row * p.lse_stride_token + head] =
+            wsum > 0.0f ? (m + __log2f(wsum)) * kLn2 : kNegInf;
 }
 
 }  // namespace mla::splitkv

@@ -105,8 +105,15 @@ class mla_decode_params(ctypes.Structure):
         ("o_stride_head", ctypes.c_int64),
         ("lse", ctypes.c_void_p),
         ("flags", ctypes.c_uint32),
-        ("reserved_u32", ctypes.c_uint32),
-        ("reserved", ctypes.c_uint64 * 7),
+        # input forms (taken from the reserved block: the struct keeps its size)
+        ("kpe_dtype", _c_enum),
+        ("q_pe", ctypes.c_void_p),
+        ("q_pe_stride_token", ctypes.c_int64),
+        ("q_pe_stride_head", ctypes.c_int64),
+        ("kpe_cache", ctypes.c_void_p),
+        ("kpe_stride_slot", ctypes.c_int64),
+        ("lse_stride_token", ctypes.c_int64),
+        ("reserved", ctypes.c_uint64 * 1),
     ]
 
 

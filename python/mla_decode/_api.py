@@ -12,7 +12,8 @@ import ctypes
 import sys
 
 from . import _abi
-from ._abi import HEAD_DIM_QK, HEAD_DIM_V, MXFP4_ROW_BYTES, MXFP4_ROW_SCALES, DType, Status
+from ._abi import (HEAD_DIM_QK, HEAD_DIM_V, KV_LORA_RANK, MXFP4_ROW_BYTES, MXFP4_ROW_SCALES,
+                   QK_ROPE_HEAD_DIM, DType, Status)
 from ._tensors import as_array, contiguous_strides
 
 
@@ -62,7 +63,8 @@ _INFERRED = {"bfloat16": DType.BF16, "uint16": DType.BF16, "float32": DType.FP32
              "float8_e4m3fn": DType.FP8_E4M3FN, "float8_e4m3fnuz": DType.FP8_E4M3FNUZ}
 _FIELD_DTYPES = {"q": "bf16, fp8_e4m3fn or fp8_e4m3fnuz",
                  "kv": "bf16, fp8_e4m3fn, fp8_e4m3fnuz or mxfp4",
-                 "v": "fp8_e4m3fn or fp8_e4m3fnuz", "o": "bf16 or fp32"}
+                 "v": "fp8_e4m3fn or fp8_e4m3fnuz", "o": "bf16 or fp32",
+                 "kpe": "bf16, fp8_e4m3fn or fp8_e4m3fnuz"}
 _STORAGE_BYTES = {DType.BF16: 2, DType.FP32: 4, DType.FP8_E4M3FN: 1, DType.FP8_E4M3FNUZ: 1,
                   DType.MXFP4: 1}
 
@@ -124,6 +126,14 @@ def _rows(arr, name, min_width):
     return rows, stride
 
 
+def _slot_rows(arr, name, min_width, num_slots):
+    """The row stride of a table with a row for each of num_slots slots (see _rows)."""
+    rows, stride = _rows(arr, name, min_width)
+    if rows < num_slots:
+        raise ValueError("%s has %d rows, num_slots is %d" % (name, rows, num_slots))
+    return stride
+
+
 def _heads_rows(arr, name, width):
     """(tokens, heads, stride_token, stride_head) of a (tokens, heads, >= width) array."""
     if len(arr.shape) != 3 or arr.shape[2] < width or arr.strides[2] != 1:
@@ -169,11 +179,18 @@ class Params:
     same kind of memory.
 
     q (total_q, num_heads, >= 576) and o (total_q, num_heads, >= 512), unit stride in the
-    last dim, any token / head strides; lse (total_q, num_heads) float32 contiguous, optional.
+    last dim, any token / head strides; lse (total_q, num_heads) float32, optional, heads
+    contiguous, any row stride >= num_heads (lse_stride_token).
     kv_cache: rows of 576 elements (288 bytes for MXFP4) with every other dim flattened into
     slots, e.g. (num_slots, 576) or (num_pages, page_size[, 1], 576); kv_block_scales (MXFP4)
     and v_cache (an fp8 V for MXFP4 keys) likewise. qo_indptr, kv_indptr, kv_page_indptr,
     kv_page_indices: int32 vectors.
+
+    Split forms (the header's "Input forms"): with q_pe (total_q, num_heads, >= 64), q is
+    q_nope (total_q, num_heads, >= 512), each with its own strides (views of one 576-wide
+    tensor work too); with kpe_cache (rows of 64, flattened like kv_cache; its dtype from its
+    element type or kpe_dtype), kv_cache holds latent rows of >= 512. The library says which
+    (kv_dtype, kpe_dtype) pairs each path serves (UNSUPPORTED otherwise).
 
     Dtypes come from the element types (bfloat16 / raw uint16 = bf16, float8_e4m3fn(uz),
     float32); raw uint8 storage needs q_dtype / kv_dtype / v_dtype ("fp8_e4m3fn",
@@ -189,11 +206,12 @@ class Params:
                  kv_dtype=None, kv_scale=1.0, kv_block_scales=None, v_cache=None, v_dtype=None,
                  v_scale=1.0, kv_page_indptr=None, kv_page_indices=None, page_size=None,
                  o_dtype=None, batch_size=None, total_q=None, num_heads=None, num_slots=None,
-                 batch_invariant=False):
+                 batch_invariant=False, q_pe=None, kpe_cache=None, kpe_dtype=None):
         self._kwargs = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
         tensors = {k: self._kwargs[k] for k in ("q", "kv_cache", "qo_indptr", "kv_indptr", "o",
                                                  "lse", "kv_block_scales", "v_cache",
-                                                 "kv_page_indptr", "kv_page_indices")}
+                                                 "kv_page_indptr", "kv_page_indices", "q_pe",
+                                                 "kpe_cache")}
         arrays = {k: as_array(v, k) for k, v in tensors.items() if v is not None}
         places = {a.on_device for a in arrays.values()}
         if len(places) > 1:
@@ -213,23 +231,34 @@ class Params:
         # Q, O, LSE
         p.q_dtype = _field_dtype(q_dtype, a("q"), "q")
         p.o_dtype = _field_dtype(o_dtype, a("o"), "o")
-        q_tokens = q_heads = o_tokens = o_heads = None
+        q_tokens = q_heads = o_tokens = o_heads = pe_tokens = pe_heads = None
+        split_q = a("q_pe") is not None
         if a("q"):
-            q_tokens, q_heads, p.q_stride_token, p.q_stride_head = _heads_rows(a("q"), "q",
-                                                                               HEAD_DIM_QK)
+            q_tokens, q_heads, p.q_stride_token, p.q_stride_head = _heads_rows(
+                a("q"), "q (q_nope, with q_pe)" if split_q else "q",
+                KV_LORA_RANK if split_q else HEAD_DIM_QK)
             p.q = a("q").ptr
+        if split_q:
+            if a("q") and a("q_pe").dtype != a("q").dtype:
+                raise TypeError("q_pe holds %s, q holds %s: both halves of Q have q_dtype" %
+                                (a("q_pe").dtype, a("q").dtype))
+            pe_tokens, pe_heads, p.q_pe_stride_token, p.q_pe_stride_head = _heads_rows(
+                a("q_pe"), "q_pe", QK_ROPE_HEAD_DIM)
+            p.q_pe = a("q_pe").ptr
         if a("o"):
             o_tokens, o_heads, p.o_stride_token, p.o_stride_head = _heads_rows(a("o"), "o",
                                                                                HEAD_DIM_V)
             p.o = a("o").ptr
-        heads = [h for h in (q_heads, o_heads, num_heads) if h is not None]
+        heads = [h for h in (q_heads, o_heads, pe_heads, num_heads) if h is not None]
         if len(set(heads)) > 1:
-            raise ValueError("num_heads disagree: q %s, o %s, num_heads %s" %
-                             (q_heads, o_heads, num_heads))
+            raise ValueError("num_heads disagree: q %s, o %s, q_pe %s, num_heads %s" %
+                             (q_heads, o_heads, pe_heads, num_heads))
         p.num_heads = heads[0] if heads else 0
-        p.total_q = _explicit(total_q, q_tokens, "total_q", "q's tokens") or 0
-        if o_tokens is not None and o_tokens < p.total_q:
-            raise ValueError("o has %d tokens, total_q is %d" % (o_tokens, p.total_q))
+        p.total_q = _explicit(total_q, q_tokens if q_tokens is not None else pe_tokens,
+                              "total_q", "q's tokens") or 0
+        for name, tokens in (("o", o_tokens), ("q_pe", pe_tokens)):
+            if tokens is not None and tokens < p.total_q:
+                raise ValueError("%s has %d tokens, total_q is %d" % (name, tokens, p.total_q))
         if not a("q"):
             p.q_stride_head, p.q_stride_token = HEAD_DIM_QK, HEAD_DIM_QK * p.num_heads
         if not a("o"):
@@ -239,30 +268,37 @@ class Params:
             if arr.dtype != "float32":
                 raise TypeError("lse must hold float32, got %s" % arr.dtype)
             if (len(arr.shape) != 2 or arr.shape[0] < p.total_q or arr.shape[1] != p.num_heads
-                    or (arr.shape[0] > 1 and arr.strides[0] != p.num_heads)
+                    or (arr.shape[0] > 1 and arr.strides[0] < p.num_heads)
                     or (arr.shape[1] > 1 and arr.strides[1] != 1)):
-                raise ValueError("lse must be a contiguous (total_q %d, num_heads %d) array, got "
-                                 "shape %s strides %s" % (p.total_q, p.num_heads, arr.shape,
-                                                          arr.strides))
+                raise ValueError("lse must be a (total_q %d, num_heads %d) array with contiguous "
+                                 "heads and a row stride >= num_heads, got shape %s strides %s"
+                                 % (p.total_q, p.num_heads, arr.shape, arr.strides))
             p.lse = arr.ptr
+            if arr.shape[0] > 1 and arr.strides[0] != p.num_heads:
+                p.lse_stride_token = arr.strides[0]  # else 0: dense
 
         # latent cache, scales, V
         p.kv_dtype = _field_dtype(kv_dtype, a("kv_cache"), "kv")
         mxfp4 = p.kv_dtype == DType.MXFP4
+        split_cache = a("kpe_cache") is not None or kpe_dtype is not None
+        row = MXFP4_ROW_BYTES if mxfp4 else (KV_LORA_RANK if split_cache else HEAD_DIM_QK)
         slots = None
         if a("kv_cache"):
-            slots, p.kv_stride_slot = _rows(a("kv_cache"), "kv_cache",
-                                            MXFP4_ROW_BYTES if mxfp4 else HEAD_DIM_QK)
+            slots, p.kv_stride_slot = _rows(a("kv_cache"), "kv_cache", row)
             p.kv_cache = a("kv_cache").ptr
         else:
-            p.kv_stride_slot = MXFP4_ROW_BYTES if mxfp4 else HEAD_DIM_QK
+            p.kv_stride_slot = row
         p.num_slots = _explicit(num_slots, slots, "num_slots", "kv_cache's slots") or 0
+        if split_cache:
+            p.kpe_dtype = _field_dtype(kpe_dtype, a("kpe_cache"), "kpe")
+            p.kpe_stride_slot = QK_ROPE_HEAD_DIM
+        if a("kpe_cache"):
+            p.kpe_stride_slot = _slot_rows(a("kpe_cache"), "kpe_cache", QK_ROPE_HEAD_DIM,
+                                           p.num_slots)
+            p.kpe_cache = a("kpe_cache").ptr
         if a("kv_block_scales"):
-            rows, p.kv_block_scale_stride = _rows(a("kv_block_scales"), "kv_block_scales",
-                                                  MXFP4_ROW_SCALES)
-            if rows < p.num_slots:
-                raise ValueError("kv_block_scales has %d rows, num_slots is %d" %
-                                 (rows, p.num_slots))
+            p.kv_block_scale_stride = _slot_rows(a("kv_block_scales"), "kv_block_scales",
+                                                 MXFP4_ROW_SCALES, p.num_slots)
             p.kv_block_scales = a("kv_block_scales").ptr
         elif mxfp4:
             p.kv_block_scale_stride = MXFP4_ROW_SCALES
@@ -270,9 +306,7 @@ class Params:
             p.v_dtype = _field_dtype(v_dtype, a("v_cache"), "v")
             p.v_stride_slot = HEAD_DIM_V
         if a("v_cache"):
-            rows, p.v_stride_slot = _rows(a("v_cache"), "v_cache", HEAD_DIM_V)
-            if rows < p.num_slots:
-                raise ValueError("v_cache has %d rows, num_slots is %d" % (rows, p.num_slots))
+            p.v_stride_slot = _slot_rows(a("v_cache"), "v_cache", HEAD_DIM_V, p.num_slots)
             p.v_cache = a("v_cache").ptr
 
         # batch layout and page table

@@ -24,9 +24,13 @@ def _decode(q: torch.Tensor, kv_cache: torch.Tensor, qo_indptr: torch.Tensor,
             v_cache: Optional[torch.Tensor] = None, v_dtype: str = "", v_scale: float = 1.0,
             kv_page_indptr: Optional[torch.Tensor] = None,
             kv_page_indices: Optional[torch.Tensor] = None,
-            page_size: int = 0) -> Tuple[torch.Tensor, torch.Tensor]:
+            page_size: int = 0, q_pe: Optional[torch.Tensor] = None,
+            kpe_cache: Optional[torch.Tensor] = None,
+            kpe_dtype: str = "") -> Tuple[torch.Tensor, torch.Tensor]:
     """(O, LSE) of one decode step. Arguments as Params' (empty dtype strings and page_size 0
-    mean "from the tensors"); q, the caches and the indptrs are device tensors."""
+    mean "from the tensors"); q, the caches and the indptrs are device tensors. With q_pe, q is
+    q_nope (the split Q form); with kpe_cache, kv_cache holds the latent rows (the split cache
+    form)."""
     total_q, heads = q.shape[0], q.shape[1]
     o = torch.empty(total_q, heads, HEAD_DIM_V, dtype=torch.bfloat16, device=q.device)
     lse = torch.empty(total_q, heads, dtype=torch.float32, device=q.device)
@@ -35,7 +39,8 @@ def _decode(q: torch.Tensor, kv_cache: torch.Tensor, qo_indptr: torch.Tensor,
                     q_scale=q_scale, kv_dtype=kv_dtype or None, kv_scale=kv_scale,
                     kv_block_scales=kv_block_scales, v_cache=v_cache,
                     v_dtype=v_dtype or None, v_scale=v_scale, kv_page_indptr=kv_page_indptr,
-                    kv_page_indices=kv_page_indices, page_size=page_size or None)
+                    kv_page_indices=kv_page_indices, page_size=page_size or None, q_pe=q_pe,
+                    kpe_cache=kpe_cache, kpe_dtype=kpe_dtype or None)
     with torch.cuda.device(q.device):  # the library works on the current device
         fwd(params)
     return o, lse
@@ -44,7 +49,7 @@ def _decode(q: torch.Tensor, kv_cache: torch.Tensor, qo_indptr: torch.Tensor,
 def _decode_fake(q, kv_cache, qo_indptr, kv_indptr, sm_scale, max_q_len, max_kv_len,
                  kv_dtype="", kv_scale=1.0, q_dtype="", q_scale=1.0, kv_block_scales=None,
                  v_cache=None, v_dtype="", v_scale=1.0, kv_page_indptr=None,
-                 kv_page_indices=None, page_size=0):
+                 kv_page_indices=None, page_size=0, q_pe=None, kpe_cache=None, kpe_dtype=""):
     total_q, heads = q.shape[0], q.shape[1]
     return (q.new_empty((total_q, heads, HEAD_DIM_V), dtype=torch.bfloat16),
             q.new_empty((total_q, heads), dtype=torch.float32))

@@ -122,7 +122,7 @@ def test_v_cache_without_mxfp4_keys():
 
 def test_reserved_not_zero():
     reference_refuses(S.INVALID_VALUE, "reserved",
-                      struct_edit=lambda s: s.reserved.__setitem__(3, 1))
+                      struct_edit=lambda s: s.reserved.__setitem__(0, 1))
 
 
 # ---- what the binding refuses before calling the library -----------------------------------

@@ -369,3 +369,66 @@ def test_custom_op_opcheck_and_compile():
     o2, lse2 = scaled(*args)
     torch.cuda.synchronize()
     assert torch.equal(o2, o.float() * 2) and torch.equal(lse2, lse + 1)
+
+
+# ---- input forms (the header's "Input forms") --------------------------------------------------
+
+@pytest.mark.parametrize("page_size", [0, 16])
+@pytest.mark.parametrize("fmt", ["bf16", "fp8_e4m3fn", "fp8_e4m3fnuz"])
+def test_fwd_split_forms_as_views(fmt, page_size):
+    """q_nope / q_pe and the latent / rope caches as slices of the 576-wide tensors (as an
+    engine's views are), the LSE as columns of a wider tensor: the same numbers as the
+    576-wide forms, bit for bit, and nothing written between the LSE rows."""
+    kw, dec, d = problem(fmt, page_size=page_size, seed=40)
+    mla.fwd(mla.Params(**d))
+    torch.cuda.synchronize()
+    check(d, dec)
+    wide_lse = torch.full((d["lse"].shape[0], 16 + 4), float("nan"), device=DEV)
+    split = dict(d, q=d["q"][:, :, :512], q_pe=d["q"][:, :, 512:],
+                 kv_cache=d["kv_cache"][:, :512], kpe_cache=d["kv_cache"][:, 512:],
+                 o=torch.full_like(d["o"], float("nan")), lse=wide_lse[:, :16])
+    if "kv_dtype" in d:
+        split["kpe_dtype"] = d["kv_dtype"]
+    p = mla.Params(**split)
+    assert p.struct.q_pe and p.struct.kpe_cache and p.struct.lse_stride_token == 20
+    mla.fwd(p)
+    torch.cuda.synchronize()
+    assert torch.equal(split["o"], d["o"]) and torch.equal(split["lse"], d["lse"])
+    assert bool(torch.isnan(wide_lse[:, 16:]).all())
+
+
+@pytest.mark.parametrize("fmt", ["bf16", "fp8_e4m3fn"])
+def test_split_forms_as_copies_through_a_plan_and_the_custom_op(fmt):
+    """Separate contiguous q_nope, q_pe, latent and rope tensors: a plan made from the
+    576-wide params runs them (the forms are not part of a plan's shape); the custom op takes
+    them too."""
+    kw, dec, d = problem(fmt, seed=41)
+    kpe = dict(kpe_dtype=d["kv_dtype"]) if "kv_dtype" in d else {}
+    split = dict(d, q=d["q"][:, :, :512].contiguous(), q_pe=d["q"][:, :, 512:].contiguous(),
+                 kv_cache=d["kv_cache"][:, :512].contiguous(),
+                 kpe_cache=d["kv_cache"][:, 512:].contiguous(), **kpe)
+    with mla.Plan(mla.Params(**d)) as plan:
+        ws = torch.empty(max(plan.workspace_size, 1), dtype=torch.uint8, device=DEV)
+        p = mla.Params(**split)
+        plan.prepare(p, ws)
+        plan.run(p, ws)
+        torch.cuda.synchronize()
+    check(d, dec)
+    o, lse = mla.decode(split["q"], split["kv_cache"], d["qo_indptr"], d["kv_indptr"],
+                        d["sm_scale"], d["max_q_len"], d["max_kv_len"],
+                        kv_dtype=d.get("kv_dtype", ""), kv_scale=d.get("kv_scale", 1.0),
+                        q_pe=split["q_pe"], kpe_cache=split["kpe_cache"],
+                        kpe_dtype=d.get("kv_dtype", ""))
+    torch.cuda.synchronize()
+    check(d, dec, o, lse)
+
+
+def test_bf16_rope_beside_fp8_latent_is_refused_on_the_gpu():
+    kw, dec, d = problem("fp8_e4m3fn", seed=42)
+    rope = d["kv_cache"][:, 512:].float().to(torch.bfloat16)  # any bf16 values
+    d["o"].fill_(float("nan"))
+    with pytest.raises(mla.MlaError) as e:
+        mla.fwd(mla.Params(**dict(d, kv_cache=d["kv_cache"][:, :512], kpe_cache=rope)))
+    assert e.value.status_name == "MLA_STATUS_UNSUPPORTED" and "kpe_dtype" in e.value.message
+    torch.cuda.synchronize()
+    assert bool(torch.isnan(d["o"]).all()), "nothing written"

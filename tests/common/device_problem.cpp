@@ -128,9 +128,13 @@ DeviceProblem::DeviceProblem(const HostProblem& h, bool with_lse) : host(&h) {
     const ProblemSpec& spec = h.spec;
     const bool poison = spec.poison_unused;
     q = upload_vector(h.q);
+    q_pe = upload_vector(h.q_pe);
     kv = upload_after_leading_rows(h.kv, h.slot_base,
                                    h.kv_stride_slot * storage_bytes(spec.kv_dtype),
                                    poison_byte(spec.kv_dtype, poison));
+    kpe = upload_after_leading_rows(h.kpe, h.slot_base,
+                                    h.kpe_stride_slot * storage_bytes(spec.kpe_dtype),
+                                    poison_byte(spec.kpe_dtype, poison));
     kv_block_scales = upload_after_leading_rows(h.kv_block_scales, h.slot_base,
                                                 h.kv_block_scale_stride,
                                                 poison_byte(MLA_DTYPE_MXFP4, poison));
@@ -150,7 +154,9 @@ DeviceProblem::DeviceProblem(const HostProblem& h, bool with_lse) : host(&h) {
         return host_ptr == nullptr ? nullptr : dev.get();
     };
     params.q = swap(params.q, q);
+    params.q_pe = swap(params.q_pe, q_pe);
     params.kv_cache = swap(params.kv_cache, kv);
+    params.kpe_cache = swap(params.kpe_cache, kpe);
     params.kv_block_scales = static_cast<const uint8_t*>(swap(params.kv_block_scales,
                                                               kv_block_scales));
     params.v_cache = swap(params.v_cache, v);
@@ -219,7 +225,7 @@ std::vector<float> DeviceProblem::download_lse() const {
     if (lse.get() == nullptr) return {};
     std::vector<float> out(host->lse_elements());
     lse.download(out.data(), out.size() * sizeof(float));
-    return out;
+    return host->dense_lse(out);
 }
 
 }  // namespace mla_test

@@ -49,8 +49,8 @@ struct DeviceProblem {
     explicit DeviceProblem(const HostProblem& host, bool with_lse = true);
 
     const HostProblem* host = nullptr;
-    DeviceBuffer q, kv, kv_block_scales, v, qo_indptr, kv_indptr, kv_page_indptr,
-        kv_page_indices, o, lse, workspace;
+    DeviceBuffer q, q_pe, kv, kpe, kv_block_scales, v, qo_indptr, kv_indptr, kv_page_indptr,
+        kv_page_indices, o, lse, workspace;  // q_pe, kpe: the split forms' (else empty)
     mla_decode_params params{};  // device pointers, o_dtype BF16
     size_t workspace_bytes = 0;
 
@@ -65,6 +65,7 @@ struct DeviceProblem {
     void set_lengths(const HostProblem& other);
     // O converted to float, dense (total_q, heads, 512) whatever o_stride_token is.
     std::vector<float> download_o() const;
+    // LSE dense (total_q, heads), whatever the problem's LSE row stride.
     std::vector<float> download_lse() const;
 };
 

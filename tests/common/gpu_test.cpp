@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 namespace mla_test {
@@ -115,6 +116,18 @@ void expect_matches_reference(const HostProblem& host, const Tolerance& tol, Api
     dev.poison_outputs(0xFF);
     ASSERT_TRUE(run_on_gpu(dev, api));
     expect_outputs_match(dev, ref, tol);
+}
+
+ProblemSpec format_spec(mla_dtype kv_dtype, mla_dtype v_dtype, int heads,
+                        std::vector<int> kv_lens, std::vector<int> q_lens, uint64_t seed) {
+    ProblemSpec s;
+    s.kv_dtype = kv_dtype;
+    s.v_dtype = v_dtype;
+    s.num_heads = heads;
+    s.kv_lens = std::move(kv_lens);
+    s.q_lens = std::move(q_lens);
+    s.seed = seed;
+    return s;
 }
 
 std::string format_name(mla_dtype kv_dtype, mla_dtype v_dtype) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "compare.h"
 #include "device_problem.h"
@@ -72,6 +73,11 @@ void expect_matches_reference(const ProblemSpec& spec, const Tolerance& tol = To
                               Api api = Api::kFwd);
 void expect_matches_reference(const HostProblem& host, const Tolerance& tol = Tolerance(),
                               Api api = Api::kFwd);
+
+// A spec of the cache format (kv_dtype, v_dtype), heads, kv lengths and q lengths (empty: 1
+// each), and seed; everything else ProblemSpec's defaults.
+ProblemSpec format_spec(mla_dtype kv_dtype, mla_dtype v_dtype, int heads,
+                        std::vector<int> kv_lens, std::vector<int> q_lens, uint64_t seed);
 
 // Test-name form of a cache format: bf16, fp8_e4m3fn, fp8_e4m3fnuz, mxfp4, or
 // mxfp4_k_fp8_e4m3fn_v / mxfp4_k_fp8_e4m3fnuz_v with a separate V cache.

@@ -32,7 +32,15 @@ namespace fmt = mla::fmt;
 
 constexpr int kDimQk = MLA_HEAD_DIM_QK;
 constexpr int kDimV = MLA_HEAD_DIM_V;
+constexpr int kDimRope = MLA_QK_ROPE_HEAD_DIM;
 constexpr int64_t kContiguousSpareSlots = 16;   // poisoned rows after the last sequence
+// Strides of the split forms (ProblemSpec::split_q, kpe_dtype), in elements: padded rows, so
+// that a read past a row's end or with another tensor's stride meets poison.
+constexpr int64_t kSplitQNopeHeadStride = kDimV + 32;
+constexpr int64_t kSplitQPeHeadStride = kDimRope + 32;
+constexpr int64_t kSplitQPeTokenPad = 64;
+constexpr int64_t kSplitLatentStride = kDimV + 32;
+constexpr int64_t kSplitRopeStride = kDimRope + 32;
 constexpr int64_t kScaleRowStride = 24;         // e8m0 scale row stride (bytes), as the vectors
 constexpr int64_t kScaleRowsMultiple = 32;      // scale rows padded like common quantizers
 constexpr uint64_t kPageShuffleSalt = 0x9E3779B97F4A7C15ull;
@@ -81,6 +89,13 @@ void check_spec(const ProblemSpec& spec) {
             "slot_base must be >= 0 and a multiple of page_size");
     require(spec.mxfp4_extremes == Mxfp4Extremes::kNone || spec.kv_dtype == MLA_DTYPE_MXFP4,
             "mxfp4_extremes needs kv_dtype MXFP4");
+    if (spec.kpe_dtype != 0) {
+        require(spec.kv_dtype != MLA_DTYPE_MXFP4 &&
+                    (spec.kpe_dtype == MLA_DTYPE_BF16 || spec.kpe_dtype == spec.kv_dtype),
+                "kpe_dtype must be BF16 or kv_dtype, beside a BF16 or FP8 latent");
+    }
+    require(spec.lse_stride_token == 0 || spec.lse_stride_token >= spec.num_heads,
+            "lse_stride_token must be 0 or >= num_heads");
 }
 
 // The device cache's index values must stay int32 (kv_indptr, page ids).
@@ -106,11 +121,16 @@ void fill_layout(const ProblemSpec& spec, HostProblem& p) {
     }
     p.total_q = p.qo_indptr.back();
     require(p.total_q >= 1, "no query tokens");
-    const int64_t q_row = static_cast<int64_t>(spec.num_heads) * kDimQk;
+    p.q_stride_head = spec.split_q ? kSplitQNopeHeadStride : kDimQk;
+    const int64_t q_row = static_cast<int64_t>(spec.num_heads) * p.q_stride_head;
     const int64_t o_row = static_cast<int64_t>(spec.num_heads) * kDimV;
     p.q_stride_token = spec.q_stride_token ? spec.q_stride_token : q_row;
     p.o_stride_token = spec.o_stride_token ? spec.o_stride_token : o_row;
-    require(p.q_stride_token >= q_row, "q_stride_token below heads * 576");
+    require(p.q_stride_token >= q_row, "q_stride_token below heads * the head stride");
+    if (spec.split_q) {
+        p.q_pe_stride_head = kSplitQPeHeadStride;
+        p.q_pe_stride_token = spec.num_heads * kSplitQPeHeadStride + kSplitQPeTokenPad;
+    }
     require(p.o_stride_token >= o_row, "o_stride_token below heads * 512");
 }
 
@@ -188,6 +208,8 @@ void fill_q(const ProblemSpec& spec, NormalStream& rng, HostProblem& p) {
     const int bytes = storage_bytes(spec.q_dtype);
     p.q.resize(static_cast<size_t>(p.total_q * p.q_stride_token * bytes));
     fill_poison(p.q, spec.q_dtype, spec.poison_unused);  // row padding stays poisoned
+    p.q_pe.resize(static_cast<size_t>(p.total_q * p.q_pe_stride_token * bytes));
+    fill_poison(p.q_pe, spec.q_dtype, spec.poison_unused);
     if (is_fp8(spec.q_dtype)) {
         NormalStream replay = rng;
         double amax = 0.0;
@@ -196,13 +218,19 @@ void fill_q(const ProblemSpec& spec, NormalStream& rng, HostProblem& p) {
     }
     for (int64_t t = 0; t < p.total_q; ++t) {
         for (int h = 0; h < spec.num_heads; ++h) {
-            uint8_t* row = p.q.data() + (t * p.q_stride_token + h * kDimQk) * bytes;
+            uint8_t* row = p.q.data() + (t * p.q_stride_token + h * p.q_stride_head) * bytes;
+            // The rope dims continue the row, or (split_q) fill q_pe's row.
+            uint8_t* rope =
+                spec.split_q
+                    ? p.q_pe.data() + (t * p.q_pe_stride_token + h * p.q_pe_stride_head) * bytes
+                    : row + kDimV * bytes;
             for (int d = 0; d < kDimQk; ++d) {
                 double x = rng.next() * spec.q_std;
+                uint8_t* dst = d < kDimV ? row + d * bytes : rope + (d - kDimV) * bytes;
                 if (bytes == 2) {
-                    store_bf16(row + 2 * d, x);
+                    store_bf16(dst, x);
                 } else {
-                    row[d] = fmt::fp8_from_double(spec.q_dtype, x / static_cast<double>(p.q_scale));
+                    *dst = fmt::fp8_from_double(spec.q_dtype, x / static_cast<double>(p.q_scale));
                 }
             }
         }
@@ -222,9 +250,16 @@ void allocate_cache(const ProblemSpec& spec, HostProblem& p) {
         // Unused rows, padded rows and padded columns: NaN scale (255), or 1.0 (127).
         p.kv_block_scales.assign(static_cast<size_t>(rows * kScaleRowStride), poison ? 255 : 127);
     } else {
-        p.kv_stride_slot = kDimQk;
-        p.kv.resize(static_cast<size_t>(p.num_slots * kDimQk * storage_bytes(spec.kv_dtype)));
+        p.kv_stride_slot = spec.kpe_dtype != 0 ? kSplitLatentStride : kDimQk;
+        p.kv.resize(static_cast<size_t>(p.num_slots * p.kv_stride_slot *
+                                        storage_bytes(spec.kv_dtype)));
         fill_poison(p.kv, spec.kv_dtype, poison);
+    }
+    if (spec.kpe_dtype != 0) {
+        p.kpe_stride_slot = kSplitRopeStride;
+        p.kpe.resize(static_cast<size_t>(p.num_slots * p.kpe_stride_slot *
+                                         storage_bytes(spec.kpe_dtype)));
+        fill_poison(p.kpe, spec.kpe_dtype, poison);
     }
     if (spec.v_dtype != 0) {
         p.v_stride_slot = kDimQk;  // rows 576 wide like the vectors' v.bin; V = first 512
@@ -351,6 +386,17 @@ void make_extreme_block(BlockKind kind, int64_t j, int k, uint8_t* packed, uint8
     }
 }
 
+// n values as BF16, or as FP8 codes of x / scale, into dst.
+void store_values(mla_dtype dtype, float scale, const double* x, int n, uint8_t* dst) {
+    for (int d = 0; d < n; ++d) {
+        if (dtype == MLA_DTYPE_BF16) {
+            store_bf16(dst + 2 * d, x[d]);
+        } else {
+            dst[d] = fmt::fp8_from_double(dtype, x[d] / static_cast<double>(scale));
+        }
+    }
+}
+
 // Cache row of position j of its element (j picks the extreme blocks of the pattern).
 void store_kv_row(const ProblemSpec& spec, HostProblem& p, int64_t slot, int64_t j,
                   const double* x) {
@@ -363,14 +409,16 @@ void store_kv_row(const ProblemSpec& spec, HostProblem& p, int64_t slot, int64_t
             make_extreme_block(extreme_block_kind(spec.mxfp4_extremes, j, k), j, k, packed,
                                scales + k);
         }
-    } else if (spec.kv_dtype == MLA_DTYPE_BF16) {
-        uint8_t* row = p.kv.data() + slot * kDimQk * 2;
-        for (int d = 0; d < kDimQk; ++d) store_bf16(row + 2 * d, x[d]);
-    } else {
-        uint8_t* row = p.kv.data() + slot * kDimQk;
-        for (int d = 0; d < kDimQk; ++d) {
-            row[d] = fmt::fp8_from_double(spec.kv_dtype, x[d] / static_cast<double>(p.kv_scale));
-        }
+        return;
+    }
+    // The latent dims in kv's row; the rope dims after them, or (split cache) in kpe's row.
+    const bool split = spec.kpe_dtype != 0;
+    const int latent_dims = split ? kDimV : kDimQk;
+    store_values(spec.kv_dtype, p.kv_scale, x, latent_dims,
+                 p.kv.data() + slot * p.kv_stride_slot * storage_bytes(spec.kv_dtype));
+    if (split) {
+        store_values(spec.kpe_dtype, p.kv_scale, x + kDimV, kDimRope,
+                     p.kpe.data() + slot * p.kpe_stride_slot * storage_bytes(spec.kpe_dtype));
     }
 }
 
@@ -421,6 +469,21 @@ HostProblem make_problem(const ProblemSpec& spec) {
     fill_q(spec, q_rng, p);
     fill_cache(spec, p);
     return p;
+}
+
+ProblemSpec with_forms(ProblemSpec spec, const InputForms& forms) {
+    spec.split_q = forms.split_q;
+    if (forms.split_cache) spec.kpe_dtype = spec.kv_dtype;
+    if (forms.lse_stride) spec.lse_stride_token = spec.num_heads + 7;
+    return spec;
+}
+
+std::string forms_name(const InputForms& forms) {
+    std::string name;
+    if (forms.split_q) name += "_split_q";
+    if (forms.split_cache) name += "_split_cache";
+    if (forms.lse_stride) name += "_lse_stride";
+    return name;
 }
 
 std::vector<int32_t> HostProblem::device_kv_indptr() const {
@@ -492,8 +555,18 @@ mla_decode_params HostProblem::host_params(void* o, mla_dtype o_dtype, float* ls
     p.q_dtype = spec.q_dtype;
     p.q_scale = q_scale;
     p.q_stride_token = q_stride_token;
-    p.q_stride_head = kDimQk;
+    p.q_stride_head = q_stride_head;
+    if (spec.split_q) {
+        p.q_pe = q_pe.data();
+        p.q_pe_stride_token = q_pe_stride_token;
+        p.q_pe_stride_head = q_pe_stride_head;
+    }
     p.kv_cache = kv.data();
+    if (spec.kpe_dtype != 0) {
+        p.kpe_dtype = spec.kpe_dtype;
+        p.kpe_cache = kpe.data();
+        p.kpe_stride_slot = kpe_stride_slot;
+    }
     p.kv_dtype = spec.kv_dtype;
     p.kv_scale = kv_scale;
     p.kv_stride_slot = kv_stride_slot;
@@ -520,6 +593,7 @@ mla_decode_params HostProblem::host_params(void* o, mla_dtype o_dtype, float* ls
     p.o_stride_token = o_stride_token;
     p.o_stride_head = kDimV;
     p.lse = lse;
+    p.lse_stride_token = spec.lse_stride_token;
     return p;
 }
 
@@ -528,7 +602,21 @@ size_t HostProblem::o_elements() const {
 }
 
 size_t HostProblem::lse_elements() const {
-    return static_cast<size_t>(total_q) * static_cast<size_t>(spec.num_heads);
+    return static_cast<size_t>(total_q) * static_cast<size_t>(lse_row_stride());
+}
+
+int64_t HostProblem::lse_row_stride() const {
+    return spec.lse_stride_token != 0 ? spec.lse_stride_token : spec.num_heads;
+}
+
+std::vector<float> HostProblem::dense_lse(const std::vector<float>& strided) const {
+    const int heads = spec.num_heads;
+    const size_t stride = static_cast<size_t>(lse_row_stride());
+    std::vector<float> dense(static_cast<size_t>(total_q) * heads);
+    for (size_t t = 0; t < static_cast<size_t>(total_q); ++t) {
+        for (int h = 0; h < heads; ++h) dense[t * heads + h] = strided[t * stride + h];
+    }
+    return dense;
 }
 
 double HostProblem::min_bytes_moved() const {
@@ -545,14 +633,15 @@ Reference run_reference(const HostProblem& problem) {
     Reference ref;
     const int heads = problem.spec.num_heads;
     ref.o.assign(static_cast<size_t>(problem.total_q) * heads * kDimV, 0.0f);
-    ref.lse.assign(problem.lse_elements(), 0.0f);
-    mla_decode_params p = problem.host_params(ref.o.data(), MLA_DTYPE_FP32, ref.lse.data());
+    std::vector<float> lse(problem.lse_elements(), 0.0f);  // at the problem's LSE row stride
+    mla_decode_params p = problem.host_params(ref.o.data(), MLA_DTYPE_FP32, lse.data());
     p.o_stride_token = static_cast<int64_t>(heads) * kDimV;  // dense FP32 output
     mla_status status = mla_decode_reference(&p);
     if (status != MLA_STATUS_SUCCESS) {
         throw std::runtime_error(std::string("mla_decode_reference failed: ") +
                                  mla_status_string(status) + ": " + mla_last_error_message());
     }
+    ref.lse = problem.dense_lse(lse);
     return ref;
 }
 

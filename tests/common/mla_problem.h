@@ -44,9 +44,22 @@ struct ProblemSpec {
     double kv_std = 1.0;         // cache = randn * kv_std (before quantization)
     float sm_scale = 0.041666668f;  // 1/sqrt(576)
     uint64_t seed = 1;
-    // Row strides in elements; 0 = packed (q: heads*576, o: heads*512).
+    // Row strides in elements; 0 = packed (q: heads * its head stride, o: heads*512).
     int64_t q_stride_token = 0;
     int64_t o_stride_token = 0;
+    // Input forms (mla_decode.h, "Input forms"). Every form holds the values of the one-tensor
+    // forms of the same spec (the same random streams and quantization: FP8 scales from all 576
+    // dims), so a split form's result must equal the 576-wide form's bit for bit (a BF16 rope
+    // beside an FP8 latent holds the same latent codes; its rope is the bf16 rounding).
+    //   split_q: q holds q_nope (head stride 512 + 32, padding poisoned), q_pe the rope part
+    //     (head stride 96, token stride heads * 96 + 64, padding poisoned).
+    //   kpe_dtype (0 = 576-wide rows): kv holds the latent rows (stride 544 elements), kpe the
+    //     rope rows in this dtype (stride 96 elements), padding and unused slots poisoned.
+    //     BF16 or the FP8 kv_dtype (any pair the validation allows, MXFP4 excluded).
+    //   lse_stride_token (0 = dense): the LSE row stride HostProblem::host_params passes.
+    bool split_q = false;
+    mla_dtype kpe_dtype = static_cast<mla_dtype>(0);
+    int64_t lse_stride_token = 0;
     // Paged caches: each element's page list holds this many entries past the
     // ceil(kv_len / page_size) pages it needs, all equal to page_tail_value (no valid page id:
     // a kernel that reads an entry it does not need faults or fails the comparison).
@@ -72,13 +85,19 @@ struct HostProblem {
     int max_kv_len = 0;
     int64_t num_slots = 0;
     int64_t q_stride_token = 0;  // elements
+    int64_t q_stride_head = MLA_HEAD_DIM_QK;  // elements; (split_q) the q_nope head stride
     int64_t o_stride_token = 0;  // elements
 
     std::vector<uint8_t> q;          // (total_q, q_stride_token) elements of q_dtype
     float q_scale = 1.0f;
+    std::vector<uint8_t> q_pe;       // split_q: (total_q, q_pe_stride_token) elements, else empty
+    int64_t q_pe_stride_token = 0;
+    int64_t q_pe_stride_head = 0;
     std::vector<uint8_t> kv;         // (num_slots, kv_stride_slot) storage elements
     int64_t kv_stride_slot = 0;      // storage elements (bytes for FP8 / MXFP4)
     float kv_scale = 1.0f;
+    std::vector<uint8_t> kpe;        // split cache: (num_slots, kpe_stride_slot) of kpe_dtype
+    int64_t kpe_stride_slot = 0;     // elements of spec.kpe_dtype
     std::vector<uint8_t> kv_block_scales;  // MXFP4: (rows padded, kv_block_scale_stride)
     int64_t kv_block_scale_stride = 0;
     std::vector<uint8_t> v;          // separate FP8 V cache or empty
@@ -100,12 +119,26 @@ struct HostProblem {
     mla_decode_params host_params(void* o, mla_dtype o_dtype, float* lse) const;
 
     size_t o_elements() const;    // total_q * o_stride_token
-    size_t lse_elements() const;  // total_q * num_heads
+    size_t lse_elements() const;  // total_q * the LSE row stride (num_heads when dense)
+    int64_t lse_row_stride() const;  // spec.lse_stride_token, or num_heads when it is 0
+    // The LSE of a (total_q, row stride) buffer as a dense (total_q, num_heads) vector.
+    std::vector<float> dense_lse(const std::vector<float>& strided) const;
     // Bytes one decode call must move at least: cache rows read once, Q read, O written.
     double min_bytes_moved() const;
 };
 
 HostProblem make_problem(const ProblemSpec& spec);
+
+// Which input forms a test asks for; with_forms sets them in a spec (split_q; kpe_dtype =
+// kv_dtype; LSE rows num_heads + 7 floats apart), forms_name names them for test names
+// ("_split_q_split_cache_lse_stride"; "" for none).
+struct InputForms {
+    bool split_q = false;
+    bool split_cache = false;
+    bool lse_stride = false;
+};
+ProblemSpec with_forms(ProblemSpec spec, const InputForms& forms);
+std::string forms_name(const InputForms& forms);
 
 // `capacity` with other lengths over the same buffers (Q rows, cache, page table): the same
 // batch size, total_q, max_q_len and max_kv_len (so the same plan shape), new qo_indptr and
@@ -121,7 +154,8 @@ HostProblem with_lengths(const HostProblem& capacity, const std::vector<int>& q_
 uint8_t poison_byte(mla_dtype dtype, bool poison);
 
 // Host reference through mla_decode_reference, FP32 O (dense: row t, head h at
-// (t * heads + h) * 512) and LSE. Aborts the test program (throws std::runtime_error) if the
+// (t * heads + h) * 512) and LSE (dense, whatever spec.lse_stride_token: the reference writes at
+// that stride and this densifies it). Aborts the test program (throws std::runtime_error) if the
 // reference call fails.
 struct Reference {
     std::vector<float> o;

@@ -165,10 +165,18 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
             const bool valid = tok < tok_end;
             const int64_t slot = valid ? cache_slot(p, work, tok) : 0;
             uint8_t* stage = smem + (t % Cfg::kStages) * Cfg::kStageBytes;
+            // The latent dims from the latent row, the rope dims from the rope row (the same
+            // row, further on, for a 576-wide cache).
             const uint8_t* src = p.kv + slot * p.kv_stride_bytes;
+            const uint8_t* rope = p.kpe + slot * p.kpe_stride_bytes;
             uint8_t* dst = stage + cp_row * Cfg::kRowBytes;
-            for (int c = cp_sub; c < Cfg::kRowCopies; c += Cfg::kThreadsPerRow)
-                arch::copy_16_async(dst + 16 * c, src + 16 * c, valid);
+            for (int c = cp_sub; c < Cfg::kRowCopies; c += Cfg::kThreadsPerRow) {
+                const int byte = 16 * c;  // of the 576-dim row in the tile
+                const uint8_t* piece = byte < Cfg::kKLatentBytes
+                                           ? src + byte
+                                           : rope + (byte - Cfg::kKLatentBytes);
+                arch::copy_16_async(dst + byte, piece, valid);
+            }
             if constexpr (Cfg::kKMxfp4) {
                 // 18 scale codes of the row (the rest of the 32-byte shared row is not read).
                 const uint8_t* ssrc = p.kv_scales + slot * p.kv_scale_stride;
@@ -207,15 +215,11 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
     {
         constexpr int kWords = Cfg::kE / 2;  // 32-bit words of bf16 Q per lane and chunk
         uint32_t raw[Cfg::kMaxChunks][SA::kHeadsPerLane][kWords];
-        const int q_elem_bytes = p.q_format == QFormat::kBf16 ? 2 : 1;
 #pragma unroll
         for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
             const Stage1Row row = stage1_row(p, work, SA::head(lane, hs));
             row_end[hs] = static_cast<int>(stage1_token_end(work, row.token) - tok_begin);
-            const uint8_t* q_head = static_cast<const uint8_t*>(p.q) +
-                                    ((work.q_row + row.token) * p.q_stride_token +
-                                     (work.head0 + row.head) * p.q_stride_head) *
-                                        q_elem_bytes;
+            const QRow q_head = q_row(p, work.q_row + row.token, work.head0 + row.head);
 #pragma unroll
             for (int c = 0; c < Cfg::kMaxChunks; ++c) {
                 if (c < n_chunks) {

@@ -257,7 +257,6 @@ MLA_DEVICE void write_qt8(uint8_t* qt, int step_bytes, int n, int d0, const uint
 template <class Cfg>
 MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                         const WgmmaShared<Cfg>& sh, int cw, int lane) {
-    const int q_elem_bytes = p.q_format == QFormat::kBf16 ? 2 : 1;
     const float q_coef =
         p.sm_scale * kLog2e * p.q_scale * p.kv_scale * Cfg::Decode::kScale;
     constexpr int kPieces = kHeadDimQk / 8;  // 8 dims per piece
@@ -266,9 +265,7 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
         const int ti = (rows.row0 + r) / p.num_heads - rows.t_first;  // CTA-relative token
         const int h = (rows.row0 + r) % p.num_heads;
         const bool valid = ti < work.tokens;
-        const uint8_t* q_row =
-            static_cast<const uint8_t*>(p.q) +
-            ((work.q_row + (valid ? ti : 0)) * p.q_stride_token + h * p.q_stride_head) * q_elem_bytes;
+        const QRow q = q_row(p, work.q_row + (valid ? ti : 0), h);
         uint32_t w[kPerLane][4];
         uint32_t amax_bits = 0;
 #pragma unroll
@@ -276,7 +273,7 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
             const int piece = lane + 32 * i;
 #pragma unroll
             for (int k = 0; k < 4; ++k) w[i][k] = 0u;
-            if (valid && piece < kPieces) load_q_bf16_words(q_row, p.q_format, 8 * piece, w[i]);
+            if (valid && piece < kPieces) load_q_bf16_words(q, p.q_format, 8 * piece, w[i]);
 #pragma unroll
             for (int k = 0; k < 4; ++k)
                 amax_bits = max(amax_bits, max(w[i][k] & 0x7fffu, (w[i][k] >> 16) & 0x7fffu));
@@ -359,9 +356,14 @@ template <class Cfg>
 MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                                const WgmmaShared<Cfg>& sh, int pw, int lane) {
     namespace hw = arch::sm90;
-    // Warp pw copies rows pw + 4 i (i < 16) of each tile: lanes take 16-byte pieces 0..31,
-    // lanes 0..3 also 32..35; a row past the end is zero-filled (source size 0).
+    // Warp pw copies rows pw + 4 i (i < 16) of each tile: lanes take 16-byte pieces 0..31 (the
+    // latent dims, from the latent row), lanes 0..3 also 32..35 (the rope dims, from the rope
+    // row: the same row further on for a 576-wide cache); a row past the end is zero-filled
+    // (source size 0).
     constexpr int kPieces = Cfg::kRowBytes / 16;
+    constexpr int kLatentPieces = kKvLoraRank / 16;  // fp8: one byte per dim
+    static_assert(kLatentPieces == 32 && kPieces - kLatentPieces <= 32,
+                  "one latent piece per lane");
     for (int t = 0; t < rows.n_tiles; ++t) {
         const int stage = t % Cfg::kStages;
         const int use = t / Cfg::kStages;
@@ -369,20 +371,23 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         const int64_t tile_tok0 = work.tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
         const int valid = static_cast<int>(min(int64_t{Cfg::kTileTokens}, work.tok_end - tile_tok0));
         uint8_t* dst = sh.stages + stage * Cfg::kStageBytes;
-        // Address of row pw + 4 lane (lanes 0..15), then one row at a time.
+        // Addresses of row pw + 4 lane (lanes 0..15), then one row at a time.
         const int my_row = pw + 4 * (lane & 15);
-        const uint8_t* my_src =
-            p.kv + (my_row < valid ? cache_slot(p, work, tile_tok0 + my_row) : 0) * p.kv_stride_bytes;
+        const int64_t my_slot = my_row < valid ? cache_slot(p, work, tile_tok0 + my_row) : 0;
+        const uint8_t* my_src = p.kv + my_slot * p.kv_stride_bytes;
+        const uint8_t* my_rope = p.kpe + my_slot * p.kpe_stride_bytes;
 #pragma unroll 4
         for (int i = 0; i < Cfg::kTileTokens / 4; ++i) {
             const int row = pw + 4 * i;
             const uint8_t* src = reinterpret_cast<const uint8_t*>(
                 __shfl_sync(0xffffffffu, reinterpret_cast<uintptr_t>(my_src), i));
+            const uint8_t* rope = reinterpret_cast<const uint8_t*>(
+                __shfl_sync(0xffffffffu, reinterpret_cast<uintptr_t>(my_rope), i));
             const bool ok = row < valid;
             uint8_t* d = dst + row * Cfg::kRowPitch;
             arch::copy_16_async(d + 16 * lane, src + 16 * lane, ok);
-            if (lane < kPieces - 32)
-                arch::copy_16_async(d + 16 * (32 + lane), src + 16 * (32 + lane), ok);
+            if (lane < kPieces - kLatentPieces)
+                arch::copy_16_async(d + 16 * (kLatentPieces + lane), rope + 16 * lane, ok);
         }
         hw::copy_async_arrive_noinc(&sh.full[stage]);
     }
