@@ -39,59 +39,63 @@ Fp8MmaBounds fp8_mma_bounds(const HostProblem& host, const Reference& ref, const
     b.max_abs_logit.assign(static_cast<size_t>(rows), 0.0);
     const double c = static_cast<double>(spec.sm_scale) * host.q_scale * host.kv_scale;
 
-    parallel_for(host.total_q, [&](int t) {
+    // Each element's cache rows as code values (floats hold every e4m3 value exactly).
+    std::vector<std::vector<float>> k_of(static_cast<size_t>(host.batch_size));
+    parallel_for(host.batch_size, [&](int e) {
+        const int kv_len = host.kv_indptr[e + 1] - host.kv_indptr[e];
+        std::vector<float>& k = k_of[e];
+        k.resize(static_cast<size_t>(kv_len) * kDimQk);
+        for (int j = 0; j < kv_len; ++j) {
+            const uint8_t* row = host.kv.data() + host.slot(e, j) * host.kv_stride_slot;
+            for (int d = 0; d < kDimQk; ++d)
+                k[static_cast<size_t>(j) * kDimQk + d] = static_cast<float>(e4m3fn(row[d]));
+        }
+    });
+
+    parallel_for(static_cast<int>(rows), [&](int r) {
+        const int t = r / heads, h = r % heads;
         const int e = element_of(host, t);
         const int q_len = host.qo_indptr[e + 1] - host.qo_indptr[e];
         const int kv_len = host.kv_indptr[e + 1] - host.kv_indptr[e];
         const int visible = std::max(0, kv_len - q_len + (t - host.qo_indptr[e]) + 1);
         if (visible == 0) return;  // O = 0 and LSE = -inf must be exact: allowances stay 0
-        std::vector<double> k(static_cast<size_t>(visible) * kDimQk);  // code values
+        const std::vector<float>& k = k_of[e];
+        std::vector<double> q(kDimQk), s(visible), o(kDimV, 0.0), mad(kDimV, 0.0);
+        const uint8_t* q_row = host.q.data() + t * host.q_stride_token + h * kDimQk;
+        for (int d = 0; d < kDimQk; ++d) q[d] = e4m3fn(q_row[d]);
+        double a_max = 0.0, s_max = -INFINITY, abs_max = 0.0;
         for (int j = 0; j < visible; ++j) {
-            const uint8_t* row = host.kv.data() + host.slot(e, j) * host.kv_stride_slot;
-            for (int d = 0; d < kDimQk; ++d) k[static_cast<size_t>(j) * kDimQk + d] = e4m3fn(row[d]);
+            const float* kj = &k[static_cast<size_t>(j) * kDimQk];
+            double dot = 0.0, abs_sum = 0.0;
+            for (int d = 0; d < kDimQk; ++d) {
+                dot += q[d] * kj[d];
+                abs_sum += std::fabs(q[d] * kj[d]);
+            }
+            s[j] = c * dot;
+            a_max = std::max(a_max, c * abs_sum);
+            s_max = std::max(s_max, s[j]);
+            abs_max = std::max(abs_max, std::fabs(s[j]));
         }
-        std::vector<double> q(kDimQk), s(visible), o(kDimV), mad(kDimV);
-        for (int h = 0; h < heads; ++h) {
-            const int64_t r = static_cast<int64_t>(t) * heads + h;
-            const uint8_t* q_row = host.q.data() + t * host.q_stride_token + h * kDimQk;
-            for (int d = 0; d < kDimQk; ++d) q[d] = e4m3fn(q_row[d]);
-            double a_max = 0.0, s_max = -INFINITY, abs_max = 0.0;
-            for (int j = 0; j < visible; ++j) {
-                const double* kj = &k[static_cast<size_t>(j) * kDimQk];
-                double dot = 0.0, abs_sum = 0.0;
-                for (int d = 0; d < kDimQk; ++d) {
-                    dot += q[d] * kj[d];
-                    abs_sum += std::fabs(q[d] * kj[d]);
-                }
-                s[j] = c * dot;
-                a_max = std::max(a_max, c * abs_sum);
-                s_max = std::max(s_max, s[j]);
-                abs_max = std::max(abs_max, std::fabs(s[j]));
-            }
-            const double delta = kFp8MmaScoreRel * a_max;
-            b.score_abs[r] = a_max;
-            b.max_abs_logit[r] = abs_max;
-            b.lse[r] += delta;
-            // p_j, O and the weighted mean absolute deviation of V per dim (double).
-            double sum = 0.0;
-            for (int j = 0; j < visible; ++j) sum += std::exp(s[j] - s_max);
-            std::fill(o.begin(), o.end(), 0.0);
-            std::fill(mad.begin(), mad.end(), 0.0);
-            for (int j = 0; j < visible; ++j) {
-                const double p = std::exp(s[j] - s_max) / sum;
-                const double* kj = &k[static_cast<size_t>(j) * kDimQk];
-                for (int d = 0; d < kDimV; ++d) o[d] += p * host.kv_scale * kj[d];
-            }
-            for (int j = 0; j < visible; ++j) {
-                const double p = std::exp(s[j] - s_max) / sum;
-                const double* kj = &k[static_cast<size_t>(j) * kDimQk];
-                for (int d = 0; d < kDimV; ++d) mad[d] += p * std::fabs(host.kv_scale * kj[d] - o[d]);
-            }
-            const double grow = std::expm1(2.0 * delta);
-            for (int d = 0; d < kDimV; ++d) {
-                const size_t i = static_cast<size_t>(r) * kDimV + d;
-                b.o[i] = std::min(spec_allowance(ref.o[i]), b.o[i] + grow * mad[d]);
-            }
+        const double delta = kFp8MmaScoreRel * a_max;
+        b.score_abs[r] = a_max;
+        b.max_abs_logit[r] = abs_max;
+        b.lse[r] += delta;
+        // The weights p_j (in s), O and the weighted mean absolute deviation of V per dim.
+        double sum = 0.0;
+        for (int j = 0; j < visible; ++j) sum += (s[j] = std::exp(s[j] - s_max));
+        const double v_scale = host.kv_scale;
+        for (int j = 0; j < visible; ++j) {
+            const float* kj = &k[static_cast<size_t>(j) * kDimQk];
+            for (int d = 0; d < kDimV; ++d) o[d] += s[j] / sum * v_scale * kj[d];
+        }
+        for (int j = 0; j < visible; ++j) {
+            const float* kj = &k[static_cast<size_t>(j) * kDimQk];
+            for (int d = 0; d < kDimV; ++d) mad[d] += s[j] / sum * std::fabs(v_scale * kj[d] - o[d]);
+        }
+        const double grow = std::expm1(2.0 * delta);
+        for (int d = 0; d < kDimV; ++d) {
+            const size_t i = static_cast<size_t>(r) * kDimV + d;
+            b.o[i] = std::min(spec_allowance(ref.o[i]), b.o[i] + grow * mad[d]);
         }
     });
     return b;
