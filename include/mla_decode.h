@@ -167,12 +167,6 @@ typedef enum mla_dtype {
  *     be set for mla_decode_fwd and mla_decode_reference (it may be NULL where only host fields
  *     are read: workspace size, plan creation, and in an empty pool).
  *
- * Accuracy: every path lands within bf16 output rounding of the host reference computed from
- * the same stored values, except q_dtype FP8_E4M3FN on an FP8_E4M3FN cache on sm_90 GPUs
- * (H100 / H200), whose scores may run on the fp8 tensor core (about 13 significant bits per
- * 32-term step): that path is held to the fp8-Q tolerance of docs/SPEC.md (rtol 2e-2, atol 8e-3
- * on O). BF16 Q keeps bf16 accuracy on every cache.
- *
  * Empty pool (num_slots 0): an engine's warm-up or graph-capture step before any cache exists.
  * Every kv length must then be 0; kv_cache, kv_block_scales, v_cache and kv_page_indices may
  * be NULL, and nothing is read through them. Every row gets O = 0 and LSE = -inf, on every path.

@@ -6,9 +6,8 @@
 // run, graph capture and replay with new lengths, two plans on two streams, refused calls).
 //
 // Every run compares every element of O and LSE with the host reference (double precision,
-// from the same stored values) at the bf16-output tolerance (on the fp8 tensor-core path,
-// e4m3fn Q on an e4m3fn cache under the wgmma variant: the allowance derived from the problem,
-// tests/common/fp8_mma.h), with O and LSE poisoned before the run. Each test skips, with the reason, when no GPU is present. The route each plan takes
+// from the same stored values) at the bf16-output tolerance, with O and LSE poisoned before the
+// run. Each test skips, with the reason, when no GPU is present. The route each plan takes
 // (single split or split-KV, split count) is printed as "[ route    ] ...".
 #include <gtest/gtest.h>
 
@@ -134,9 +133,7 @@ INSTANTIATE_TEST_SUITE_P(
 class GpuFp8Query : public ::testing::TestWithParam<std::tuple<mla_dtype, Format>> {};
 
 // Pre-quantized fp8 Q (per-tensor q_scale != 1) of either flavour against bf16 and fp8
-// caches, mixed q_len, 8, 16 and 128 heads, unit and large (std 100) Q. e4m3fn Q on the e4m3fn
-// cache under the wgmma variant runs on the fp8 tensor core and is held to its derived
-// allowance (expect_matches_reference prints its measured error, "[ fp8 mma  ]").
+// caches, mixed q_len, 8, 16 and 128 heads, unit and large (std 100) Q.
 TEST_P(GpuFp8Query, MatchesReference) {
     SKIP_WITHOUT_GPU();
     for (int heads : {8, 16, 128}) {

@@ -48,113 +48,57 @@ double row_max_abs(const float* ref_row) {
     return m;
 }
 
-// allowed(i): the allowance of element i. O: NaN fails; an all-zero reference row must be
-// exactly zero (every allowance there is 0).
-template <class Allowed>
-::testing::AssertionResult check_o_elements(const float* got, const float* ref, int64_t total_q,
-                                            int heads, Allowed allowed) {
+}  // namespace
+
+::testing::AssertionResult check_o(const float* got, const float* ref, int64_t total_q, int heads,
+                                   const Tolerance& tol) {
     FailureLog log;
     for (int64_t t = 0; t < total_q; ++t) {
         for (int h = 0; h < heads; ++h) {
             const int64_t base = (t * heads + h) * kDimV;
+            const double row_max = row_max_abs(ref + base);
+            // A row whose reference is all zero must be exactly zero (allowed 0).
+            const double row_allowed = row_max == 0.0 ? 0.0 : tol.o_row_rel * row_max + tol.o_atol;
             for (int d = 0; d < kDimV; ++d) {
-                const double g = got[base + d], w = ref[base + d], a = allowed(base + d);
-                const bool ok = !std::isnan(g) && !std::isnan(w) && std::fabs(g - w) <= a;
-                if (!ok) log.add(o_position(t, h, d), g, w, a);
+                double g = got[base + d], w = ref[base + d];
+                const double allowed =
+                    row_max == 0.0 ? 0.0 : std::max(row_allowed, tol.o_bf16_ulps * bf16_ulp(w));
+                bool ok = !std::isnan(g) && !std::isnan(w) && std::fabs(g - w) <= allowed;
+                if (!ok) log.add(o_position(t, h, d), g, w, allowed);
             }
         }
     }
     return log.result("O", total_q * heads * kDimV);
 }
 
-// LSE: NaN fails; -inf (or any non-finite reference) must match exactly.
-template <class Allowed>
-::testing::AssertionResult check_lse_elements(const float* got, const float* ref, int64_t n,
-                                              Allowed allowed) {
+::testing::AssertionResult check_o(const std::vector<float>& got, const std::vector<float>& ref,
+                                   int64_t total_q, int heads, const Tolerance& tol) {
+    const size_t n = static_cast<size_t>(total_q) * heads * kDimV;
+    if (got.size() < n || ref.size() < n) {
+        return ::testing::AssertionFailure() << "O buffers too small: got " << got.size()
+                                             << ", ref " << ref.size() << ", need " << n;
+    }
+    return check_o(got.data(), ref.data(), total_q, heads, tol);
+}
+
+::testing::AssertionResult check_lse(const float* got, const float* ref, int64_t n,
+                                     const Tolerance& tol) {
     FailureLog log;
     for (int64_t i = 0; i < n; ++i) {
-        const double g = got[i], w = ref[i];
+        double g = got[i], w = ref[i];
         bool ok = false;
-        double a = 0.0;
+        double allowed = 0.0;
         if (std::isnan(g) || std::isnan(w)) {
             ok = false;
         } else if (!std::isfinite(w)) {
             ok = g == w;  // -inf (nothing visible) must stay -inf
         } else {
-            a = allowed(i);
-            ok = std::fabs(g - w) <= a;
+            allowed = tol.lse_atol + tol.lse_rtol * std::fabs(w);
+            ok = std::fabs(g - w) <= allowed;
         }
-        if (!ok) log.add("LSE[" + std::to_string(i) + "]", g, w, a);
+        if (!ok) log.add("LSE[" + std::to_string(i) + "]", g, w, allowed);
     }
     return log.result("LSE", n);
-}
-
-// The allowance of O element i under `tol`, asked for in order (row by row): max(o_row_rel x
-// the row's largest |ref| + o_atol, o_bf16_ulps x ulp(ref)), 0 in an all-zero row.
-struct OAllowance {
-    const float* ref;
-    const Tolerance& tol;
-    double row_max = 0.0, row_allowed = 0.0;
-    double operator()(int64_t i) {
-        if (i % kDimV == 0) {
-            row_max = row_max_abs(ref + i);
-            row_allowed = tol.o_row_rel * row_max + tol.o_atol;
-        }
-        if (row_max == 0.0) return 0.0;  // an all-zero reference row must be exactly zero
-        return std::max(row_allowed, tol.o_bf16_ulps * bf16_ulp(ref[i]));
-    }
-};
-
-::testing::AssertionResult sizes_match(const char* what, size_t got, size_t ref, size_t need) {
-    if (got >= need && ref >= need) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << what << " buffers too small: got " << got << ", ref "
-                                         << ref << ", need " << need;
-}
-
-}  // namespace
-
-std::vector<double> o_allowances(const float* ref, int64_t total_q, int heads,
-                                 const Tolerance& tol) {
-    std::vector<double> allowed(static_cast<size_t>(total_q) * heads * kDimV);
-    OAllowance of{ref, tol};
-    for (size_t i = 0; i < allowed.size(); ++i) allowed[i] = of(static_cast<int64_t>(i));
-    return allowed;
-}
-
-std::vector<double> lse_allowances(const float* ref, int64_t n, const Tolerance& tol) {
-    std::vector<double> allowed(static_cast<size_t>(n), 0.0);
-    for (int64_t i = 0; i < n; ++i)
-        if (std::isfinite(ref[i])) allowed[i] = tol.lse_atol + tol.lse_rtol * std::fabs(ref[i]);
-    return allowed;
-}
-
-::testing::AssertionResult check_o(const float* got, const float* ref, int64_t total_q, int heads,
-                                   const Tolerance& tol) {
-    return check_o_elements(got, ref, total_q, heads, OAllowance{ref, tol});
-}
-
-::testing::AssertionResult check_o(const std::vector<float>& got, const std::vector<float>& ref,
-                                   int64_t total_q, int heads, const Tolerance& tol) {
-    const size_t n = static_cast<size_t>(total_q) * heads * kDimV;
-    ::testing::AssertionResult sized = sizes_match("O", got.size(), ref.size(), n);
-    if (!sized) return sized;
-    return check_o(got.data(), ref.data(), total_q, heads, tol);
-}
-
-::testing::AssertionResult check_o(const std::vector<float>& got, const std::vector<float>& ref,
-                                   int64_t total_q, int heads, const std::vector<double>& allowed) {
-    const size_t n = static_cast<size_t>(total_q) * heads * kDimV;
-    ::testing::AssertionResult sized = sizes_match("O", got.size(), std::min(ref.size(), allowed.size()), n);
-    if (!sized) return sized;
-    return check_o_elements(got.data(), ref.data(), total_q, heads,
-                            [&](int64_t i) { return allowed[i]; });
-}
-
-::testing::AssertionResult check_lse(const float* got, const float* ref, int64_t n,
-                                     const Tolerance& tol) {
-    return check_lse_elements(got, ref, n, [&](int64_t i) {
-        return tol.lse_atol + tol.lse_rtol * std::fabs(static_cast<double>(ref[i]));
-    });
 }
 
 ::testing::AssertionResult check_lse(const std::vector<float>& got, const std::vector<float>& ref,
@@ -164,16 +108,6 @@ std::vector<double> lse_allowances(const float* ref, int64_t n, const Tolerance&
                << "LSE sizes differ: got " << got.size() << ", ref " << ref.size();
     }
     return check_lse(got.data(), ref.data(), static_cast<int64_t>(ref.size()), tol);
-}
-
-::testing::AssertionResult check_lse(const std::vector<float>& got, const std::vector<float>& ref,
-                                     const std::vector<double>& allowed) {
-    if (got.size() != ref.size() || allowed.size() != ref.size()) {
-        return ::testing::AssertionFailure() << "LSE sizes differ: got " << got.size() << ", ref "
-                                             << ref.size() << ", allowances " << allowed.size();
-    }
-    return check_lse_elements(got.data(), ref.data(), static_cast<int64_t>(ref.size()),
-                              [&](int64_t i) { return allowed[i]; });
 }
 
 std::vector<float> dense_o_from_bf16(const uint16_t* o, int64_t total_q, int heads,

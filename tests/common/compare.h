@@ -29,19 +29,6 @@ struct Tolerance {
 // maximum (host reference against the known-answer vectors, or against a naive evaluation).
 Tolerance fp32_tolerance();
 
-// SPEC's rule for a path that quantizes Q to fp8 ("Accuracy"), the seed's tolerance against the
-// bf16 reference: |got - ref| <= kSpecFp8QAtol + kSpecFp8QRtol * |ref|, element by element.
-inline constexpr double kSpecFp8QRtol = 2e-2;
-inline constexpr double kSpecFp8QAtol = 8e-3;
-
-// The allowed |got - ref| of every element under `tol` (the rules above), for a path whose
-// allowance is derived element by element (fp8_mma.h): O (total_q x heads x 512, dense; 0 for
-// every element of an all-zero reference row) and LSE (n values; 0 where the reference is not
-// finite: it must match exactly).
-std::vector<double> o_allowances(const float* ref, int64_t total_q, int heads,
-                                 const Tolerance& tol);
-std::vector<double> lse_allowances(const float* ref, int64_t n, const Tolerance& tol);
-
 // Every element of O (total_q x heads x 512, dense). NaN always fails; a row whose reference
 // is all zero (a query that sees no token) must be exactly zero.
 ::testing::AssertionResult check_o(const float* got, const float* ref, int64_t total_q, int heads,
@@ -55,13 +42,6 @@ std::vector<double> lse_allowances(const float* ref, int64_t n, const Tolerance&
                                      const Tolerance& tol = Tolerance());
 ::testing::AssertionResult check_lse(const std::vector<float>& got, const std::vector<float>& ref,
                                      const Tolerance& tol = Tolerance());
-
-// The same checks against per-element allowances (o_allowances / lse_allowances, or derived
-// ones): NaN fails, an all-zero reference row must be exactly zero, a non-finite LSE must match.
-::testing::AssertionResult check_o(const std::vector<float>& got, const std::vector<float>& ref,
-                                   int64_t total_q, int heads, const std::vector<double>& allowed);
-::testing::AssertionResult check_lse(const std::vector<float>& got, const std::vector<float>& ref,
-                                     const std::vector<double>& allowed);
 
 // BF16 O with a row stride (elements) -> dense FP32 (total_q x heads x 512), exact.
 std::vector<float> dense_o_from_bf16(const uint16_t* o, int64_t total_q, int heads,

@@ -12,7 +12,6 @@
 
 #include "compare.h"
 #include "device_problem.h"
-#include "fp8_mma.h"
 #include "mla_decode.h"
 #include "mla_problem.h"
 
@@ -61,16 +60,9 @@ private:
 ::testing::AssertionResult run_on_gpu(const DeviceProblem& dev, Api api,
                                       mla::gpu::stream_t stream = nullptr);
 
-// Whether a plan for `params` runs on the fp8 tensor-core path (fp8_mma.h): e4m3fn Q on an
-// e4m3fn cache (V from the same rows) with the plan's stage-1 variant wgmma.
-bool runs_on_fp8_mma(const mla_decode_params& params);
-
-// Every element of dev's O (and LSE, when dev has one) against `ref`: within `tol`, or, when
-// dev's problem runs on the fp8 tensor-core path, within the allowances derived from the
-// problem with `tol` as their base (fp8_mma_bounds), printing the measured error as
-// "[ fp8 mma  ] ...". Returns the measured error on that path (all zero otherwise).
-Fp8MmaErrors expect_outputs_match(const DeviceProblem& dev, const Reference& ref,
-                                  const Tolerance& tol = Tolerance());
+// Every element of dev's O (and LSE, when dev has one) against `ref`.
+void expect_outputs_match(const DeviceProblem& dev, const Reference& ref,
+                          const Tolerance& tol = Tolerance());
 
 // Every byte of dev's O and LSE still holds `byte` (a refused call wrote nothing).
 ::testing::AssertionResult outputs_untouched(const DeviceProblem& dev, uint8_t byte);

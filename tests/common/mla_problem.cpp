@@ -170,6 +170,12 @@ void fill_page_table(const ProblemSpec& spec, HostProblem& p) {
     p.num_slots = num_pages * page_size;
 }
 
+int64_t slot_of(const HostProblem& p, int b, int64_t j) {
+    if (!p.spec.paged) return p.kv_indptr[b] + j;
+    const int64_t page_size = p.spec.page_size;
+    int64_t page = p.kv_page_indices[p.kv_page_indptr[b] + j / page_size];
+    return page * page_size + j % page_size;
+}
 
 // ---- Q -----------------------------------------------------------------------------------------
 
@@ -262,6 +268,26 @@ void allocate_cache(const ProblemSpec& spec, HostProblem& p) {
     }
 }
 
+// Calls body(b) for every batch element b on up to hardware_concurrency() threads.
+void for_each_element(int batch, const std::function<void(int)>& body) {
+    std::atomic<int> next{0};
+    auto work = [&] {
+        for (int b = next++; b < batch; b = next++) body(b);
+    };
+    size_t hardware = std::max(1u, std::thread::hardware_concurrency());
+    size_t extra = std::min<size_t>(hardware, static_cast<size_t>(batch)) - 1;
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < extra; ++i) {
+        try {
+            threads.emplace_back(work);
+        } catch (const std::system_error&) {
+            break;  // fewer threads
+        }
+    }
+    work();
+    for (std::thread& t : threads) t.join();
+}
+
 uint64_t splitmix64(uint64_t x) {
     x += 0x9E3779B97F4A7C15ull;
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -282,7 +308,7 @@ struct CacheAmax {
 
 CacheAmax cache_amax(const ProblemSpec& spec, int batch) {
     std::vector<CacheAmax> per_element(batch);
-    parallel_for(batch, [&](int b) {
+    for_each_element(batch, [&](int b) {
         NormalStream rng = element_stream(spec, b);
         CacheAmax& amax = per_element[b];
         for (int64_t j = 0; j < spec.kv_lens[b]; ++j) {
@@ -413,12 +439,12 @@ void fill_cache(const ProblemSpec& spec, HostProblem& p) {
         if (is_fp8(spec.kv_dtype)) p.kv_scale = fp8_tensor_scale(spec.kv_dtype, amax.row);
         if (spec.v_dtype != 0) p.v_scale = fp8_tensor_scale(spec.v_dtype, amax.v);
     }
-    parallel_for(p.batch_size, [&](int b) {  // elements own disjoint slots
+    for_each_element(p.batch_size, [&](int b) {  // elements own disjoint slots
         NormalStream rng = element_stream(spec, b);
         std::vector<double> x(kDimQk);
         for (int64_t j = 0; j < spec.kv_lens[b]; ++j) {
             for (int d = 0; d < kDimQk; ++d) x[d] = rng.next() * spec.kv_std;
-            int64_t slot = p.slot(b, j);
+            int64_t slot = slot_of(p, b, j);
             store_kv_row(spec, p, slot, j, x.data());
             if (spec.v_dtype != 0) store_v_row(spec, p, slot, x.data());
         }
@@ -458,33 +484,6 @@ std::string forms_name(const InputForms& forms) {
     if (forms.split_cache) name += "_split_cache";
     if (forms.lse_stride) name += "_lse_stride";
     return name;
-}
-
-void parallel_for(int count, const std::function<void(int)>& body) {
-    if (count <= 0) return;
-    std::atomic<int> next{0};
-    auto work = [&] {
-        for (int i = next++; i < count; i = next++) body(i);
-    };
-    size_t hardware = std::max(1u, std::thread::hardware_concurrency());
-    size_t extra = std::min<size_t>(hardware, static_cast<size_t>(count)) - 1;
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < extra; ++i) {
-        try {
-            threads.emplace_back(work);
-        } catch (const std::system_error&) {
-            break;  // fewer threads
-        }
-    }
-    work();
-    for (std::thread& t : threads) t.join();
-}
-
-int64_t HostProblem::slot(int b, int64_t j) const {
-    if (!spec.paged) return kv_indptr[b] + j;
-    const int64_t page_size = spec.page_size;
-    const int64_t page = kv_page_indices[kv_page_indptr[b] + j / page_size];
-    return page * page_size + j % page_size;
 }
 
 std::vector<int32_t> HostProblem::device_kv_indptr() const {

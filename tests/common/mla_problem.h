@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -112,8 +111,6 @@ struct HostProblem {
     // before the host's: kv_indptr shifted by slot_base (contiguous), the page ids each element
     // needs shifted by slot_base / page_size (tail entries keep their value).
     std::vector<int32_t> device_kv_indptr() const;
-    // Host slot (index into kv rows) of position j of batch element b (paged or contiguous).
-    int64_t slot(int b, int64_t j) const;
     std::vector<int32_t> device_page_indices() const;
     int64_t device_num_slots() const { return slot_base + num_slots; }
 
@@ -142,9 +139,6 @@ struct InputForms {
 };
 ProblemSpec with_forms(ProblemSpec spec, const InputForms& forms);
 std::string forms_name(const InputForms& forms);
-
-// Calls body(i) for every i in [0, count) on up to hardware_concurrency() threads.
-void parallel_for(int count, const std::function<void(int)>& body);
 
 // `capacity` with other lengths over the same buffers (Q rows, cache, page table): the same
 // batch size, total_q, max_q_len and max_kv_len (so the same plan shape), new qo_indptr and

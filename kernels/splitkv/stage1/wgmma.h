@@ -8,26 +8,16 @@
 // rows its N.
 //     S^T [64 tokens x N rows]  = K [64 x 576]    * Q^T [576 x N]
 //     O^T [512 dims  x N rows] += V^T [512 x 64]  * P^T [64 x N]
-// A fragments are built in registers from the raw cache tile; B operands (Q^T, P^T) sit in
-// shared memory in the K-major core-matrix layout that wgmma reads through a descriptor
-// (arch/nvidia/sm90.h). The score product S^T runs on one of two tensor-core types, a
-// compile-time property of the kernel (WgmmaConfig's kScores):
-//   * kF16 (bf16 Q; e4m3fnuz Q; e4m3fn Q on an e4m3fnuz cache): m64nNk16 f16. K's fp8 codes
-//     are decoded to f16 (e4m3fn by the hardware conversion, e4m3fnuz by bit operations,
-//     WgmmaDecode); Q^T is f16 after a per-row power-of-two scale, exact for bf16 and fp8 Q
-//     down to 2^-24 of the row's largest element (f16's subnormal floor).
-//   * kE4M3 (e4m3fn Q on an e4m3fn cache only): m64nNk32 e4m3. K's raw codes are the A
-//     fragments as they lie in the tile (no decode at all), Q^T the raw codes of Q (exact, no
-//     scale). The fp8 tensor core adds its products with less than f32 precision (about 13
-//     significant bits per k32 step, truncating), so this path is held to SPEC's fp8-Q rule,
-//     not to bf16 rounding (its derived tolerance: tests/common/fp8_mma.h; measurements:
-//     docs/notes/stage1_wgmma.md). The launcher picks it at run time by Params::q_format.
-// The value product is f16 either way (V decoded to f16, P^T f16); every product accumulates
-// in f32 registers.
+// A fragments are built in registers from the raw cache tile (fp8 codes decoded to f16: e4m3fn
+// by the hardware conversion, e4m3fnuz by bit operations, WgmmaDecode); B operands (Q^T, P^T)
+// sit in shared memory in the K-major core-matrix layout that wgmma reads through a descriptor
+// (arch/nvidia/sm90.h). Q^T is f16 after a per-row power-of-two scale, exact for bf16 and fp8 Q
+// down to 2^-24 of the row's largest element (f16's subnormal floor); every product accumulates
+// in f32.
 //
 // Warpgroups (setmaxnreg moves registers from the producer to the consumers):
 //   0 and 1, consumers, alternating tiles ("seesaw"): consumer w computes S^T of tiles 2i + w
-//     for all rows (K read once per tile), takes the running row maxima from the other
+//     for all rows (K decoded once per tile), takes the running row maxima from the other
 //     one's previous tile, and writes P^T, the rescale factor and the new maxima into its own
 //     buffer; both then add every tile to O^T for their half of the value dims (w: dims
 //     256 w .. 256 w + 255). So the score work is split over both warpgroups, the value work
@@ -42,15 +32,11 @@
 // latest tile are written) and "p_empty[w]" (the other consumer has added that tile to its O).
 //
 // Dim and token orders. A dot product does not care about the order of its terms, so
-//   * the K fragments of lane (g, t) for chunk c come from one 16-byte load of its token row at
-//     bytes 64c + 16t (words 0..3 = dims 64c + 16t + 4s + {0, 1, 2, 3}, s = word):
-//     - kF16, k16 step 4c + s from word s, which the decoder pairs as (0, 1) and (2, 3) for
-//       e4m3fn (k index 2t + j + 8e <-> dim 64c + 16t + 4s + 2e + j) and as (0, 2) and (1, 3)
-//       for e4m3fnuz (k index 2t + j + 8e <-> dim 64c + 16t + 4s + 2j + e);
-//     - kE4M3, k32 step 2c + e from words 2e and 2e + 1 as they are (the e4m3 A layout takes 4
-//       codes a register): k index 4t + j <-> dim 64c + 16t + 8e + j, k index 16 + 4t + j <->
-//       dim 64c + 16t + 8e + 4 + j (j < 4).
-//     Q^T is written in shared memory in exactly that order.
+//   * the K fragment of lane (g, t) for k-step (chunk c, step s) comes from one 16-byte load of
+//     its token row at bytes 64c + 16t; word s of it holds dims 64c + 16t + 4s + {0, 1, 2, 3},
+//     which the decoder pairs as (0, 1) and (2, 3) for e4m3fn (k index 2t + j + 8e <-> dim
+//     64c + 16t + 4s + 2e + j) and as (0, 2) and (1, 3) for e4m3fnuz (k index 2t + j + 8e <->
+//     dim 64c + 16t + 4s + 2j + e). Q^T is written in shared memory in exactly that order.
 //   * S^T row m = 16 w + 8 h + g (warp w of the warpgroup) is tile token 16 w + 8 h + rho(g),
 //     rho(g) = 4 (g & 1) + (g >> 1): the two rows one 8-lane phase loads then sit 64 bytes apart
 //     modulo 128 and the 16-byte loads are free of bank conflicts (row pitch 592 bytes).
@@ -123,22 +109,15 @@ struct WgmmaDecode {
 #endif
 };
 
-// kScores: the tensor-core type of the score product (see the header): MmaType::kF16 (K
-// decoded, Q^T f16) or MmaType::kE4M3 (raw e4m3fn codes of K and Q; e4m3fn caches and Q only).
-template <KvFormat F, int kRows, arch::MmaType kScores>
+template <KvFormat F, int kRows>
 struct WgmmaConfig {
     static_assert(F == KvFormat::kFp8E4M3FN || F == KvFormat::kFp8E4M3FNUZ,
                   "the wgmma variant serves fp8 caches");
     static_assert(kRows == 16 || kRows == 32 || kRows == 64, "16, 32 or 64 rows per CTA");
-    static_assert(kScores == arch::MmaType::kF16 ||
-                      (kScores == arch::MmaType::kE4M3 && F == KvFormat::kFp8E4M3FN),
-                  "scores on f16, or on e4m3 from the raw codes of an e4m3fn cache");
     static constexpr arch::Fp8Flavor kFlavor =
         F == KvFormat::kFp8E4M3FNUZ ? arch::Fp8Flavor::kE4M3FNUZ : arch::Fp8Flavor::kE4M3FN;
     static constexpr int N = kRows;  // wgmma's N: every product covers all rows
     using Decode = WgmmaDecode<kFlavor>;
-    static constexpr arch::MmaType kScoreType = kScores;
-    static constexpr bool kRawScores = kScores == arch::MmaType::kE4M3;  // no K decode, fp8 Q^T
 
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
@@ -154,8 +133,7 @@ struct WgmmaConfig {
     static constexpr int kConsumerRegs = 240;
     static constexpr int kEmptyArrivals = 4 * kConsumers;  // warps that read a stage
     static constexpr int kCols = N / 4;  // rows (N columns) a lane holds accumulators of
-    // Even and odd k-steps of S^T in two accumulator chains where the registers allow (at 64
-    // rows a second chain spills, f16 and e4m3 alike: 280 B stores with e4m3 scores).
+    // Even and odd k16 steps of S^T in two accumulator chains where the registers allow.
     static constexpr bool kSplitSChain = N <= 32;
 
     // Cache tile: 64 rows of 576 fp8 codes, pitch 592 (see the bank notes above).
@@ -163,12 +141,8 @@ struct WgmmaConfig {
     static constexpr int kRowPitch = kRowBytes + 16;
     static constexpr int kStageBytes = kTileTokens * kRowPitch;
     static constexpr int kChunks = kHeadDimQk / 64;  // 16-byte K loads per lane and row
-    static constexpr int kScoreK = kRawScores ? 32 : 16;        // k of one score wgmma
-    static constexpr int kStepsPerChunk = 64 / kScoreK;         // score k-steps per K load
-    static constexpr int kScoreSteps = kChunks * kStepsPerChunk;  // 36 (f16) or 18 (e4m3)
-    // One k-step of Q^T: N rows x 32 bytes (16 f16, or 32 e4m3 codes).
-    static constexpr int kQtStepBytes = N * 32;
-    static constexpr int kQtBytes = kScoreSteps * kQtStepBytes;
+    static constexpr int kQtStepBytes = N * 32;      // one k16 step of Q^T: N rows x 16 f16
+    static constexpr int kQtBytes = (kHeadDimQk / 16) * kQtStepBytes;
     static constexpr int kPtStepBytes = N * 32;      // one k16 step of P^T: N rows x 16 f16
     static constexpr int kPtBytes = (kTileTokens / 16) * kPtStepBytes;
 
@@ -277,87 +251,43 @@ MLA_DEVICE void write_qt8(uint8_t* qt, int step_bytes, int n, int d0, const uint
     }
 }
 
-// Q^T, e4m3 (kE4M3 scores): k32 step s, row n, k index k at  s * step_bytes + (n/8) * 256 +
-// (k/16) * 128 + (n%8) * 16 + k%16. Writes the 16 raw codes of dims 64c + 16t .. +15 of row n
-// (words x, y, z, w = dims +0..3, +4..7, +8..11, +12..15), in the K fragment's order: x to k =
-// 4t .. 4t+3 and y to k = 16 + 4t .. of step 2c, z and w the same of step 2c + 1.
-MLA_DEVICE void write_qt16_e4m3(uint8_t* qt, int step_bytes, int n, int c, int t, uint4 codes) {
-    uint8_t* at = qt + (2 * c) * step_bytes + (n / 8) * 256 + (n % 8) * 16 + 4 * t;
-    *reinterpret_cast<uint32_t*>(at) = codes.x;
-    *reinterpret_cast<uint32_t*>(at + 128) = codes.y;
-    *reinterpret_cast<uint32_t*>(at + step_bytes) = codes.z;
-    *reinterpret_cast<uint32_t*>(at + step_bytes + 128) = codes.w;
-}
-
-// Q^T row n, f16 (kF16 scores): the query row q (valid false: a row past the CTA's tokens,
-// zeros) times a power of two 2^k that brings its largest |element| into [2^14, 2^15); returns k.
-template <class Cfg>
-MLA_DEVICE int write_qt_row_f16(uint8_t* qt, int n, const QRow& q, bool valid, QFormat q_format,
-                                int lane) {
-    constexpr int kPieces = kHeadDimQk / 8;  // 8 dims per piece
-    constexpr int kPerLane = (kPieces + 31) / 32;
-    uint32_t w[kPerLane][4];
-    uint32_t amax_bits = 0;
-#pragma unroll
-    for (int i = 0; i < kPerLane; ++i) {
-        const int piece = lane + 32 * i;
-#pragma unroll
-        for (int k = 0; k < 4; ++k) w[i][k] = 0u;
-        if (valid && piece < kPieces) load_q_bf16_words(q, q_format, 8 * piece, w[i]);
-#pragma unroll
-        for (int k = 0; k < 4; ++k)
-            amax_bits = max(amax_bits, max(w[i][k] & 0x7fffu, (w[i][k] >> 16) & 0x7fffu));
-    }
-    float amax = arch::bf16_to_float(static_cast<uint16_t>(amax_bits));
-#pragma unroll
-    for (int mask = 16; mask > 0; mask >>= 1) amax = fmaxf(amax, arch::shfl_xor(amax, mask));
-    const int k = f16_row_scale_exponent(amax);
-    const float up = exp2_int(k);
-#pragma unroll
-    for (int i = 0; i < kPerLane; ++i) {
-        const int piece = lane + 32 * i;
-        if (piece < kPieces)
-            write_qt8<Cfg::Decode::kAdjacentPairs>(qt, Cfg::kQtStepBytes, n, 8 * piece, w[i], up);
-    }
-    return k;
-}
-
-// Q^T row n, e4m3 (kE4M3 scores): the raw e4m3fn codes of the query row q (valid false: zeros),
-// one 16-byte piece per lane (36 pieces a row, 32 of the latent part and 4 of the rope part;
-// parts and their strides are 16-byte aligned, validate.cpp).
-template <class Cfg>
-MLA_DEVICE void write_qt_row_e4m3(uint8_t* qt, int n, const QRow& q, bool valid, int lane) {
-    constexpr int kPieces = kHeadDimQk / 16;
-    constexpr int kLatentPieces = kKvLoraRank / 16;
-    for (int piece = lane; piece < kPieces; piece += 32) {
-        uint4 codes = make_uint4(0u, 0u, 0u, 0u);
-        if (valid) {
-            const uint8_t* src = piece < kLatentPieces ? q.nope + 16 * piece
-                                                       : q.pe + 16 * (piece - kLatentPieces);
-            codes = *reinterpret_cast<const uint4*>(src);
-        }
-        write_qt16_e4m3(qt, Cfg::kQtStepBytes, n, piece / 4, piece % 4, codes);
-    }
-}
-
 // Q prologue of the consumer warps (warp cw of the Cfg::kProducerWarp = 8 consumer warps): rows
-// cw, cw + 8, ... of Q^T (f16 with a per-row power-of-two scale, or the raw e4m3 codes), each
-// row's score coefficient (log2 domain, undoing that scale) and token end.
+// cw, cw + 8, ... as f16 Q^T with a per-row power-of-two scale, each row's score coefficient
+// and token end.
 template <class Cfg>
 MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                         const WgmmaShared<Cfg>& sh, int cw, int lane) {
     const float q_coef =
         p.sm_scale * kLog2e * p.q_scale * p.kv_scale * Cfg::Decode::kScale;
+    constexpr int kPieces = kHeadDimQk / 8;  // 8 dims per piece
+    constexpr int kPerLane = (kPieces + 31) / 32;
     for (int r = cw; r < Cfg::N; r += Cfg::kProducerWarp) {
         const int ti = (rows.row0 + r) / p.num_heads - rows.t_first;  // CTA-relative token
         const int h = (rows.row0 + r) % p.num_heads;
         const bool valid = ti < work.tokens;
         const QRow q = q_row(p, work.q_row + (valid ? ti : 0), h);
-        int k = 0;  // Q^T = Q * 2^k
-        if constexpr (Cfg::kRawScores)
-            write_qt_row_e4m3<Cfg>(sh.qt, r, q, valid, lane);
-        else
-            k = write_qt_row_f16<Cfg>(sh.qt, r, q, valid, p.q_format, lane);
+        uint32_t w[kPerLane][4];
+        uint32_t amax_bits = 0;
+#pragma unroll
+        for (int i = 0; i < kPerLane; ++i) {
+            const int piece = lane + 32 * i;
+#pragma unroll
+            for (int k = 0; k < 4; ++k) w[i][k] = 0u;
+            if (valid && piece < kPieces) load_q_bf16_words(q, p.q_format, 8 * piece, w[i]);
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                amax_bits = max(amax_bits, max(w[i][k] & 0x7fffu, (w[i][k] >> 16) & 0x7fffu));
+        }
+        float amax = arch::bf16_to_float(static_cast<uint16_t>(amax_bits));
+#pragma unroll
+        for (int mask = 16; mask > 0; mask >>= 1) amax = fmaxf(amax, arch::shfl_xor(amax, mask));
+        const int k = f16_row_scale_exponent(amax);
+        const float up = exp2_int(k);
+#pragma unroll
+        for (int i = 0; i < kPerLane; ++i) {
+            const int piece = lane + 32 * i;
+            if (piece < kPieces) write_qt8<Cfg::Decode::kAdjacentPairs>(sh.qt, Cfg::kQtStepBytes, r, 8 * piece, w[i], up);
+        }
         if (lane == 0) {
             sh.coef[r] = q_coef * exp2_int(-k);
             // Token end of this row, relative to tok_begin: its causal limit within the split
@@ -367,40 +297,14 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
     }
 }
 
-// The score A fragments of one chunk (Cfg::kStepsPerChunk k-steps) from the 16-byte loads w0
-// (S^T row g) and w1 (row g + 8) of the lane's token rows: kF16, word s decoded into k16 step s;
-// kE4M3, words 2e and 2e + 1 as they are for k32 step e (see the header).
-template <class Cfg>
-MLA_DEVICE void score_fragments(const uint32_t (&w0)[4], const uint32_t (&w1)[4],
-                                uint32_t (&a)[Cfg::kStepsPerChunk][4]) {
-#pragma unroll
-    for (int st = 0; st < Cfg::kStepsPerChunk; ++st) {
-        if constexpr (Cfg::kRawScores) {
-            a[st][0] = w0[2 * st];
-            a[st][1] = w1[2 * st];
-            a[st][2] = w0[2 * st + 1];
-            a[st][3] = w1[2 * st + 1];
-        } else {
-            const arch::Quad k0 = Cfg::Decode::pairs(w0[st]);
-            const arch::Quad k1 = Cfg::Decode::pairs(w1[st]);
-            a[st][0] = k0.lo;
-            a[st][1] = k1.lo;
-            a[st][2] = k0.hi;
-            a[st][3] = k1.hi;
-        }
-    }
-}
-
-// S^T of one tile over Cfg::kScoreSteps k-steps (36 k16 or 18 k32; unscaled): A = K of the
-// lane's two token rows (score_fragments), one 16-byte load per chunk and row, the next chunk's
-// loads in flight while this one's products run; with Cfg::kSplitSChain even and odd steps
-// accumulate separately (summed into s).
+// S^T of one tile over 36 k16 steps (unscaled): A = decoded K of the lane's two token rows,
+// 4 steps per 16-byte load, the next chunk's loads in flight while this one's products run;
+// with Cfg::kSplitSChain even and odd steps accumulate separately (summed into s).
 template <class Cfg>
 MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, uint64_t qt_desc0,
                                float (&s)[Cfg::N / 2]) {
     namespace hw = arch::sm90;
     constexpr int N = Cfg::N;
-    using Mma = hw::Wgmma<Cfg::kScoreType, N>;
     float s_odd[N / 2];
 #pragma unroll
     for (int i = 0; i < N / 2; ++i) s[i] = s_odd[i] = 0.0f;
@@ -414,17 +318,24 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, uin
             r0 = *reinterpret_cast<const uint4*>(k_row0 + 64 * (c + 1));
             r1 = *reinterpret_cast<const uint4*>(k_row1 + 64 * (c + 1));
         }
-        uint32_t a[Cfg::kStepsPerChunk][4];
-        score_fragments<Cfg>(w0, w1, a);
+        uint32_t a[4][4];
+#pragma unroll
+        for (int st = 0; st < 4; ++st) {
+            const arch::Quad k0 = Cfg::Decode::pairs(w0[st]);
+            const arch::Quad k1 = Cfg::Decode::pairs(w1[st]);
+            a[st][0] = k0.lo;
+            a[st][1] = k1.lo;
+            a[st][2] = k0.hi;
+            a[st][3] = k1.hi;
+        }
         hw::wgmma_fence();
 #pragma unroll
-        for (int st = 0; st < Cfg::kStepsPerChunk; ++st) {
-            const int step = c * Cfg::kStepsPerChunk + st;
-            const uint64_t desc = qt_desc0 + ((step * Cfg::kQtStepBytes) >> 4);
-            if (Cfg::kSplitSChain && (step & 1))
-                Mma::run(s_odd, a[st], desc, step > 1);
+        for (int st = 0; st < 4; ++st) {
+            const uint64_t desc = qt_desc0 + (((c * 4 + st) * Cfg::kQtStepBytes) >> 4);
+            if (Cfg::kSplitSChain && (st & 1))
+                hw::Wgmma<arch::MmaType::kF16, N>::run(s_odd, a[st], desc, c * 4 + st > 1);
             else
-                Mma::run(s, a[st], desc, step > 0);
+                hw::Wgmma<arch::MmaType::kF16, N>::run(s, a[st], desc, c + st > 0);
         }
         hw::wgmma_commit();
         hw::wgmma_wait<1>();
@@ -733,11 +644,11 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
 
 #endif  // MLA_ARCH_SM90
 
-template <KvFormat F, int kRows, arch::MmaType kScores>
-__global__ void __launch_bounds__(WgmmaConfig<F, kRows, kScores>::kThreads, 1)
+template <KvFormat F, int kRows>
+__global__ void __launch_bounds__(WgmmaConfig<F, kRows>::kThreads, 1)
     stage1_wgmma_kernel(const Params p) {
 #if defined(MLA_ARCH_SM90)
-    using Cfg = WgmmaConfig<F, kRows, kScores>;
+    using Cfg = WgmmaConfig<F, kRows>;
     namespace hw = arch::sm90;
     extern __shared__ __align__(1024) uint8_t smem[];
     const WgmmaShared<Cfg> sh(smem);
