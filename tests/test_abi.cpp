@@ -711,7 +711,10 @@ TEST(WorkspaceBound, CoversTheWorkspaceSizeOfSmallerProblems) {
         }
     }
     EXPECT_GT(most, 0u);
-    EXPECT_LE(static_cast<double>(bound), 3.0 * static_cast<double>(most));
+    // How tight the bound is belongs to test_plan (PlanWorkspaceBound: every batch over a grid
+    // of lengths): this sample misses the largest plans (on the H200, batch 412 at 26624
+    // tokens: 1.56x below the bound), so a ratio here would measure the sample, not the bound.
+    std::printf("bound %zu B, largest sampled workspace %zu B\n", bound, most);
 }
 
 // ---- (a) params NULL ---------------------------------------------------------------------------

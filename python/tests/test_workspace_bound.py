@@ -69,4 +69,7 @@ def test_covers_smaller_shapes():
         sizes = [mla.workspace_size(shape(batch_size=b, total_q=b * q, max_q_len=q,
                                           max_kv_len=kv, batch_invariant=invariant))
                  for b in (1, 3, 16, 64) for q in (1, 2) for kv in (0, 1000, 8192)]
-        assert max(sizes) <= bound <= 3 * max(sizes), (invariant, bound, sizes)
+        # Coverage only: how tight the bound is, the C++ test_plan checks over every batch and
+        # a grid of lengths; this coarse sample misses the largest plans (on the H200 at batch
+        # 52, 2880 tokens: 2x the sample's largest).
+        assert max(sizes) <= bound, (invariant, bound, sizes)
