@@ -70,7 +70,7 @@ extern "C" {
 #endif
 
 #define MLA_DECODE_VERSION_MAJOR 0
-#define MLA_DECODE_VERSION_MINOR 4
+#define MLA_DECODE_VERSION_MINOR 5
 #define MLA_DECODE_VERSION_PATCH 0
 /* Single comparable number: major * 10000 + minor * 100 + patch. */
 #define MLA_DECODE_VERSION                                                                      \
@@ -470,8 +470,12 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
  * against an fp8 cache it is scaled by a power of two per head into f16, so only elements below
  * 2^-28 of their row's largest magnitude lose bits); P reaches the value product with f16
  * precision. fp8 codes that mean NaN (in the cache or in Q) are not propagated (they decode as
- * finite values); MXFP4 values of magnitude >= 2^128 (e8m0 codes 253, 254 with large
- * elements) become infinite.
+ * finite values), except on the sm_90a wgmma variant with an e4m3fn cache (the default there),
+ * which decodes cache codes 0x7F / 0xFF with the hardware conversion: such a code in a token a
+ * query row sees makes that row's O and LSE NaN, and in the first 512 dims also the O of the
+ * other rows its CTA serves (e.g. an earlier query token's, q_len > 1). Valid caches hold no
+ * such codes. MXFP4 values of magnitude >= 2^128 (e8m0 codes 253, 254 with large elements)
+ * become infinite.
  * Returns: SUCCESS; NULL_POINTER; INVALID_DTYPE; INVALID_SIZE; INVALID_VALUE; UNSUPPORTED;
  * MISALIGNED; WORKSPACE_TOO_SMALL; NO_DEVICE; DEVICE_ERROR (a launch failed; the message holds
  * the runtime's error string).
