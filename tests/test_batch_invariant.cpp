@@ -379,11 +379,7 @@ void expect_plan_api_and_graph_as_alone(const Pool& pool, const std::vector<Rows
         EXPECT_TRUE(every_element_as_alone(batch, alone)) << "plan API";
 
         CapturedGraph graph;
-        ASSERT_EQ(graph.begin_capture(stream.get()), gpu::kSuccess);
-        const ::testing::AssertionResult queued = enqueue();
-        const gpu::error_t ended = graph.end_capture(stream.get());  // also after a failure
-        ASSERT_TRUE(queued) << "while capturing";
-        ASSERT_EQ(ended, gpu::kSuccess) << "end of capture: " << gpu::error_string(ended);
+        ASSERT_TRUE(graph.capture(stream.get(), enqueue));
         for (int replay = 1; replay <= 2; ++replay) {
             batch.poison();
             ASSERT_EQ(graph.launch(stream.get()), gpu::kSuccess);

@@ -457,11 +457,7 @@ protected:
         }
 
         CapturedGraph graph;
-        ASSERT_EQ(graph.begin_capture(stream.get()), gpu::kSuccess);
-        const ::testing::AssertionResult queued = enqueue();
-        const gpu::error_t ended = graph.end_capture(stream.get());  // also after a failure
-        ASSERT_TRUE(queued) << "while capturing";
-        ASSERT_EQ(ended, gpu::kSuccess) << "end of capture: " << gpu::error_string(ended);
+        ASSERT_TRUE(graph.capture(stream.get(), enqueue));
 
         const std::pair<const HostProblem*, const Reference*> replays[] = {
             {&first, &ref_first}, {&second, &ref_second}, {&first, &ref_first}};

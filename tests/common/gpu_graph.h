@@ -3,6 +3,8 @@
 // call returns the runtime's error code (mla::gpu::error_string names it).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include "arch/runtime.h"
 
 #if defined(MLA_HAVE_GPU_RUNTIME)
@@ -58,6 +60,22 @@ public:
         mla::gpu::error_t err = MLA_TEST_RT(StreamEndCapture)(stream, &graph_);
         if (err != mla::gpu::kSuccess) return err;
         return MLA_TEST_RT(GraphInstantiateWithFlags)(&exec_, graph_, 0);
+    }
+    // begin_capture, enqueue() (returns a ::testing::AssertionResult), end_capture: success, or
+    // what failed first (the capture is ended either way).
+    template <class Enqueue>
+    ::testing::AssertionResult capture(mla::gpu::stream_t stream, Enqueue&& enqueue) {
+        const mla::gpu::error_t began = begin_capture(stream);
+        if (began != mla::gpu::kSuccess)
+            return ::testing::AssertionFailure()
+                   << "begin of capture: " << mla::gpu::error_string(began);
+        const ::testing::AssertionResult queued = enqueue();
+        const mla::gpu::error_t ended = end_capture(stream);
+        if (!queued) return ::testing::AssertionFailure() << "while capturing: " << queued.message();
+        if (ended != mla::gpu::kSuccess)
+            return ::testing::AssertionFailure()
+                   << "end of capture: " << mla::gpu::error_string(ended);
+        return ::testing::AssertionSuccess();
     }
     mla::gpu::error_t launch(mla::gpu::stream_t stream) const {
         return MLA_TEST_RT(GraphLaunch)(exec_, stream);
