@@ -94,6 +94,8 @@ void check_spec(const ProblemSpec& spec) {
                     (spec.kpe_dtype == MLA_DTYPE_BF16 || spec.kpe_dtype == spec.kv_dtype),
                 "kpe_dtype must be BF16 or kv_dtype, beside a BF16 or FP8 latent");
     }
+    require(spec.rope_gain == 1.0 || (spec.kpe_dtype == MLA_DTYPE_BF16 && is_fp8(spec.kv_dtype)),
+            "rope_gain needs kpe_dtype BF16 beside an FP8 kv_dtype");
     require(spec.lse_stride_token == 0 || spec.lse_stride_token >= spec.num_heads,
             "lse_stride_token must be 0 or >= num_heads");
 }
@@ -417,7 +419,9 @@ void store_kv_row(const ProblemSpec& spec, HostProblem& p, int64_t slot, int64_t
     store_values(spec.kv_dtype, p.kv_scale, x, latent_dims,
                  p.kv.data() + slot * p.kv_stride_slot * storage_bytes(spec.kv_dtype));
     if (split) {
-        store_values(spec.kpe_dtype, p.kv_scale, x + kDimV, kDimRope,
+        double rope[kDimRope];
+        for (int d = 0; d < kDimRope; ++d) rope[d] = x[kDimV + d] * spec.rope_gain;
+        store_values(spec.kpe_dtype, p.kv_scale, rope, kDimRope,
                      p.kpe.data() + slot * p.kpe_stride_slot * storage_bytes(spec.kpe_dtype));
     }
 }
