@@ -625,8 +625,8 @@ std::vector<float> HostProblem::dense_lse(const std::vector<float>& strided) con
 
 double HostProblem::min_bytes_moved() const {
     mla::splitkv::KvFormat format = mla::splitkv::KvFormat::kBf16;
-    require(mla::splitkv::kv_format_of(spec.kv_dtype, spec.v_dtype, &format),
-            "no cache format for these kv_dtype / v_dtype");
+    require(mla::splitkv::kv_format_of(spec.kv_dtype, spec.v_dtype, spec.kpe_dtype, &format),
+            "no cache format for these kv_dtype / v_dtype / kpe_dtype");
     const double row_bytes = mla::splitkv::kv_traits(format).streamed_bytes;  // K, scales, V
     const double rows = static_cast<double>(kv_indptr.back());
     const double q_rows = static_cast<double>(total_q) * spec.num_heads;
