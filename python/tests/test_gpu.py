@@ -9,7 +9,9 @@ torch, or a library with a GPU backend):
   written into the same indptr tensors; the custom op in a graph as well;
 * the custom op torch.ops.mla_decode.decode: opcheck, torch.compile(fullgraph=True);
 * inputs through DLPack and __cuda_array_interface__ objects, torch fp8 dtypes, explicit
-  streams; WORKSPACE_TOO_SMALL and a plan of another shape refused, outputs untouched.
+  streams; WORKSPACE_TOO_SMALL and a plan of another shape refused, outputs untouched;
+* the input forms, and a bf16 rope beside an fp8 latent (DeepSeek-V3.2's cache, rope values
+  up to about 1e4) through fwd, a plan and the custom op (`-k bf16_rope`).
 
 Tolerance (tests/common/compare.h, the SPEC's "within bf16 output rounding"): every element
 of O within one bf16 ulp of the reference or 2^-8 of its row's largest |O|; LSE within
