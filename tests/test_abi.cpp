@@ -483,6 +483,17 @@ TEST(ValidCalls, WorkspaceQueryReadsNoPointer) {
     }
 }
 
+// The workspace size and bound of `p` succeed (or find no device, where there is none).
+void expect_workspace_query_accepts(const mla_decode_params& p) {
+    size_t bytes = kUntouchedBytes;
+    mla_status status = mla_decode_workspace_size(&p, &bytes);
+    EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
+        << "workspace_size: " << mla_status_string(status) << ": " << mla_last_error_message();
+    status = mla_decode_workspace_bound(&p, &bytes);
+    EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
+        << "workspace_bound: " << mla_status_string(status) << ": " << mla_last_error_message();
+}
+
 // The split forms are host facts (q_pe strides, kpe_dtype): a workspace query (size and bound)
 // checks their strides and dtypes without their pointers (q_pe, kpe_cache NULL: not known).
 TEST(ValidCalls, WorkspaceQueryTakesSplitFormsWithoutTheirPointers) {
@@ -491,13 +502,7 @@ TEST(ValidCalls, WorkspaceQueryTakesSplitFormsWithoutTheirPointers) {
         mla_decode_params p = hp.host_params(nullptr, MLA_DTYPE_BF16, nullptr);
         p.q = p.q_pe = p.kv_cache = p.kpe_cache = nullptr;
         p.qo_indptr = p.kv_indptr = p.kv_page_indptr = p.kv_page_indices = nullptr;
-        size_t bytes = kUntouchedBytes;
-        mla_status status = mla_decode_workspace_size(&p, &bytes);
-        EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
-            << "workspace_size: " << mla_status_string(status) << ": " << mla_last_error_message();
-        status = mla_decode_workspace_bound(&p, &bytes);
-        EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
-            << "workspace_bound: " << mla_status_string(status) << ": " << mla_last_error_message();
+        expect_workspace_query_accepts(p);
     }
 }
 
@@ -1296,14 +1301,8 @@ TEST(ValidCalls, Bf16RopeBesideAnFp8LatentOnEveryPath) {
         mla_decode_params p = hp.host_params(out.o.data(), MLA_DTYPE_FP32, out.lse.data());
         EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS) << mla_last_error_message();
         // The GPU entry points' validation (the workspace query: no device pointer is read).
-        p = fake_device_params(hp.host_params(out.o.data(), MLA_DTYPE_BF16, out.lse.data()));
-        size_t bytes = kUntouchedBytes;
-        mla_status status = mla_decode_workspace_size(&p, &bytes);
-        EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
-            << "workspace_size: " << mla_status_string(status) << ": " << mla_last_error_message();
-        status = mla_decode_workspace_bound(&p, &bytes);
-        EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
-            << "workspace_bound: " << mla_status_string(status) << ": " << mla_last_error_message();
+        expect_workspace_query_accepts(
+            fake_device_params(hp.host_params(out.o.data(), MLA_DTYPE_BF16, out.lse.data())));
     }
 }
 

@@ -88,6 +88,14 @@ std::vector<Shape> shapes(const Format& f) {
     };
 }
 
+// `spec` in shuffled pages of 16, each page list two sentinel entries longer than needed.
+ProblemSpec in_shuffled_pages(ProblemSpec spec) {
+    spec.paged = true;
+    spec.page_size = 16;
+    spec.page_list_tail = 2;
+    return spec;
+}
+
 ::testing::AssertionResult same_bits(const std::vector<float>& got, const std::vector<float>& want,
                                      const char* what) {
     if (got.size() != want.size()) return ::testing::AssertionFailure() << what << ": sizes";
@@ -121,12 +129,7 @@ TEST_P(GpuInputForms, MatchTheReferenceAndThe576WideFormsBitForBit) {
     const auto [format, forms, in_pages, api] = GetParam();
     for (const Shape& shape : shapes(format)) {
         SCOPED_TRACE(shape.name);
-        ProblemSpec plain = shape.spec;
-        if (in_pages) {
-            plain.paged = true;
-            plain.page_size = 16;
-            plain.page_list_tail = 2;
-        }
+        const ProblemSpec plain = in_pages ? in_shuffled_pages(shape.spec) : shape.spec;
         const HostProblem wide_host = make_problem(plain);
         const HostProblem split_host = make_problem(with_forms(plain, forms));
         DeviceProblem wide(wide_host), split(split_host);
@@ -236,16 +239,9 @@ TEST(GpuInputFormsPlan, APlanServesEveryForm) {
     }
 }
 
-// An empty pool in the split forms: every pointer into the pool NULL, kpe_cache included;
-// O = 0, LSE = -inf.
-TEST(GpuInputFormsEdges, EmptyPoolInTheSplitForms) {
-    SKIP_WITHOUT_GPU();
-    ProblemSpec s;
-    s.kv_dtype = MLA_DTYPE_FP8_E4M3FN;
-    s.num_heads = 16;
-    s.kv_lens = {0, 0, 0};
-    s.q_lens = {1, 3, 2};
-    const HostProblem host = make_problem(with_forms(s, InputForms{true, true, true}));
+// `host` (every length 0, a split cache) run as an empty pool, num_slots 0 and every pointer
+// into the pool NULL (kpe_cache included), through fwd and the plan API: O = 0, LSE = -inf.
+void expect_empty_pool_matches(const HostProblem& host) {
     const Reference ref = run_reference(host);
     DeviceProblem dev(host);
     dev.params.num_slots = 0;
@@ -256,6 +252,18 @@ TEST(GpuInputFormsEdges, EmptyPoolInTheSplitForms) {
         ASSERT_TRUE(run_on_gpu(dev, api));
         expect_outputs_match(dev, ref);
     }
+}
+
+// An empty pool in the split forms: every pointer into the pool NULL, kpe_cache included;
+// O = 0, LSE = -inf.
+TEST(GpuInputFormsEdges, EmptyPoolInTheSplitForms) {
+    SKIP_WITHOUT_GPU();
+    ProblemSpec s;
+    s.kv_dtype = MLA_DTYPE_FP8_E4M3FN;
+    s.num_heads = 16;
+    s.kv_lens = {0, 0, 0};
+    s.q_lens = {1, 3, 2};
+    expect_empty_pool_matches(make_problem(with_forms(s, InputForms{true, true, true})));
 }
 
 // ---- a BF16 rope beside an FP8 latent (DeepSeek-V3.2's cache) ------------------------------
@@ -332,13 +340,7 @@ TEST_P(GpuBf16Rope, MatchesTheReference) {
     for (const Shape& shape : bf16_rope_shapes(fp8, heads)) {
         SCOPED_TRACE(shape.name);
         ProblemSpec s = shape.spec;
-        if (in_pages) {
-            s.paged = true;
-            s.page_size = 16;
-            s.page_list_tail = 2;
-            s = with_forms(s, InputForms{true, false, true});
-            s.kpe_dtype = MLA_DTYPE_BF16;
-        }
+        if (in_pages) s = with_forms(in_shuffled_pages(s), InputForms{true, false, true});
         expect_bf16_rope_matches(make_problem(s), in_pages ? Api::kPlan : Api::kFwd,
                                  shape.route);
     }
@@ -452,18 +454,8 @@ TEST(GpuBf16RopePlan, TheRopeDtypeIsPartOfThePlansShape) {
 // An empty pool with the mixed cache: kv_cache and kpe_cache NULL; O = 0, LSE = -inf.
 TEST(GpuBf16RopeEdges, EmptyPool) {
     SKIP_WITHOUT_GPU();
-    ProblemSpec s = bf16_rope_spec(MLA_DTYPE_FP8_E4M3FNUZ, 16, {0, 0, 0}, {1, 3, 2}, 57);
-    const HostProblem host = make_problem(s);
-    const Reference ref = run_reference(host);
-    DeviceProblem dev(host);
-    dev.params.num_slots = 0;
-    dev.params.kv_cache = nullptr;
-    dev.params.kpe_cache = nullptr;
-    for (Api api : {Api::kFwd, Api::kPlan}) {
-        dev.poison_outputs(0xFF);
-        ASSERT_TRUE(run_on_gpu(dev, api));
-        expect_outputs_match(dev, ref);
-    }
+    expect_empty_pool_matches(
+        make_problem(bf16_rope_spec(MLA_DTYPE_FP8_E4M3FNUZ, 16, {0, 0, 0}, {1, 3, 2}, 57)));
 }
 
 }  // namespace
