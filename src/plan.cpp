@@ -65,7 +65,7 @@ mla_status plan_accepts(const DevicePlan& plan, const mla_decode_params& p, int 
         return fail(MLA_STATUS_INVALID_VALUE, "v_dtype %s differs from the plan's %s", run_v,
                     plan_v);
     }
-    if (key.rope_dtype != plan.key.rope_dtype) {
+    if (key.rope_dtype != plan.key.rope_dtype && key.kv_dtype == plan.key.kv_dtype) {
         return fail(MLA_STATUS_INVALID_VALUE,
                     "the rope's dtype is fixed when the plan is made (it picks the kernel): this "
                     "run's rope dims are %s (kpe_dtype %s) but the plan's are %s; make the plan "

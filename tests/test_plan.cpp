@@ -431,6 +431,12 @@ TEST(PlanAccepts, TheRopeDtypeWhereItPicksTheKernels) {
                 << message;
         }
     }
+    // Another latent dtype is another shape, not another rope.
+    mla::DevicePlan plan;
+    plan.key = mla::key_of(host_fields(4, 3000, MLA_DTYPE_FP8_E4M3FN), 0);
+    EXPECT_EQ(mla::plan_accepts(plan, host_fields(4, 3000, MLA_DTYPE_BF16), 0),
+              MLA_STATUS_INVALID_VALUE);
+    EXPECT_TRUE(contains(mla_last_error_message(), "plan's shape")) << mla_last_error_message();
 }
 
 // The flags are part of the plan's shape: a plan made in one mode refuses runs in the other.
