@@ -37,8 +37,10 @@
 //     prefixes (352941 us as "352.941k").
 //
 // Formats: bf16, fp8 e4m3fn / e4m3fnuz, MXFP4 (K and V from the 306-byte rows), MXFP4 keys with
-// fp8 values (v_cache), all with bf16 Q; with --mla_extra also fp8 Q on an fp8 cache. A case the
-// library refuses with MLA_STATUS_UNSUPPORTED is reported as skipped, with its message.
+// fp8 values (v_cache), fp8 e4m3fn latent rows beside bf16 rope rows (fp8_e4m3fn_bf16_rope,
+// DeepSeek-V3.2's cache, 640 bytes a token), all with bf16 Q; with --mla_extra also fp8 Q on an
+// fp8 cache. A case the library refuses with MLA_STATUS_UNSUPPORTED is reported as skipped, with
+// its message.
 // Without a GPU (or with a library built with backend "none") it times the host reference
 // through the C ABI instead (bf16 and fp8 e4m3fn; every format with --mla_extra), so the
 // binary still runs on CI machines; the floor, the ratios and the plan are GPU-only ("-").
@@ -57,7 +59,8 @@
 //   --mla_extra          also run the engine shapes above and the fp8-Q formats
 //   --mla_formats=A,B    only these formats (names as printed: bf16, fp8_e4m3fn, fp8_e4m3fnuz,
 //                        mxfp4, mxfp4k_fp8v_e4m3fn, mxfp4k_fp8v_e4m3fnuz, fp8_e4m3fn_qfp8,
-//                        fp8_e4m3fnuz_qfp8), whatever the mode would run by default
+//                        fp8_e4m3fnuz_qfp8, fp8_e4m3fn_bf16_rope), whatever the mode would
+//                        run by default
 //   --mla_peers=PATH     the peer data file (default: bench/data/h200_peers.csv of the source
 //                        tree the binary was built from; missing = a notice and "-")
 //   --mla_csv=PATH       where to write the CSV rows (default mla_bench.csv; "" = none)
@@ -134,6 +137,7 @@ struct Format {
     mla_dtype v;     // 0 = V from the same rows
     bool host;       // timed in host-reference mode without --mla_extra
     bool extra;      // only with --mla_extra
+    mla_dtype kpe = static_cast<mla_dtype>(0);  // the rope's dtype (a split cache), 0 = 576-wide
 };
 
 constexpr mla_dtype kBf16 = MLA_DTYPE_BF16, kFn = MLA_DTYPE_FP8_E4M3FN,
@@ -141,7 +145,9 @@ constexpr mla_dtype kBf16 = MLA_DTYPE_BF16, kFn = MLA_DTYPE_FP8_E4M3FN,
                     kNoV = static_cast<mla_dtype>(0);
 
 // Every format the SPEC names; which of them run is asked of the library, case by case.
-// Columns: name, Q name, Q, cache (K, and V unless a V dtype follows), V, host, extra.
+// Columns: name, Q name, Q, cache (K, and V unless a V dtype follows), V, host, extra, and the
+// rope's dtype where it is not the cache's (DeepSeek-V3.2: an fp8 latent cache beside a bf16
+// rope cache, the split cache form).
 constexpr Format kFormats[] = {
     {"bf16", "bf16", kBf16, kBf16, kNoV, true, false},
     {"fp8_e4m3fn", "bf16", kBf16, kFn, kNoV, true, false},
@@ -151,14 +157,15 @@ constexpr Format kFormats[] = {
     {"mxfp4k_fp8v_e4m3fnuz", "bf16", kBf16, kMx, kFnuz, false, false},
     {"fp8_e4m3fn_qfp8", "fp8_e4m3fn", kFn, kFn, kNoV, false, true},
     {"fp8_e4m3fnuz_qfp8", "fp8_e4m3fnuz", kFnuz, kFnuz, kNoV, false, true},
+    {"fp8_e4m3fn_bf16_rope", "bf16", kBf16, kFn, kNoV, false, false, kBf16},
 };
 
 // Bytes one call must read from the KV cache per token (splitkv/formats.h, the one statement
-// of the formats): the row (1152 bf16, 576 fp8, or 288 bytes of e2m1 pairs + 18 e8m0 scales),
-// plus the 512-byte fp8 V row of a separate V cache.
+// of the formats): the row (1152 bf16, 576 fp8, 512 fp8 + 128 bf16 rope, or 288 bytes of e2m1
+// pairs + 18 e8m0 scales), plus the 512-byte fp8 V row of a separate V cache.
 double cache_bytes_per_token(const Format& f) {
     mla::splitkv::KvFormat format{};
-    if (!mla::splitkv::kv_format_of(f.kv, f.v, &format))
+    if (!mla::splitkv::kv_format_of(f.kv, f.v, f.kpe, &format))
         throw std::runtime_error(std::string("no cache format for ") + f.name);
     return mla::splitkv::kv_traits(format).streamed_bytes;
 }
@@ -367,6 +374,7 @@ ProblemSpec make_spec(const Format& f, const Shape& s) {
     spec.q_dtype = f.q;
     spec.kv_dtype = f.kv;
     spec.v_dtype = f.v;
+    spec.kpe_dtype = f.kpe;
     spec.paged = s.page_size > 0;
     spec.page_size = std::max(s.page_size, 1);
     spec.q_std = kInputStd;

@@ -189,23 +189,30 @@ typedef enum mla_dtype {
  *     (kv_stride_slot, kpe_stride_slot). Both are addressed by the same slot (the same
  *     contiguous or paged addressing above) and hold num_slots rows:
  *       K[slot, 0:512] = kv_cache row slot,  K[slot, 512:576] = kpe_cache row slot.
- *     An FP8 rope's value is code * kv_scale (one scale for the whole key). The dtype pairs:
+ *     An FP8 rope's value is code * kv_scale (one scale for the whole key); a BF16 rope's value
+ *     is the element itself (kv_scale applies to the FP8 latent codes only). The dtype pairs:
  *       kv_dtype          kpe_dtype                 host reference    GPU paths
  *       BF16              BF16                      yes               yes
  *       FP8_E4M3FN(UZ)    the same FP8 dtype        yes               yes
- *       FP8_E4M3FN(UZ)    BF16 (DeepSeek-V3.2)      yes               UNSUPPORTED
+ *       FP8_E4M3FN(UZ)    BF16 (DeepSeek-V3.2)      yes               yes (mma16 stage 1)
  *       MXFP4             any                       UNSUPPORTED       UNSUPPORTED
  *       any other pair (an FP8 rope beside a BF16 latent, FP8 flavours mixed): UNSUPPORTED.
- *     Why: the GPU kernels read the rope rows into the same shared-memory tile as the latent
- *     rows (the 16-byte pieces past dim 512 come from kpe_cache), which holds one dtype; a
- *     bf16 rope beside fp8 codes needs a tile layout and score product of its own (a later
- *     release). An MXFP4 row's 18 block scales cover all 576 dims (scales 16 and 17 are the
+ *     Why: the GPU kernels read a rope of the latent's dtype into the same shared-memory tile
+ *     as the latent rows (the 16-byte pieces past dim 512 come from kpe_cache). A BF16 rope
+ *     beside FP8 codes has kernels of its own (640-byte tile rows: 512 codes, then 64 bf16
+ *     values; the rope's scores on the bf16 matrix product, f32 accumulation, added to the
+ *     latent's after their kv_scale; no f16 range limit on the rope), on the warp-level stage-1
+ *     variant only (the Hopper warpgroup variant reads 576-dim fp8 rows only; forcing it with
+ *     MLA_DECODE_STAGE1=wgmma leaves the planner's choice, and the plan's description says
+ *     why). An MXFP4 row's 18 block scales cover all 576 dims (scales 16 and 17 are the
  *     rope's), so a split MXFP4 cache has no defined scale layout.
  *   - LSE: rows lse_stride_token floats apart (0, the default: num_heads, dense); the heads of a
  *     row are contiguous. LSE[t, h] = lse[t * lse_stride_token + h].
- * Split forms change no plan: the kernels read both forms alike, so q_pe, kpe_dtype and the
- * new strides are not part of a plan's shape in this release (a release that adds a rope dtype
- * unlike the latent's on the GPU may make kpe_dtype one: make plans with the runs' params).
+ * Split forms change no plan, except a BF16 rope beside an FP8 latent: the kernels read the
+ * 576-wide and split forms of one dtype alike, so q_pe, the new strides and a kpe_dtype of 0 or
+ * the latent's own dtype are not part of a plan's shape; the rope's dtype is (kpe_dtype BF16
+ * beside an FP8 kv_dtype picks other kernels): a plan made with one refuses runs with the other
+ * (INVALID_VALUE). Make plans with the runs' params.
  *
  * Memory overlap. Outputs must not share memory with inputs or with each other; every call
  * that takes pointers (mla_decode_fwd, mla_decode_plan_prepare / _run, mla_decode_reference)
@@ -316,7 +323,8 @@ typedef struct mla_decode_params {
                                   kpe_cache of this dtype. Other values (FP32, MXFP4, not an
                                   mla_dtype), or 0 with kpe_cache set: INVALID_DTYPE. Pairs
                                   with kv_dtype that a path does not serve (table above):
-                                  UNSUPPORTED. Not part of a plan's shape                      */
+                                  UNSUPPORTED. Part of a plan's shape only as BF16 beside an
+                                  FP8 kv_dtype (see Plan-then-run)                             */
     const void* q_pe;          /* split Q form: the rope part of Q, (total_q, num_heads, 64) of
                                   q_dtype, dims contiguous; device pointer for the GPU calls,
                                   host pointer for the reference; 16-byte aligned. NULL in the
@@ -505,16 +513,18 @@ MLA_API mla_status mla_decode_reference(const mla_decode_params* params);
  * A plan fixes, for one problem shape on one device, the GPU path, its kernels and the split-KV
  * layout: made once per decode step, then reused by every layer's run. The shape of a plan is
  * the host-value fields batch_size, total_q, max_q_len, max_kv_len, num_heads, q_dtype,
- * kv_dtype, v_dtype, o_dtype and flags, and the current device; every run must pass params
- * with the same shape and run on that device (the input forms are not part of the shape: see
- * Input forms). In particular the V source is fixed by the plan's v_dtype: a run with an FP8
- * v_dtype (V from its v_cache) on a plan made with v_dtype 0, or
- * with v_dtype 0 on a plan made with an FP8 v_dtype, is refused with INVALID_VALUE (nothing is
- * written); so is a run whose flags differ from the plan's (batch-invariant mode is fixed by the
- * plan). Everything else may change between runs: pointers (the v_cache pointer included),
- * strides, scales, num_slots, page table, and the device-resident lengths (every
- * q_len_b <= max_q_len; kv lengths above max_kv_len stay correct, only less well balanced, and
- * lose the batch-invariant guarantee).
+ * kv_dtype, v_dtype, o_dtype and flags, the rope's dtype (kpe_dtype where it is BF16 beside an
+ * FP8 kv_dtype, otherwise the latent's dtype), and the current device; every run must pass
+ * params with the same shape and run on that device (the input forms are not part of the shape
+ * otherwise: see Input forms). In particular the V source is fixed by the plan's v_dtype: a run
+ * with an FP8 v_dtype (V from its v_cache) on a plan made with v_dtype 0, or with v_dtype 0 on
+ * a plan made with an FP8 v_dtype, is refused with INVALID_VALUE (nothing is written); so is a
+ * run whose flags differ from the plan's (batch-invariant mode is fixed by the plan), and a run
+ * with a BF16 rope beside an FP8 latent on a plan made without one, or the other way round.
+ * Everything else may change between runs: pointers (the v_cache pointer included), strides,
+ * scales, num_slots, page table, and the device-resident lengths (every q_len_b <= max_q_len;
+ * kv lengths above max_kv_len stay correct, only less well balanced, and lose the
+ * batch-invariant guarantee).
  *
  * Per step:   mla_decode_plan_prepare   computes the split metadata (which CTA handles which
  *                                       tokens of which batch element, where each reduce

@@ -14,7 +14,7 @@ bool PlanKey::operator==(const PlanKey& o) const {
     return batch_size == o.batch_size && total_q == o.total_q && max_q_len == o.max_q_len &&
            max_kv_len == o.max_kv_len && num_heads == o.num_heads && q_dtype == o.q_dtype &&
            kv_dtype == o.kv_dtype && v_dtype == o.v_dtype && o_dtype == o.o_dtype &&
-           flags == o.flags && device == o.device;
+           rope_dtype == o.rope_dtype && flags == o.flags && device == o.device;
 }
 
 PlanKey key_of(const mla_decode_params& p, int device) {
@@ -28,6 +28,7 @@ PlanKey key_of(const mla_decode_params& p, int device) {
     k.kv_dtype = p.kv_dtype;
     k.v_dtype = p.v_dtype;
     k.o_dtype = p.o_dtype;
+    k.rope_dtype = p.kpe_dtype != 0 ? p.kpe_dtype : p.kv_dtype;
     k.flags = p.flags;
     k.device = device;
     return k;
@@ -64,6 +65,15 @@ mla_status plan_accepts(const DevicePlan& plan, const mla_decode_params& p, int 
         return fail(MLA_STATUS_INVALID_VALUE, "v_dtype %s differs from the plan's %s", run_v,
                     plan_v);
     }
+    if (key.rope_dtype != plan.key.rope_dtype && key.kv_dtype == plan.key.kv_dtype) {
+        return fail(MLA_STATUS_INVALID_VALUE,
+                    "the rope's dtype is fixed when the plan is made (it picks the kernel): this "
+                    "run's rope dims are %s (kpe_dtype %s) but the plan's are %s; make the plan "
+                    "with the kpe_dtype of the runs",
+                    dtype_name(static_cast<mla_dtype>(key.rope_dtype)),
+                    key.rope_dtype == key.kv_dtype ? "0 or kv_dtype" : "BF16",
+                    dtype_name(static_cast<mla_dtype>(plan.key.rope_dtype)));
+    }
     if (key.flags != plan.key.flags) {
         return fail(MLA_STATUS_INVALID_VALUE,
                     "flags 0x%x differ from the plan's 0x%x: the mode (batch-invariant or not) "
@@ -72,7 +82,7 @@ mla_status plan_accepts(const DevicePlan& plan, const mla_decode_params& p, int 
     }
     return fail(MLA_STATUS_INVALID_VALUE,
                 "params do not have the plan's shape (batch_size, total_q, max_q_len, max_kv_len, "
-                "num_heads, q/kv/v/o dtypes, flags and device must match the "
+                "num_heads, q/kv/v/o and rope dtypes, flags and device must match the "
                 "mla_decode_plan_create call)");
 }
 
@@ -125,14 +135,17 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
 namespace {
 
 // The GPU paths of this release; anything else is UNSUPPORTED with the reason. The format
-// includes where V comes from (v_dtype), so a plan's kernels are fixed when it is made.
+// includes where V comes from (v_dtype) and the rope's dtype (kpe_dtype: a BF16 rope beside an
+// FP8 latent has kernels of its own), so a plan's kernels are fixed when it is made.
 mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) {
     if (p.o_dtype != MLA_DTYPE_BF16)
         return fail(MLA_STATUS_UNSUPPORTED, "GPU path: o_dtype %s is not available (bf16 is)",
                     dtype_name(p.o_dtype));
-    if (splitkv::kv_format_of(p.kv_dtype, p.v_dtype, format)) return MLA_STATUS_SUCCESS;
-    return fail(MLA_STATUS_UNSUPPORTED, "GPU path: kv_dtype %s with v_dtype %s has no kernel",
-                dtype_name(p.kv_dtype), v_dtype_text(p.v_dtype));
+    if (splitkv::kv_format_of(p.kv_dtype, p.v_dtype, p.kpe_dtype, format))
+        return MLA_STATUS_SUCCESS;
+    return fail(MLA_STATUS_UNSUPPORTED,
+                "GPU path: kv_dtype %s with v_dtype %s and kpe_dtype %s has no kernel",
+                dtype_name(p.kv_dtype), v_dtype_text(p.v_dtype), v_dtype_text(p.kpe_dtype));
 }
 
 // The cost table of stage 1 per (variant, format, rows per CTA): time per 64-token tile and CTA
@@ -146,6 +159,10 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     2: 129 us for 64 tiles), 64 rows 3.0 us (bs64 kv4096 H128: 189 us; bs128 kv4096 H16
 //     q_len 4: 195 us); its two consumer warpgroups work on two tiles at once. Its fixed cost
 //     (Q^T prologue of up to 64 rows, pipeline fill) is an estimate.
+//   mma16, fp8 latent + bf16 rope (DeepSeek-V3.2): NOT measured, a guess: the fp8 kernel's
+//     2.4 us plus a little for the rope's 128-byte (not 64-byte) rows and its own four bf16
+//     MMAs per tile and warp of the second dim split: 2.6 us. Calibrate with
+//     bench/split_sweep.sh on the H200.
 struct Stage1Cost {
     double tile_us;
     int tile_parallelism;
@@ -164,6 +181,8 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         case splitkv::KvFormat::kBf16: return {3.25, 1, 2.0};
         case splitkv::KvFormat::kFp8E4M3FN:
         case splitkv::KvFormat::kFp8E4M3FNUZ: return {2.4, 1, 2.0};
+        case splitkv::KvFormat::kFp8E4M3FNBf16Rope:
+        case splitkv::KvFormat::kFp8E4M3FNUZBf16Rope: return {2.6, 1, 2.0};  // a guess (above)
         case splitkv::KvFormat::kMxfp4: return {3.3, 1, 2.0};
         default: return {4.3, 1, 2.0};
     }

@@ -15,10 +15,13 @@ namespace mla {
 
 // What a plan is made for: the host-value fields of a problem that fix the route, the kernels
 // and the workspace, plus the device. Runs must match it exactly. v_dtype fixes where V comes
-// from: 0 the latent rows, FP8_* a v_cache. flags: MLA_DECODE_FLAG_* (batch-invariant mode).
+// from: 0 the latent rows, FP8_* a v_cache. rope_dtype: the dtype of K's rope dims (kpe_dtype,
+// or kv_dtype for 576-wide rows), which picks the kernel of a BF16 rope beside an FP8 latent;
+// 576-wide rows and a rope cache of the latent's dtype share a key (the same kernels read both).
+// flags: MLA_DECODE_FLAG_* (batch-invariant mode).
 struct PlanKey {
     int32_t batch_size = 0, total_q = 0, max_q_len = 0, max_kv_len = 0, num_heads = 0;
-    int32_t q_dtype = 0, kv_dtype = 0, v_dtype = 0, o_dtype = 0;
+    int32_t q_dtype = 0, kv_dtype = 0, v_dtype = 0, o_dtype = 0, rope_dtype = 0;
     uint32_t flags = 0;
     int32_t device = 0;
     bool operator==(const PlanKey& o) const;
@@ -51,7 +54,7 @@ PlanKey key_of(const mla_decode_params& p, int device);
 // SUCCESS when a run with `p` (validated for a device call) on `device` has the plan's key;
 // INVALID_VALUE otherwise, saying what differs (first: a run reading V from v_cache where the
 // plan reads V from the latent rows, or the other way round, v_dtype saying which; then the
-// flags).
+// rope's dtype; then the flags).
 mla_status plan_accepts(const DevicePlan& plan, const mla_decode_params& p, int device);
 
 // A plan for `p` (validated with ValidateFor::kWorkspaceQuery) on `device`; expects

@@ -72,8 +72,12 @@ bool stage1_can_serve(Stage1Variant variant, const Stage1Problem& problem,
             }
             if (problem.format != splitkv::KvFormat::kFp8E4M3FN &&
                 problem.format != splitkv::KvFormat::kFp8E4M3FNUZ) {
+                // A bf16 rope beside fp8 latent codes (kFp8*Bf16Rope): its tiles would need a
+                // second layout and a bf16 score product; mma16 serves it.
                 if (say)
-                    std::snprintf(reason, reason_bytes, "it has kernels for fp8 caches only, not %s",
+                    std::snprintf(reason, reason_bytes,
+                                  "it has kernels for fp8 caches only (rope dims in the latent's "
+                                  "fp8 dtype), not %s",
                                   splitkv::kv_traits(problem.format).name);
                 return false;
             }

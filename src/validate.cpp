@@ -201,7 +201,7 @@ mla_status check_kpe_dtype(const mla_decode_params& p) {
 }
 
 // The (kv_dtype, kpe_dtype) pairs of the split cache form each path serves (mla_decode.h).
-mla_status check_kpe_pair(const mla_decode_params& p, ValidateFor what) {
+mla_status check_kpe_pair(const mla_decode_params& p) {
     const int kv = raw_dtype(p.kv_dtype), kpe = raw_dtype(p.kpe_dtype);
     if (!split_cache(p)) return MLA_STATUS_SUCCESS;
     if (kv == MLA_DTYPE_MXFP4) {
@@ -211,14 +211,9 @@ mla_status check_kpe_pair(const mla_decode_params& p, ValidateFor what) {
                     "rope in the MXFP4 rows (kpe_dtype 0)",
                     dtype_name_of(kpe));
     }
-    if (kpe == kv) return MLA_STATUS_SUCCESS;
-    if (kpe == MLA_DTYPE_BF16) {  // beside an FP8 latent (the DeepSeek-V3.2 cache)
-        if (what == ValidateFor::kHostReference) return MLA_STATUS_SUCCESS;
-        return fail(MLA_STATUS_UNSUPPORTED,
-                    "kpe_dtype BF16 beside kv_dtype %s is served by the host reference only; "
-                    "the GPU paths read a rope cache of the latent's dtype",
-                    dtype_name_of(kv));
-    }
+    // The latent's own dtype, or a BF16 rope beside an FP8 latent (the DeepSeek-V3.2 cache):
+    // every path serves both.
+    if (kpe == kv || (kpe == MLA_DTYPE_BF16 && is_fp8_value(kv))) return MLA_STATUS_SUCCESS;
     return fail(MLA_STATUS_UNSUPPORTED,
                 "kpe_dtype %s beside kv_dtype %s: a rope cache is BF16 or the latent's own dtype",
                 dtype_name_of(kpe), dtype_name_of(kv));
@@ -230,7 +225,7 @@ mla_status check_dtypes(const mla_decode_params& p, ValidateFor what) {
     MLA_TRY(check_o_dtype(raw_dtype(p.o_dtype), what));
     MLA_TRY(check_v_dtype(p));
     MLA_TRY(check_kpe_dtype(p));
-    return check_kpe_pair(p, what);
+    return check_kpe_pair(p);
 }
 
 // ---- (d) sizes -----------------------------------------------------------------------------

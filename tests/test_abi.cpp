@@ -483,6 +483,17 @@ TEST(ValidCalls, WorkspaceQueryReadsNoPointer) {
     }
 }
 
+// The workspace size and bound of `p` succeed (or find no device, where there is none).
+void expect_workspace_query_accepts(const mla_decode_params& p) {
+    size_t bytes = kUntouchedBytes;
+    mla_status status = mla_decode_workspace_size(&p, &bytes);
+    EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
+        << "workspace_size: " << mla_status_string(status) << ": " << mla_last_error_message();
+    status = mla_decode_workspace_bound(&p, &bytes);
+    EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
+        << "workspace_bound: " << mla_status_string(status) << ": " << mla_last_error_message();
+}
+
 // The split forms are host facts (q_pe strides, kpe_dtype): a workspace query (size and bound)
 // checks their strides and dtypes without their pointers (q_pe, kpe_cache NULL: not known).
 TEST(ValidCalls, WorkspaceQueryTakesSplitFormsWithoutTheirPointers) {
@@ -491,13 +502,7 @@ TEST(ValidCalls, WorkspaceQueryTakesSplitFormsWithoutTheirPointers) {
         mla_decode_params p = hp.host_params(nullptr, MLA_DTYPE_BF16, nullptr);
         p.q = p.q_pe = p.kv_cache = p.kpe_cache = nullptr;
         p.qo_indptr = p.kv_indptr = p.kv_page_indptr = p.kv_page_indices = nullptr;
-        size_t bytes = kUntouchedBytes;
-        mla_status status = mla_decode_workspace_size(&p, &bytes);
-        EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
-            << "workspace_size: " << mla_status_string(status) << ": " << mla_last_error_message();
-        status = mla_decode_workspace_bound(&p, &bytes);
-        EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
-            << "workspace_bound: " << mla_status_string(status) << ": " << mla_last_error_message();
+        expect_workspace_query_accepts(p);
     }
 }
 
@@ -1264,7 +1269,8 @@ TEST(Validate, KpeDtypeZeroBesideAKpeCache) {
 }
 
 // (c) pairs: MXFP4 has no split form; a rope cache is BF16 or the latent's dtype; a BF16 rope
-// beside an FP8 latent is the host reference's only (its numbers: test_input_forms.cpp).
+// beside an FP8 latent is served by every path (its numbers: test_input_forms.cpp on the host,
+// test_gpu_input_forms.cpp's GpuBf16Rope* on the GPU).
 TEST(Validate, SplitMxfp4CacheIsUnsupported) {
     for (mla_dtype kpe : {MLA_DTYPE_BF16, MLA_DTYPE_FP8_E4M3FN}) {
         SCOPED_TRACE(kpe);
@@ -1284,9 +1290,20 @@ TEST(Validate, RopeDtypesNoPathServes) {
                     [](mla_decode_params& p) { p.kpe_dtype = MLA_DTYPE_FP8_E4M3FNUZ; });
 }
 
-TEST(Validate, Bf16RopeBesideAnFp8LatentIsHostReferenceOnly) {
-    expect_rejected(Base::kSplitFp8, kFwd | kWorkspace, MLA_STATUS_UNSUPPORTED, "kpe_dtype",
-                    [](mla_decode_params& p) { p.kpe_dtype = MLA_DTYPE_BF16; });
+TEST(ValidCalls, Bf16RopeBesideAnFp8LatentOnEveryPath) {
+    for (mla_dtype fp8 : {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ}) {
+        SCOPED_TRACE(static_cast<int>(fp8));
+        ProblemSpec s = base_spec(Base::kSplitFp8);
+        s.kv_dtype = fp8;
+        s.kpe_dtype = MLA_DTYPE_BF16;
+        const HostProblem hp = make_problem(s);
+        SentinelOutputs out(hp);
+        mla_decode_params p = hp.host_params(out.o.data(), MLA_DTYPE_FP32, out.lse.data());
+        EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        // The GPU entry points' validation (the workspace query: no device pointer is read).
+        expect_workspace_query_accepts(
+            fake_device_params(hp.host_params(out.o.data(), MLA_DTYPE_BF16, out.lse.data())));
+    }
 }
 
 // (f) the split forms' pointers (not for the workspace query, where NULL means "not known").

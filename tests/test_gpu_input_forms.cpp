@@ -12,8 +12,11 @@
 // kernels: only where the bytes are read from differs, so nothing else may). The split forms'
 // padding and the slots no sequence uses hold NaN codes, so a read from the wrong place shows.
 // Then: a plan made with the 576-wide forms runs the split forms (the forms are not part of a
-// plan's shape), an empty pool in the split forms, and the refusal of a BF16 rope beside an FP8
-// latent (host reference only) with nothing written. Each test skips without a GPU.
+// plan's shape), an empty pool in the split forms. Then a BF16 rope beside an FP8 latent
+// (DeepSeek-V3.2's cache, kernels of its own; GpuBf16Rope*): every element against the host
+// reference, both fp8 flavours, 16 / 64 / 128 heads, q_len 1..4, both routes, contiguous and
+// paged, padded strides, fp8 Q, rope values past f16's range, the rope dtype as part of a
+// plan's shape. Each test skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -85,6 +88,14 @@ std::vector<Shape> shapes(const Format& f) {
     };
 }
 
+// `spec` in shuffled pages of 16, each page list two sentinel entries longer than needed.
+ProblemSpec in_shuffled_pages(ProblemSpec spec) {
+    spec.paged = true;
+    spec.page_size = 16;
+    spec.page_list_tail = 2;
+    return spec;
+}
+
 ::testing::AssertionResult same_bits(const std::vector<float>& got, const std::vector<float>& want,
                                      const char* what) {
     if (got.size() != want.size()) return ::testing::AssertionFailure() << what << ": sizes";
@@ -118,12 +129,7 @@ TEST_P(GpuInputForms, MatchTheReferenceAndThe576WideFormsBitForBit) {
     const auto [format, forms, in_pages, api] = GetParam();
     for (const Shape& shape : shapes(format)) {
         SCOPED_TRACE(shape.name);
-        ProblemSpec plain = shape.spec;
-        if (in_pages) {
-            plain.paged = true;
-            plain.page_size = 16;
-            plain.page_list_tail = 2;
-        }
+        const ProblemSpec plain = in_pages ? in_shuffled_pages(shape.spec) : shape.spec;
         const HostProblem wide_host = make_problem(plain);
         const HostProblem split_host = make_problem(with_forms(plain, forms));
         DeviceProblem wide(wide_host), split(split_host);
@@ -233,16 +239,9 @@ TEST(GpuInputFormsPlan, APlanServesEveryForm) {
     }
 }
 
-// An empty pool in the split forms: every pointer into the pool NULL, kpe_cache included;
-// O = 0, LSE = -inf.
-TEST(GpuInputFormsEdges, EmptyPoolInTheSplitForms) {
-    SKIP_WITHOUT_GPU();
-    ProblemSpec s;
-    s.kv_dtype = MLA_DTYPE_FP8_E4M3FN;
-    s.num_heads = 16;
-    s.kv_lens = {0, 0, 0};
-    s.q_lens = {1, 3, 2};
-    const HostProblem host = make_problem(with_forms(s, InputForms{true, true, true}));
+// `host` (every length 0, a split cache) run as an empty pool, num_slots 0 and every pointer
+// into the pool NULL (kpe_cache included), through fwd and the plan API: O = 0, LSE = -inf.
+void expect_empty_pool_matches(const HostProblem& host) {
     const Reference ref = run_reference(host);
     DeviceProblem dev(host);
     dev.params.num_slots = 0;
@@ -255,45 +254,208 @@ TEST(GpuInputFormsEdges, EmptyPoolInTheSplitForms) {
     }
 }
 
-// A BF16 rope beside an FP8 latent is served by the host reference only: the GPU entry points
-// refuse it with UNSUPPORTED and write nothing.
-TEST(GpuInputFormsEdges, Bf16RopeBesideAnFp8LatentIsRefused) {
+// An empty pool in the split forms: every pointer into the pool NULL, kpe_cache included;
+// O = 0, LSE = -inf.
+TEST(GpuInputFormsEdges, EmptyPoolInTheSplitForms) {
     SKIP_WITHOUT_GPU();
     ProblemSpec s;
     s.kv_dtype = MLA_DTYPE_FP8_E4M3FN;
-    s.kpe_dtype = MLA_DTYPE_BF16;
     s.num_heads = 16;
-    s.kv_lens = {5, 70};
-    const HostProblem host = make_problem(s);
-    EXPECT_NO_THROW(run_reference(host));  // the host reference serves it
-    // DeviceProblem asks for the workspace size, which refuses: make it 576-wide, then switch.
-    ProblemSpec wide_spec = s;
-    wide_spec.kpe_dtype = kNoV;
-    const HostProblem wide = make_problem(wide_spec);
-    DeviceProblem dev(wide);
-    DeviceBuffer kpe(host.kpe.size());
-    kpe.upload(host.kpe.data(), host.kpe.size());
-    mla_decode_params p = dev.params;
-    p.kpe_dtype = MLA_DTYPE_BF16;
-    p.kpe_cache = kpe.get();
-    p.kpe_stride_slot = host.kpe_stride_slot;
-    p.kv_stride_slot = MLA_HEAD_DIM_QK;  // the 576-wide rows hold the latent codes first
-    dev.poison_outputs(0x5C);
-    EXPECT_EQ(mla_decode_fwd(&p, dev.workspace.get(), dev.workspace_bytes, nullptr),
-              MLA_STATUS_UNSUPPORTED);
-    EXPECT_NE(std::string(mla_last_error_message()).find("kpe_dtype"), std::string::npos);
-    size_t bytes = 0;
-    EXPECT_EQ(mla_decode_workspace_size(&p, &bytes), MLA_STATUS_UNSUPPORTED);
-    mla_decode_plan* plan = nullptr;
-    EXPECT_EQ(mla_decode_plan_create(&p, &plan), MLA_STATUS_UNSUPPORTED);
-    EXPECT_EQ(plan, nullptr);
-    Plan wide_plan;
-    ASSERT_EQ(wide_plan.create(dev.params), MLA_STATUS_SUCCESS) << mla_last_error_message();
-    DeviceBuffer workspace(wide_plan.workspace_bytes());
-    EXPECT_EQ(mla_decode_plan_run(wide_plan.get(), &p, workspace.get(), workspace.bytes(),
-                                  nullptr),
-              MLA_STATUS_UNSUPPORTED);
-    EXPECT_TRUE(outputs_untouched(dev, 0x5C));
+    s.kv_lens = {0, 0, 0};
+    s.q_lens = {1, 3, 2};
+    expect_empty_pool_matches(make_problem(with_forms(s, InputForms{true, true, true})));
+}
+
+// ---- a BF16 rope beside an FP8 latent (DeepSeek-V3.2's cache) ------------------------------
+// Its own kernels (mma16 only): the latent's fp8 codes times kv_scale, the rope's bf16 values
+// as they are. No 576-wide twin holds the same values, so each run is checked against the host
+// reference alone, every element (O and LSE poisoned first), and the route asserted.
+
+constexpr mla_dtype kFp8Flavours[] = {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ};
+
+ProblemSpec bf16_rope_spec(mla_dtype fp8, int heads, std::vector<int> kv, std::vector<int> q,
+                           uint64_t seed) {
+    ProblemSpec s = format_spec(fp8, kNoV, heads, std::move(kv), std::move(q), seed);
+    s.kpe_dtype = MLA_DTYPE_BF16;
+    return s;
+}
+
+// The shapes: the split-KV route (an element of 4100 tokens among short ones: several splits
+// meet in the reduce, which stores the LSE; q_len 1..3) and the single-split route (many short
+// elements: stage 1 stores O and LSE; q_len 1..4, zeros among the lengths).
+std::vector<Shape> bf16_rope_shapes(mla_dtype fp8, int heads) {
+    std::vector<int> kv_short, q_short;
+    const int batch = heads >= 64 ? 64 : 256;
+    for (int b = 0; b < batch; ++b) {
+        kv_short.push_back(b % 5 == 0 ? 0 : 1 + (b * 37) % 64);
+        q_short.push_back(heads >= 64 ? 1 + b % 2 : 1 + b % 4);
+    }
+    return {
+        {"one element of 4100 among short ones, q_len 1..3", "route=split_kv",
+         bf16_rope_spec(fp8, heads, {4100, 17, 0, 64}, {3, 1, 2, 1}, 51)},
+        {"short elements, q_len 1..4", "route=single_split",
+         bf16_rope_spec(fp8, heads, kv_short, q_short, 52)},
+    };
+}
+
+// The plan of a BF16-rope problem: mma16, the format named, and (MLA_DECODE_STAGE1=wgmma
+// forced) why wgmma does not serve it.
+void expect_bf16_rope_plan(const std::string& description) {
+    EXPECT_NE(description.find("variant=mma16"), std::string::npos) << description;
+    EXPECT_NE(description.find("_bf16_rope"), std::string::npos) << description;
+    const char* forced = std::getenv("MLA_DECODE_STAGE1");
+    if (forced != nullptr && std::string(forced) == "wgmma") {
+        EXPECT_NE(description.find("MLA_DECODE_STAGE1=wgmma not available"), std::string::npos)
+            << description;
+    }
+}
+
+// Runs `dev` through `api` with poisoned outputs, checks the plan and route, and compares every
+// element of O and LSE with the host reference.
+void expect_bf16_rope_matches(const HostProblem& host, Api api, const char* route) {
+    DeviceProblem dev(host);
+    Plan plan;
+    ASSERT_EQ(plan.create(dev.params), MLA_STATUS_SUCCESS) << mla_last_error_message();
+    const std::string description = plan.describe();
+    expect_bf16_rope_plan(description);
+    if (route != nullptr && std::getenv("MLA_DECODE_NUM_SPLITS") == nullptr) {
+        EXPECT_NE(description.find(route), std::string::npos) << description;
+    }
+    dev.poison_outputs(0xFF);
+    ASSERT_TRUE(run_on_gpu(dev, api));
+    expect_outputs_match(dev, run_reference(host));
+}
+
+using Bf16RopeCase = std::tuple<mla_dtype, int, bool>;  // fp8 flavour, heads, paged
+
+class GpuBf16Rope : public ::testing::TestWithParam<Bf16RopeCase> {};
+
+// Both routes; contiguous through mla_decode_fwd with the plain forms, paged (shuffled pages
+// of 16, a sentinel past each list) through the plan API with split Q and a strided LSE too.
+// The latent and rope rows are padded (544 and 96 elements apart), padding and unused slots
+// NaN codes.
+TEST_P(GpuBf16Rope, MatchesTheReference) {
+    SKIP_WITHOUT_GPU();
+    const auto [fp8, heads, in_pages] = GetParam();
+    for (const Shape& shape : bf16_rope_shapes(fp8, heads)) {
+        SCOPED_TRACE(shape.name);
+        ProblemSpec s = shape.spec;
+        if (in_pages) s = with_forms(in_shuffled_pages(s), InputForms{true, false, true});
+        expect_bf16_rope_matches(make_problem(s), in_pages ? Api::kPlan : Api::kFwd,
+                                 shape.route);
+    }
+}
+
+std::string bf16_rope_case_name(const ::testing::TestParamInfo<Bf16RopeCase>& info) {
+    const auto& [fp8, heads, in_pages] = info.param;
+    return format_name(fp8) + "_h" + std::to_string(heads) + (in_pages ? "_paged_plan" : "_fwd");
+}
+
+INSTANTIATE_TEST_SUITE_P(Fp8LatentHeadsPaging, GpuBf16Rope,
+                         ::testing::Combine(::testing::ValuesIn(kFp8Flavours),
+                                            ::testing::Values(16, 64, 128), ::testing::Bool()),
+                         bf16_rope_case_name);
+
+// Rope values far past f16's range: random values times 2500 (up to about 1e4) and times 30000
+// (past 65504), with Q's rope at unit scale and at 100 (SPEC's large-logit case); a bf16 rope
+// must reach the scores intact (its products on the bf16 atom, f32 accumulation). Q's rope
+// does not set the power of two that brings Q's latent dims into f16 range either.
+TEST(GpuBf16RopeLarge, RopeValuesPastTheF16Range) {
+    SKIP_WITHOUT_GPU();
+    for (mla_dtype fp8 : kFp8Flavours) {
+        for (double gain : {2500.0, 30000.0}) {
+            for (double q_std : {1.0, 100.0}) {
+                SCOPED_TRACE(format_name(fp8) + " rope gain " + std::to_string(gain) +
+                             " q_std " + std::to_string(q_std));
+                ProblemSpec s = bf16_rope_spec(fp8, 16, {4100, 300, 1, 0}, {2, 1, 1, 1}, 53);
+                s.rope_gain = gain;
+                s.q_std = q_std;
+                expect_bf16_rope_matches(make_problem(s), Api::kPlan, nullptr);
+            }
+        }
+    }
+}
+
+// Q in fp8 (both flavours, a per-tensor scale) beside the mixed cache: the rope's scores take
+// q_scale, not kv_scale.
+TEST(GpuBf16RopeFp8Q, Fp8QueryMatchesTheReference) {
+    SKIP_WITHOUT_GPU();
+    for (mla_dtype fp8 : kFp8Flavours) {
+        for (mla_dtype q : kFp8Flavours) {
+            SCOPED_TRACE(format_name(q) + " Q, " + format_name(fp8) + " latent");
+            ProblemSpec s = bf16_rope_spec(fp8, 64, {1, 3, 777, 2100, 0}, {1, 4, 2, 3, 2}, 54);
+            s.q_dtype = q;
+            s = with_forms(s, InputForms{true, false, true});
+            const HostProblem host = make_problem(s);
+            ASSERT_NE(host.q_scale, 1.0f);
+            expect_bf16_rope_matches(host, Api::kFwd, nullptr);
+        }
+    }
+}
+
+// Padded row strides everywhere at once: Q and O rows with room after the heads, the split
+// forms' padded heads and rope rows, an LSE row stride; 128 heads, q_len 2.
+TEST(GpuBf16RopeStrides, PaddedRowsEverywhere) {
+    SKIP_WITHOUT_GPU();
+    for (mla_dtype fp8 : kFp8Flavours) {
+        SCOPED_TRACE(format_name(fp8));
+        ProblemSpec s = bf16_rope_spec(fp8, 128, {1500, 64, 65, 0}, {2, 2, 1, 2}, 55);
+        s = with_forms(s, InputForms{true, false, true});
+        s.kpe_dtype = MLA_DTYPE_BF16;
+        s.q_stride_token = 128 * (512 + 32) + 64;
+        s.o_stride_token = 128 * 512 + 256;
+        expect_bf16_rope_matches(make_problem(s), Api::kPlan, nullptr);
+    }
+}
+
+// The rope's dtype is part of a plan's shape: a plan made with the BF16 rope refuses a run of
+// the same shape with 576-wide FP8 rows (and the other way round), INVALID_VALUE naming the
+// rope, nothing written; each plan runs its own params right.
+TEST(GpuBf16RopePlan, TheRopeDtypeIsPartOfThePlansShape) {
+    SKIP_WITHOUT_GPU();
+    ProblemSpec s = bf16_rope_spec(MLA_DTYPE_FP8_E4M3FN, 16, {100, 4000, 0, 64}, {1, 2, 3, 4}, 56);
+    const HostProblem mixed_host = make_problem(s);
+    s.kpe_dtype = kNoV;
+    const HostProblem wide_host = make_problem(s);
+    DeviceProblem mixed(mixed_host), wide(wide_host);
+    for (int made_with_mixed = 0; made_with_mixed < 2; ++made_with_mixed) {
+        SCOPED_TRACE(made_with_mixed ? "plan with the bf16 rope" : "plan with 576-wide rows");
+        DeviceProblem& own = made_with_mixed ? mixed : wide;
+        DeviceProblem& other = made_with_mixed ? wide : mixed;
+        Plan plan;
+        ASSERT_EQ(plan.create(own.params), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        if (made_with_mixed) expect_bf16_rope_plan(plan.describe());
+        DeviceBuffer workspace(plan.workspace_bytes());
+        other.poison_outputs(0x5C);
+        EXPECT_EQ(mla_decode_plan_prepare(plan.get(), &other.params, workspace.get(),
+                                          workspace.bytes(), nullptr),
+                  MLA_STATUS_INVALID_VALUE);
+        EXPECT_EQ(mla_decode_plan_run(plan.get(), &other.params, workspace.get(),
+                                      workspace.bytes(), nullptr),
+                  MLA_STATUS_INVALID_VALUE);
+        EXPECT_NE(std::string(mla_last_error_message()).find("rope"), std::string::npos)
+            << mla_last_error_message();
+        ASSERT_TRUE(synchronize_device());
+        EXPECT_TRUE(outputs_untouched(other, 0x5C));
+        own.poison_outputs(0xFF);
+        ASSERT_EQ(mla_decode_plan_prepare(plan.get(), &own.params, workspace.get(),
+                                          workspace.bytes(), nullptr),
+                  MLA_STATUS_SUCCESS)
+            << mla_last_error_message();
+        ASSERT_EQ(mla_decode_plan_run(plan.get(), &own.params, workspace.get(), workspace.bytes(),
+                                      nullptr),
+                  MLA_STATUS_SUCCESS)
+            << mla_last_error_message();
+        ASSERT_TRUE(synchronize_device());
+        expect_outputs_match(own, run_reference(made_with_mixed ? mixed_host : wide_host));
+    }
+}
+
+// An empty pool with the mixed cache: kv_cache and kpe_cache NULL; O = 0, LSE = -inf.
+TEST(GpuBf16RopeEdges, EmptyPool) {
+    SKIP_WITHOUT_GPU();
+    expect_empty_pool_matches(
+        make_problem(bf16_rope_spec(MLA_DTYPE_FP8_E4M3FNUZ, 16, {0, 0, 0}, {1, 3, 2}, 57)));
 }
 
 }  // namespace

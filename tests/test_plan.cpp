@@ -95,7 +95,8 @@ TEST(Stage1Request, UnknownNameIsInvalidValueNamingTheVariants) {
 
 TEST(Stage1Select, Mma16ServesEveryProblemAndDevice) {
     for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
-        for (KvFormat f : {KvFormat::kBf16, KvFormat::kFp8E4M3FNUZ, KvFormat::kMxfp4Fp8E4M3FN}) {
+        for (KvFormat f : {KvFormat::kBf16, KvFormat::kFp8E4M3FNUZ, KvFormat::kMxfp4Fp8E4M3FN,
+                           KvFormat::kFp8E4M3FNBf16Rope, KvFormat::kFp8E4M3FNUZBf16Rope}) {
             const mla::Stage1Problem problem{f, 16, 4, MLA_DTYPE_FP8_E4M3FN};
             EXPECT_TRUE(mla::stage1_can_serve(Stage1Variant::kMma16, problem, d, nullptr, 0));
         }
@@ -120,6 +121,71 @@ TEST(Stage1Select, WgmmaNeedsItsKernelsAndAnSm90Device) {
     const bool on_h200 = mla::stage1_can_serve(Stage1Variant::kWgmma, kFp8H128, nvidia(9, 0),
                                                reason, sizeof(reason));
     EXPECT_EQ(on_h200, mla::stage1_variant_built(Stage1Variant::kWgmma)) << reason;
+}
+
+// A BF16 rope beside an FP8 latent has mma16 kernels only: wgmma declines it with the reason,
+// even on an sm_90 device, and a forced wgmma leaves the planner's choice with a note.
+TEST(Stage1Select, WgmmaDeclinesABf16RopeBesideAnFp8Latent) {
+    for (KvFormat f : {KvFormat::kFp8E4M3FNBf16Rope, KvFormat::kFp8E4M3FNUZBf16Rope}) {
+        const std::string name = mla::splitkv::kv_traits(f).name;
+        SCOPED_TRACE(name);
+        const mla::Stage1Problem problem{f, 128, 2, MLA_DTYPE_BF16};
+        char reason[128] = {};
+        EXPECT_FALSE(mla::stage1_can_serve(Stage1Variant::kWgmma, problem, nvidia(9, 0), reason,
+                                           sizeof(reason)));
+        if (mla::stage1_variant_built(Stage1Variant::kWgmma)) {
+            EXPECT_TRUE(contains(reason, "fp8 caches only") && contains(reason, name)) << reason;
+        }
+        const mla::Stage1Choice c =
+            mla::choose_stage1_variant(mla::parse_stage1_request("wgmma"), problem, nvidia(9, 0));
+        EXPECT_FALSE(c.forced);
+        EXPECT_TRUE(contains(c.note, "MLA_DECODE_STAGE1=wgmma not available") &&
+                    contains(c.note, "planner's choice stands"))
+            << c.note;
+    }
+}
+
+// The format facts of the mixed cache (splitkv/formats.h), and the dtype fields that pick it.
+TEST(KvFormats, Bf16RopeBesideAnFp8Latent) {
+    using mla::splitkv::kv_format_of;
+    using mla::splitkv::kv_traits;
+    constexpr auto kNone = static_cast<mla_dtype>(0);
+    const std::pair<mla_dtype, KvFormat> cases[] = {
+        {MLA_DTYPE_FP8_E4M3FN, KvFormat::kFp8E4M3FNBf16Rope},
+        {MLA_DTYPE_FP8_E4M3FNUZ, KvFormat::kFp8E4M3FNUZBf16Rope}};
+    for (const auto& [fp8, mixed] : cases) {
+        KvFormat f = KvFormat::kBf16;
+        ASSERT_TRUE(kv_format_of(fp8, kNone, MLA_DTYPE_BF16, &f));
+        EXPECT_EQ(f, mixed);
+        for (mla_dtype kpe : {kNone, fp8}) {  // 576-wide rows, or a rope of the latent's dtype
+            ASSERT_TRUE(kv_format_of(fp8, kNone, kpe, &f));
+            EXPECT_EQ(f, fp8 == MLA_DTYPE_FP8_E4M3FN ? KvFormat::kFp8E4M3FN
+                                                     : KvFormat::kFp8E4M3FNUZ);
+        }
+        const mla::splitkv::KvFormatTraits t = kv_traits(mixed);
+        EXPECT_EQ(t.k_row_bytes, 512 + 128);
+        EXPECT_EQ(t.k_latent_bytes, 512);
+        EXPECT_EQ(t.streamed_bytes, 640);
+        EXPECT_EQ(t.k_scale_bytes + t.v_row_bytes, 0);
+        EXPECT_FALSE(t.v_separate);
+        EXPECT_EQ(t.rope_codec, mla::splitkv::KvCodec::kBf16);
+        EXPECT_EQ(t.k_codec, mla::splitkv::KvCodec::kFp8);
+        EXPECT_EQ(t.v_codec, mla::splitkv::KvCodec::kFp8);
+        EXPECT_EQ(std::string(t.name),
+                  fp8 == MLA_DTYPE_FP8_E4M3FN ? "fp8_e4m3fn_bf16_rope" : "fp8_e4m3fnuz_bf16_rope");
+    }
+    KvFormat f = KvFormat::kBf16;
+    EXPECT_FALSE(kv_format_of(MLA_DTYPE_BF16, kNone, MLA_DTYPE_FP8_E4M3FN, &f));
+    EXPECT_FALSE(kv_format_of(MLA_DTYPE_FP8_E4M3FN, kNone, MLA_DTYPE_FP8_E4M3FNUZ, &f));
+    EXPECT_FALSE(kv_format_of(MLA_DTYPE_MXFP4, kNone, MLA_DTYPE_BF16, &f));
+    EXPECT_FALSE(kv_format_of(MLA_DTYPE_MXFP4, MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_BF16, &f));
+    // Every other format keeps its facts: 576 dims of one codec.
+    for (KvFormat g : {KvFormat::kBf16, KvFormat::kFp8E4M3FN, KvFormat::kFp8E4M3FNUZ,
+                       KvFormat::kMxfp4, KvFormat::kMxfp4Fp8E4M3FN, KvFormat::kMxfp4Fp8E4M3FNUZ}) {
+        const mla::splitkv::KvFormatTraits t = kv_traits(g);
+        EXPECT_EQ(t.rope_codec, t.k_codec) << t.name;
+        EXPECT_EQ(t.k_latent_bytes * 576, t.k_row_bytes * 512) << t.name;
+    }
 }
 
 // plan_workspace_bound takes the largest problem's candidates for every smaller one: that holds
@@ -336,6 +402,43 @@ TEST(PlanAccepts, RefusesAnotherShapeOrDevice) {
         << mla_last_error_message();
 }
 
+// The rope's dtype is part of the plan's shape where it picks the kernels: a BF16 rope beside an
+// FP8 latent. 576-wide rows and a rope cache of the latent's dtype share one shape.
+TEST(PlanAccepts, TheRopeDtypeWhereItPicksTheKernels) {
+    for (mla_dtype fp8 : {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ}) {
+        SCOPED_TRACE(static_cast<int>(fp8));
+        const mla_decode_params wide = host_fields(4, 3000, fp8);
+        mla_decode_params same = wide, mixed = wide;
+        same.kpe_dtype = fp8;
+        same.kv_stride_slot = 512;
+        same.kpe_stride_slot = 64;
+        mixed.kpe_dtype = MLA_DTYPE_BF16;
+        mixed.kv_stride_slot = 512;
+        mixed.kpe_stride_slot = 64;
+        EXPECT_TRUE(mla::key_of(wide, 0) == mla::key_of(same, 0));
+        EXPECT_FALSE(mla::key_of(wide, 0) == mla::key_of(mixed, 0));
+        mla::DevicePlan plan;
+        plan.key = mla::key_of(wide, 0);
+        EXPECT_EQ(mla::plan_accepts(plan, same, 0), MLA_STATUS_SUCCESS);
+        for (const auto& [made, run] : {std::pair{wide, mixed}, std::pair{mixed, wide},
+                                        std::pair{mixed, same}}) {
+            plan.key = mla::key_of(made, 0);
+            EXPECT_EQ(mla::plan_accepts(plan, made, 0), MLA_STATUS_SUCCESS);
+            EXPECT_EQ(mla::plan_accepts(plan, run, 0), MLA_STATUS_INVALID_VALUE);
+            const std::string message = mla_last_error_message();
+            EXPECT_TRUE(contains(message, "rope's dtype is fixed when the plan is made") &&
+                        contains(message, "kpe_dtype"))
+                << message;
+        }
+    }
+    // Another latent dtype is another shape, not another rope.
+    mla::DevicePlan plan;
+    plan.key = mla::key_of(host_fields(4, 3000, MLA_DTYPE_FP8_E4M3FN), 0);
+    EXPECT_EQ(mla::plan_accepts(plan, host_fields(4, 3000, MLA_DTYPE_BF16), 0),
+              MLA_STATUS_INVALID_VALUE);
+    EXPECT_TRUE(contains(mla_last_error_message(), "plan's shape")) << mla_last_error_message();
+}
+
 // The flags are part of the plan's shape: a plan made in one mode refuses runs in the other.
 TEST(PlanAccepts, RefusesARunInAnotherMode) {
     const mla_decode_params plain = host_fields(4, 3000, MLA_DTYPE_FP8_E4M3FN);
@@ -392,6 +495,39 @@ TEST(PlanCreate, BatchInvariantPlansIgnoreTheBatchTheDeviceAndTheEnvironment) {
                     EXPECT_GT(plan.workspace_bytes, 0u);
                     EXPECT_EQ(plan.key.flags, MLA_DECODE_FLAG_BATCH_INVARIANT);
                     EXPECT_TRUE(contains(plan.description, "batch-invariant mode"))
+                        << plan.description;
+                }
+            }
+        }
+    }
+}
+
+// A BF16 rope beside an FP8 latent: mma16 on every device, whatever is forced (wgmma declines
+// it, the description says why), the format named in the description.
+TEST(PlanCreate, Bf16RopeBesideAnFp8LatentRunsOnMma16) {
+    mla::PlanOptions forced;
+    forced.stage1 = mla::parse_stage1_request("wgmma");
+    for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
+        for (const mla::PlanOptions& options : {mla::PlanOptions(), forced}) {
+            for (auto [batch, max_kv] : {std::pair{1, 100}, {4, 8192}, {256, 8192}}) {
+                SCOPED_TRACE(::testing::Message() << d.arch_name << " batch " << batch
+                                                  << " max_kv " << max_kv << " forced "
+                                                  << options.stage1.forced);
+                mla_decode_params p = host_fields(batch, max_kv, MLA_DTYPE_FP8_E4M3FNUZ);
+                p.kpe_dtype = MLA_DTYPE_BF16;
+                p.kv_stride_slot = 512;
+                p.kpe_stride_slot = 64;
+                mla::DevicePlan plan;
+                ASSERT_EQ(mla::plan_create(p, d, options, &plan), MLA_STATUS_SUCCESS)
+                    << mla_last_error_message();
+                EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kMma16));
+                EXPECT_EQ(plan.kv_format, static_cast<int>(KvFormat::kFp8E4M3FNUZBf16Rope));
+                EXPECT_EQ(plan.key.rope_dtype, MLA_DTYPE_BF16);
+                EXPECT_TRUE(contains(plan.description, "kv=fp8_e4m3fnuz_bf16_rope"))
+                    << plan.description;
+                if (options.stage1.forced && mla::stage1_variant_built(Stage1Variant::kWgmma) &&
+                    !d.amd && d.cc_major == 9) {
+                    EXPECT_TRUE(contains(plan.description, "fp8 caches only"))
                         << plan.description;
                 }
             }

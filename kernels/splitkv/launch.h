@@ -48,6 +48,10 @@ extern template gpu::error_t launch_stage1_mma16<KvFormat::kMxfp4Fp8E4M3FN>(cons
                                                                            gpu::stream_t);
 extern template gpu::error_t launch_stage1_mma16<KvFormat::kMxfp4Fp8E4M3FNUZ>(const Params&,
                                                                              gpu::stream_t);
+extern template gpu::error_t launch_stage1_mma16<KvFormat::kFp8E4M3FNBf16Rope>(const Params&,
+                                                                              gpu::stream_t);
+extern template gpu::error_t launch_stage1_mma16<KvFormat::kFp8E4M3FNUZBf16Rope>(const Params&,
+                                                                                gpu::stream_t);
 
 // Variant wgmma (sm_90a builds only, MLA_HAVE_STAGE1_WGMMA): fp8 caches; the kernel of
 // params.rows_per_cta (16, 32 or 64 rows per CTA).

@@ -19,6 +19,10 @@ gpu::error_t launch_mma16(const Params& params, KvFormat format, gpu::stream_t s
             return launch_stage1_mma16<KvFormat::kMxfp4Fp8E4M3FN>(params, stream);
         case KvFormat::kMxfp4Fp8E4M3FNUZ:
             return launch_stage1_mma16<KvFormat::kMxfp4Fp8E4M3FNUZ>(params, stream);
+        case KvFormat::kFp8E4M3FNBf16Rope:
+            return launch_stage1_mma16<KvFormat::kFp8E4M3FNBf16Rope>(params, stream);
+        case KvFormat::kFp8E4M3FNUZBf16Rope:
+            return launch_stage1_mma16<KvFormat::kFp8E4M3FNUZBf16Rope>(params, stream);
     }
     return gpu::kErrorInvalidValue;
 }
@@ -50,7 +54,8 @@ gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFor
             else if (format == KvFormat::kFp8E4M3FNUZ)
                 e = launch_stage1_wgmma<KvFormat::kFp8E4M3FNUZ>(params, stream);
 #endif
-            break;  // other formats: plans never choose wgmma (stage1_can_serve)
+            break;  // other formats (bf16, MXFP4, a bf16 rope beside fp8): plans never choose
+                    // wgmma (stage1_can_serve)
     }
     if (e != gpu::kSuccess || params.split_meta == nullptr) return e;
     return launch_reduce(params, stream);

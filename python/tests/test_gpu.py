@@ -9,7 +9,9 @@ torch, or a library with a GPU backend):
   written into the same indptr tensors; the custom op in a graph as well;
 * the custom op torch.ops.mla_decode.decode: opcheck, torch.compile(fullgraph=True);
 * inputs through DLPack and __cuda_array_interface__ objects, torch fp8 dtypes, explicit
-  streams; WORKSPACE_TOO_SMALL and a plan of another shape refused, outputs untouched.
+  streams; WORKSPACE_TOO_SMALL and a plan of another shape refused, outputs untouched;
+* the input forms, and a bf16 rope beside an fp8 latent (DeepSeek-V3.2's cache, rope values
+  up to about 1e4) through fwd, a plan and the custom op (`-k bf16_rope`).
 
 Tolerance (tests/common/compare.h, the SPEC's "within bf16 output rounding"): every element
 of O within one bf16 ulp of the reference or 2^-8 of its row's largest |O|; LSE within
@@ -93,9 +95,12 @@ def torch_decode(d):
     return q, k, v
 
 
-def torch_reference(d, slots, qo, kv):
-    """fp32 (O, LSE) of the decode: slots[b] = the cache slots of element b's tokens."""
+def torch_reference(d, slots, qo, kv, rope=None):
+    """fp32 (O, LSE) of the decode: slots[b] = the cache slots of element b's tokens; rope: K's
+    dims 512..575 (a bf16 rope cache beside an fp8 latent) instead of the cache's own."""
     q, k, v = torch_decode(d)
+    if rope is not None:
+        k = torch.cat([k[:, :512], rope.float()], dim=1)
     total_q, heads = q.shape[:2]
     o = torch.zeros(total_q, heads, 512, device=DEV)
     lse = torch.full((total_q, heads), float("-inf"), device=DEV)
@@ -423,12 +428,44 @@ def test_split_forms_as_copies_through_a_plan_and_the_custom_op(fmt):
     check(d, dec, o, lse)
 
 
-def test_bf16_rope_beside_fp8_latent_is_refused_on_the_gpu():
-    kw, dec, d = problem("fp8_e4m3fn", seed=42)
-    rope = d["kv_cache"][:, 512:].float().to(torch.bfloat16)  # any bf16 values
+@pytest.mark.parametrize("rope_std", [1.0, 2500.0], ids=["rope_unit", "rope_large"])
+@pytest.mark.parametrize("page_size", [0, 16])
+@pytest.mark.parametrize("fmt", ["fp8_e4m3fn", "fp8_e4m3fnuz"])
+def test_bf16_rope_beside_fp8_latent_on_the_gpu(fmt, page_size, rope_std):
+    """DeepSeek-V3.2's cache: fp8 latent codes (times kv_scale) beside a bf16 rope cache (its
+    values as they are, up to about 1e4 with rope_large: no f16 range on the way), through
+    fwd, a plan and the custom op, against torch fp32 and the library's host reference."""
+    kw, dec, d = problem(fmt, page_size=page_size, seed=43)
+    gen = torch.Generator(device=DEV).manual_seed(44)
+    rope = (torch.randn(d["kv_cache"].shape[0], 64, device=DEV, generator=gen) * rope_std).to(
+        torch.bfloat16)
+    used = torch.zeros(rope.shape[0], dtype=torch.bool, device=DEV)
+    for s_ in dec["slots"]:
+        used[torch.as_tensor(np.asarray(s_, np.int64), device=DEV)] = True
+    rope[~used] = float("nan")  # slots no element reads
+    split = dict(d, kv_cache=d["kv_cache"][:, :512], kpe_cache=rope)
+    p = mla.Params(**split)
+    assert p.struct.kpe_dtype == mla.DType.BF16 and p.struct.kv_dtype == mla.dtype(fmt)
+    want = torch_reference(d, dec["slots"], dec["qo"], dec["kv"], rope=rope)
     d["o"].fill_(float("nan"))
-    with pytest.raises(mla.MlaError) as e:
-        mla.fwd(mla.Params(**dict(d, kv_cache=d["kv_cache"][:, :512], kpe_cache=rope)))
-    assert e.value.status_name == "MLA_STATUS_UNSUPPORTED" and "kpe_dtype" in e.value.message
+    mla.fwd(p)
     torch.cuda.synchronize()
-    assert bool(torch.isnan(d["o"]).all()), "nothing written"
+    assert_close(d["o"], d["lse"], *want)
+    host = dict(kw, kv_cache=kw["kv_cache"][:, :512],
+                kpe_cache=rope.view(torch.int16).cpu().numpy().view(np.uint16))
+    assert_close(d["o"], d["lse"], *host_reference(host))
+    with mla.Plan(p) as plan:  # the plan's own kernels: the rope dtype is part of its shape
+        ws = torch.empty(max(plan.workspace_size, 1), dtype=torch.uint8, device=DEV)
+        d["o"].fill_(float("nan"))
+        plan.prepare(p, ws)
+        plan.run(p, ws)
+        torch.cuda.synchronize()
+        assert_close(d["o"], d["lse"], *want)
+        with pytest.raises(mla.MlaError) as e:  # 576-wide fp8 rows: another plan's kernels
+            plan.run(mla.Params(**d), ws)
+        assert e.value.status_name == "MLA_STATUS_INVALID_VALUE" and "rope" in e.value.message
+    o, lse = mla.decode(split["q"], split["kv_cache"], d["qo_indptr"], d["kv_indptr"],
+                        d["sm_scale"], d["max_q_len"], d["max_kv_len"], kv_dtype=fmt,
+                        kv_scale=d["kv_scale"], kpe_cache=rope, kpe_dtype="bf16")
+    torch.cuda.synchronize()
+    assert_close(o, lse, *want)

@@ -2,7 +2,8 @@
 cache as latent rows + rope rows (kpe_cache), the LSE at a row stride. Each is given as views
 of the 576-wide arrays (what an engine's slices are) and as separate copies with other strides,
 and checked against the fp64 computation of oracle.py; a bf16 rope beside an fp8 latent too
-(the host reference serves it). Then what the binding and the library refuse."""
+(every path serves it; test_gpu.py runs it on the GPU). Then what the binding and the library
+refuse."""
 import numpy as np
 import pytest
 
@@ -98,10 +99,11 @@ def test_bf16_rope_beside_an_fp8_latent_on_the_host(fmt):
     mla.reference(p)
     dec = dict(dec, k=np.concatenate([dec["k"][:, :512], bf16_to_f64(rope)], axis=1))
     check_outputs(kw["o"], kw["lse"], *expected(dec))
-    p.struct.o_dtype = mla.DType.BF16  # a GPU problem but for the rope's dtype
-    with pytest.raises(mla.MlaError) as e:  # the GPU paths do not serve it
-        mla.workspace_size(p)
-    assert e.value.status_name == "MLA_STATUS_UNSUPPORTED" and "kpe_dtype" in e.value.message
+    p.struct.o_dtype = mla.DType.BF16  # a GPU problem: the GPU paths serve it too
+    try:
+        assert mla.workspace_size(p) >= 0
+    except mla.MlaError as e:  # only for want of a GPU (test_gpu.py runs it on one)
+        assert e.status_name == "MLA_STATUS_NO_DEVICE", e.message
 
 
 def test_dense_lse_rows_keep_stride_zero():

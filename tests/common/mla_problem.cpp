@@ -94,6 +94,8 @@ void check_spec(const ProblemSpec& spec) {
                     (spec.kpe_dtype == MLA_DTYPE_BF16 || spec.kpe_dtype == spec.kv_dtype),
                 "kpe_dtype must be BF16 or kv_dtype, beside a BF16 or FP8 latent");
     }
+    require(spec.rope_gain == 1.0 || (spec.kpe_dtype == MLA_DTYPE_BF16 && is_fp8(spec.kv_dtype)),
+            "rope_gain needs kpe_dtype BF16 beside an FP8 kv_dtype");
     require(spec.lse_stride_token == 0 || spec.lse_stride_token >= spec.num_heads,
             "lse_stride_token must be 0 or >= num_heads");
 }
@@ -417,7 +419,9 @@ void store_kv_row(const ProblemSpec& spec, HostProblem& p, int64_t slot, int64_t
     store_values(spec.kv_dtype, p.kv_scale, x, latent_dims,
                  p.kv.data() + slot * p.kv_stride_slot * storage_bytes(spec.kv_dtype));
     if (split) {
-        store_values(spec.kpe_dtype, p.kv_scale, x + kDimV, kDimRope,
+        double rope[kDimRope];
+        for (int d = 0; d < kDimRope; ++d) rope[d] = x[kDimV + d] * spec.rope_gain;
+        store_values(spec.kpe_dtype, p.kv_scale, rope, kDimRope,
                      p.kpe.data() + slot * p.kpe_stride_slot * storage_bytes(spec.kpe_dtype));
     }
 }
@@ -621,8 +625,8 @@ std::vector<float> HostProblem::dense_lse(const std::vector<float>& strided) con
 
 double HostProblem::min_bytes_moved() const {
     mla::splitkv::KvFormat format = mla::splitkv::KvFormat::kBf16;
-    require(mla::splitkv::kv_format_of(spec.kv_dtype, spec.v_dtype, &format),
-            "no cache format for these kv_dtype / v_dtype");
+    require(mla::splitkv::kv_format_of(spec.kv_dtype, spec.v_dtype, spec.kpe_dtype, &format),
+            "no cache format for these kv_dtype / v_dtype / kpe_dtype");
     const double row_bytes = mla::splitkv::kv_traits(format).streamed_bytes;  // K, scales, V
     const double rows = static_cast<double>(kv_indptr.back());
     const double q_rows = static_cast<double>(total_q) * spec.num_heads;

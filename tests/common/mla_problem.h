@@ -59,6 +59,11 @@ struct ProblemSpec {
     //   lse_stride_token (0 = dense): the LSE row stride HostProblem::host_params passes.
     bool split_q = false;
     mla_dtype kpe_dtype = static_cast<mla_dtype>(0);
+    // kpe_dtype BF16 beside an FP8 kv_dtype only: the rope values stored are the random ones
+    // times rope_gain (rounded to bf16 once); the FP8 scale still comes from the unscaled
+    // values, so the latent codes stay those of rope_gain 1. Large gains put the rope past any
+    // range but bf16's (f16's 65504 included).
+    double rope_gain = 1.0;
     int64_t lse_stride_token = 0;
     // Paged caches: each element's page list holds this many entries past the
     // ceil(kv_len / page_size) pages it needs, all equal to page_tail_value (no valid page id:

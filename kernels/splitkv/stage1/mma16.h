@@ -15,6 +15,11 @@
 //     lane owns are permuted so that they are contiguous in memory; Q is permuted the same way
 //     (a dot product does not care about the order of its terms). fp8 codes are decoded to f16
 //     with bit operations (arch/fp8.h); Q is scaled per head by a power of two into f16 range.
+//     A bf16 rope beside fp8 latent codes (kRopeBf16): the tile row holds the 512 codes, then
+//     the 64 bf16 values; the rope chunk is scored after the latent ones, on the bf16 atom with
+//     Q's rope dims as bf16 (neither scaled into f16 range: no f16 overflow, whatever their
+//     size), into accumulators of its own, and the two products meet already scaled (the
+//     latent's by kv_scale and Q's power of two, the rope's by neither).
 //   * The dim splits' partial scores meet in shared memory; warps of dim split 0 mask, scale
 //     to the log2 domain, publish their block maxima, then write P (f16; bf16 as hi + lo pair
 //     so that P keeps f16-like precision) in the value atom's A layout to shared memory.
@@ -64,6 +69,7 @@ struct Mma16Config : Mma16Shape, KvTraits<F> {
     using Fmt::kVSeparate;
     using Fmt::kVFp8;
     using Fmt::kValueMma;
+    using Fmt::kRopeBf16;
     static constexpr bool kVFromRawTile = Fmt::kVBf16;  // V multiplied from the tile as stored
 
     // K bytes of a cache row, and what one lane loads of a row per chunk: kLoadBytes holding kE
@@ -78,6 +84,23 @@ struct Mma16Config : Mma16Shape, KvTraits<F> {
     static constexpr int kMaxChunks = (kChunks + kDimSplits - 1) / kDimSplits;
     static_assert(kChunks * kChunkDims == kHeadDimQk, "576 dims must split into chunks");
     static_assert(!kKMxfp4 || kE <= kMxfp4BlockSize, "a lane's MXFP4 run must share one scale");
+    // A bf16 rope (kRopeBf16) is the last chunk, dims 512..575: chunk kRopeSlot of dim split
+    // kRopeSplit; its lane run of kE bf16 values is 2 kLoadBytes.
+    static constexpr int kRopeSplit = (kChunks - 1) / kMaxChunks;
+    static constexpr int kRopeSlot = (kChunks - 1) % kMaxChunks;
+    static_assert(!kRopeBf16 || ((kChunks - 1) * kChunkDims == kKvLoraRank && kE == 16),
+                  "a bf16 rope is one chunk of 16-value runs");
+    // Whether chunk c of dim split `dsplit` is a bf16 rope.
+    MLA_DEVICE static bool is_rope_chunk(int dsplit, int c) {
+        return kRopeBf16 && c == kRopeSlot && dsplit == kRopeSplit;
+    }
+    // Byte of K dim `dim` (a lane run's first) in a tile row.
+    MLA_DEVICE static int k_byte(int dim) {
+        if constexpr (kRopeBf16)
+            return dim < kKvLoraRank ? dim : Fmt::kKLatentBytes + 2 * (dim - kKvLoraRank);
+        else
+            return dim * kKRowBytes / kHeadDimQk;
+    }
 
     // Shared tiles, per pipeline stage: K rows (raw, padded by 16 bytes so that fragment loads
     // spread over the banks); MXFP4 scale rows; separate fp8 V rows.
@@ -127,6 +150,39 @@ struct Mma16Config : Mma16Shape, KvTraits<F> {
     static constexpr int kOffScales = kTileTokens * kRowBytes;
     static constexpr int kOffVRaw = kOffScales + kTileTokens * kScaleRowBytes;
 };
+
+// kRopeBf16: s += coef * (Q's rope dims . K's rope dims) for the 16 tokens of block `blk` of
+// the tile at `stage`: the rope chunk's lane runs (kE bf16 values, 2 x 16 bytes) as stored, on
+// the bf16 atom, f32 accumulation; qf: Q's rope quads (bf16, the same dim order).
+template <typename Cfg>
+MLA_DEVICE void add_bf16_rope_scores(const uint8_t* stage, int blk, int lane,
+                                     const arch::Quad (&qf)[Cfg::kStepsPerChunk]
+                                                           [arch::ScoreAtom::kHeadsPerLane],
+                                     float coef, float (&s)[arch::ScoreAtom::kAcc]) {
+    using SA = arch::ScoreAtom;
+    static_assert(Cfg::kStepsPerChunk == 4, "two 16-byte loads of four words per lane");
+    arch::Quad kq[Cfg::kStepsPerChunk][SA::kTokensPerLane];
+#pragma unroll
+    for (int i = 0; i < SA::kTokensPerLane; ++i) {
+        const int row = blk * 16 + SA::token(lane, i);
+        const uint4* src = reinterpret_cast<const uint4*>(
+            stage + row * Cfg::kRowBytes +
+            Cfg::k_byte(kKvLoraRank + SA::kgroup(lane) * Cfg::kE));
+        const uint4 a = src[0], b = src[1];
+        kq[0][i] = arch::Quad{a.x, a.y};
+        kq[1][i] = arch::Quad{a.z, a.w};
+        kq[2][i] = arch::Quad{b.x, b.y};
+        kq[3][i] = arch::Quad{b.z, b.w};
+    }
+    float r[SA::kAcc];
+#pragma unroll
+    for (int i = 0; i < SA::kAcc; ++i) r[i] = 0.0f;
+#pragma unroll
+    for (int st = 0; st < Cfg::kStepsPerChunk; ++st)
+        arch::mma_scores<arch::MmaType::kBF16>(r, qf[st], kq[st]);
+#pragma unroll
+    for (int i = 0; i < SA::kAcc; ++i) s[i] += r[i] * coef;
+}
 
 template <KvFormat F>
 __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
@@ -242,6 +298,7 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
                 for (int c = 0; c < Cfg::kMaxChunks; ++c)
 #pragma unroll
                     for (int w = 0; w < kWords; ++w) {
+                        if (Cfg::is_rope_chunk(dsplit, c)) continue;  // stays bf16
                         const uint32_t x = raw[c][hs][w];
                         m = max(m, max(x & 0x7fffu, (x >> 16) & 0x7fffu));
                     }
@@ -262,6 +319,10 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
                 for (int c = 0; c < Cfg::kMaxChunks; ++c)
 #pragma unroll
                     for (int s = 0; s < Cfg::kStepsPerChunk; ++s) {
+                        if (Cfg::is_rope_chunk(dsplit, c)) {  // bf16, as for a bf16 cache
+                            qf[c][s][hs] = arch::Quad{raw[c][hs][2 * s], raw[c][hs][2 * s + 1]};
+                            continue;
+                        }
                         // Elements 4s..4s+3 sit in words 2s (e0, e1) and 2s+1 (e2, e3); the
                         // fp8 decoder pairs (e0, e2) and (e1, e3), so Q does too.
                         const uint32_t w01 = raw[c][hs][2 * s], w23 = raw[c][hs][2 * s + 1];
@@ -337,14 +398,14 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
 #pragma unroll
         for (int c = 0; c < Cfg::kMaxChunks; ++c) {
             if (c >= n_chunks) continue;
+            if (Cfg::is_rope_chunk(dsplit, c)) continue;  // after the loop
             const int chunk = chunk0 + c;
             arch::Quad kq[Cfg::kStepsPerChunk][SA::kTokensPerLane];
 #pragma unroll
             for (int i = 0; i < SA::kTokensPerLane; ++i) {
                 const int row = blk * 16 + SA::token(lane, i);
                 const uint8_t* src = stage + row * Cfg::kRowBytes +
-                                     (chunk * Cfg::kChunkDims + kgroup * Cfg::kE) *
-                                         Cfg::kKRowBytes / kHeadDimQk;
+                                     Cfg::k_byte(chunk * Cfg::kChunkDims + kgroup * Cfg::kE);
                 if constexpr (Cfg::kKMxfp4) {
                     const uint2 raw = *reinterpret_cast<const uint2*>(src);
                     const int block = (chunk * Cfg::kChunkDims + kgroup * Cfg::kE) / kMxfp4BlockSize;
@@ -409,6 +470,14 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
         float s[SA::kAcc];
 #pragma unroll
         for (int i = 0; i < SA::kAcc; ++i) s[i] = s2[0][i] + s2[1][i];
+        if constexpr (Cfg::kRopeBf16) {
+            // The latent's scores scaled here (step 2 then scales nothing), the rope's added.
+#pragma unroll
+            for (int i = 0; i < SA::kAcc; ++i) s[i] *= score_coef[SA::acc_head_slot(i)];
+            if (dsplit == Cfg::kRopeSplit)
+                add_bf16_rope_scores<Cfg>(stage, blk, lane, qf[Cfg::kRopeSlot],
+                                     p.sm_scale * kLog2e * p.q_scale, s);
+        }
 
         // 2. Full scores of block `blk` (dim split 0 sums the others' partials), maxima.
         if (dsplit != 0) {
@@ -431,7 +500,10 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
                 const int hs = SA::acc_head_slot(i);
                 const int tok = t * Cfg::kTileTokens + blk * 16 + SA::acc_token(lane, i);
                 const bool valid = tok < row_end[hs];
-                s[i] = valid ? s[i] * score_coef[hs] : kNegInf;
+                if constexpr (Cfg::kRopeBf16)  // scaled in step 1
+                    s[i] = valid ? s[i] : kNegInf;
+                else
+                    s[i] = valid ? s[i] * score_coef[hs] : kNegInf;
                 bmax[hs] = fmaxf(bmax[hs], s[i]);
             }
 #pragma unroll
