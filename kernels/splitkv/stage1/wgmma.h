@@ -41,8 +41,8 @@
 //     T(g, h) = g + h for even g, ((g + 3) mod 8) + 8 + h for odd g; its P is PV k index 8 h + g
 //     of k-step w, so P^T is stored by stmatrix.trans straight from the S^T fragments. With the
 //     row pitch of 592 bytes (80 mod 128) this order keeps every shared load free of bank
-//     conflicts: the two rows of one 8-lane phase of the 16-byte K loads (g = 2i, 2i+1) are 4
-//     rows (64 bytes mod 128) apart, and each 4-byte V load reads 4 rows of one parity.
+//     conflicts: the two rows of one 8-lane phase of the 16-byte K loads (g = 2i, 2i+1) are 4 or
+//     12 rows (64 bytes mod 128) apart, and each 4-byte V load reads 4 rows of one parity.
 //   * O^T rows: m-blocks 2p and 2p+1 (p = 0..3; consumer p / 2) are built together from 4-byte
 //     loads of 4 token rows (those of PV k indices 2t, 2t+1, 2t+8, 2t+9): lane g of warp w holds
 //     dims 128p + 32w + 4g + {0, 1} (m-block 2p, rows g and g+8) and + {2, 3} (m-block 2p+1). So
@@ -164,6 +164,7 @@ struct WgmmaConfig {
     static constexpr int kOffMax = kOffAlpha + kConsumers * N * 4;
     static constexpr int kOffRed = kOffMax + kConsumers * N * 4;
     static constexpr int kOffSum = kOffRed + kConsumers * 2 * 4 * N * 4;
+    static_assert(kOffRed % 8 == 0 && 8 * N <= kOffSum - kOffRed, "the epilogue's N row addresses");
     static constexpr int kOffCoef = kOffSum + kConsumers * 4 * N * 4;
     static constexpr int kOffEnd = kOffCoef + N * 4;
     static constexpr int kOffBars = (kOffEnd + N * 4 + 15) / 16 * 16;
@@ -195,9 +196,9 @@ struct WgmmaShared {
     uint8_t* pt;      // per consumer: Cfg::kPtBytes
     float* alpha;     // per consumer: N rescale factors of its latest tile
     float* max;       // per consumer: N row maxima after its latest tile
-    float* red;       // per consumer: 2 buffers x 4 warps x N tile maxima
+    float* red;       // per consumer: 2 buffers x 4 warps x N tile maxima (epilogue: N row addresses)
     float* sum;       // per consumer: 4 warps x N row sums
-    float* coef;      // N
+    float* coef;      // N (epilogue: N row scales; max: N final row maxima)
     int* end;         // N
     uint64_t* full;   // kStages
     uint64_t* empty;  // kStages
@@ -499,8 +500,9 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 // kLazyRescaleLog2, so O is rescaled rarely once the maxima settle; P stays below
                 // 2^kLazyRescaleLog2 (f16 holds it with full precision), and every quotient O / l
                 // and LSE m + log2(l) is the same for any reference max.
+                // (tm - m, not tm > m + 8: m + 8 rounds for |m| >= 2^27; -inf - -inf is NaN: stays.)
                 const float m_new =
-                    tm > m_run[jj] + kLazyRescaleLog2 ? fmaxf(m_run[jj], tm) : m_run[jj];
+                    tm - m_run[jj] > kLazyRescaleLog2 ? fmaxf(m_run[jj], tm) : m_run[jj];
                 m_use[jj] = softmax_offset(m_new);
                 alpha[jj] = m_new == m_run[jj] ? 1.0f : softmax_rescale(m_run[jj], m_new);
                 m_run[jj] = m_new;
