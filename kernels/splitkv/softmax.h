@@ -11,6 +11,10 @@ inline constexpr float kLog2e = 1.4426950408889634f;
 inline constexpr float kLn2 = 0.6931471805599453f;
 inline constexpr float kNegInf = -__builtin_huge_valf();
 
+// Lazy rescale (the wgmma stage 1): the running max moves only when a tile's max passes it by
+// more than this (log2 domain), so P = exp2(s - m) stays below 2^8 and O is rarely rescaled.
+inline constexpr float kLazyRescaleLog2 = 8.0f;
+
 // What P = exp2(s - offset) subtracts under running max m: m itself, or 0 while every score seen
 // is masked (m = -inf), so that masked scores give exp2(-inf) = 0, never exp2(NaN).
 MLA_DEVICE float softmax_offset(float m) { return m == kNegInf ? 0.0f : m; }

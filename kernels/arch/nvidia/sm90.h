@@ -166,6 +166,19 @@ MLA_DEVICE void bulk_copy_g2s(void* dst, const void* src, uint32_t bytes, uint64
         : "memory");
 }
 
+// ---- stmatrix --------------------------------------------------------------------------------
+// Four 8x8 matrices of 16-bit values, stored transposed: register i of lane (g, t) holds row g,
+// columns 2t and 2t+1 of matrix i (the mma / wgmma D fragment layout, lower column in the lower
+// half), which land at rows 2t and 2t+1, column g; lanes 8i .. 8i+7 give the shared-memory
+// addresses of matrix i's 8 stored rows (16 bytes each, 16-byte aligned).
+MLA_DEVICE void stmatrix_x4_trans(uint32_t row_smem_addr, uint32_t r0, uint32_t r1, uint32_t r2,
+                                  uint32_t r3) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
+                     row_smem_addr),
+                 "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
+}
+
 // ---- e4m3 conversions (sm_89+) ----------------------------------------------------------------
 // The e4m3fn codes in bytes 0, 1 (lo) and 2, 3 (hi) of a word -> their values, exactly, as f16x2
 // (the lower byte in the lower half). One conversion per two codes: on the H200 it decodes ~80

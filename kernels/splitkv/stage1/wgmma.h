@@ -37,13 +37,16 @@
 //     which the decoder pairs as (0, 1) and (2, 3) for e4m3fn (k index 2t + j + 8e <-> dim
 //     64c + 16t + 4s + 2e + j) and as (0, 2) and (1, 3) for e4m3fnuz (k index 2t + j + 8e <->
 //     dim 64c + 16t + 4s + 2j + e). Q^T is written in shared memory in exactly that order.
-//   * S^T row m = 16 w + 8 h + g (warp w of the warpgroup) is tile token 16 w + 8 h + rho(g),
-//     rho(g) = 4 (g & 1) + (g >> 1): the two rows one 8-lane phase loads then sit 64 bytes apart
-//     modulo 128 and the 16-byte loads are free of bank conflicts (row pitch 592 bytes).
+//   * S^T row m = 16 w + 8 h + g (warp w of the warpgroup) is tile token 16 w + T(g, h),
+//     T(g, h) = g + h for even g, ((g + 3) mod 8) + 8 + h for odd g; its P is PV k index 8 h + g
+//     of k-step w, so P^T is stored by stmatrix.trans straight from the S^T fragments. With the
+//     row pitch of 592 bytes (80 mod 128) this order keeps every shared load free of bank
+//     conflicts: the two rows of one 8-lane phase of the 16-byte K loads (g = 2i, 2i+1) are 4 or
+//     12 rows (64 bytes mod 128) apart, and each 4-byte V load reads 4 rows of one parity.
 //   * O^T rows: m-blocks 2p and 2p+1 (p = 0..3; consumer p / 2) are built together from 4-byte
-//     loads of 4 token rows: lane g of warp w holds dims 128p + 32w + 4g + {0, 1} (m-block 2p,
-//     rows g and g+8) and + {2, 3} (m-block 2p+1); PV k index = tile token. So each lane owns 4
-//     consecutive output dims per (p, row): one 8-byte store of bf16 O.
+//     loads of 4 token rows (those of PV k indices 2t, 2t+1, 2t+8, 2t+9): lane g of warp w holds
+//     dims 128p + 32w + 4g + {0, 1} (m-block 2p, rows g and g+8) and + {2, 3} (m-block 2p+1). So
+//     each lane owns 4 consecutive output dims per (p, row): one 8-byte store of bf16 O.
 #pragma once
 
 #include "arch/device.h"
@@ -75,9 +78,9 @@ struct WgmmaDecode {
             return arch::decode_fp8x4(w);
         }
     }
-    // The codes of dims D..D+3 (bytes 0..3) of tokens 2t, 2t+1, 2t+8, 2t+9 (words w0..w3) as the
-    // A fragments of V^T: ax = dims D (rows g) and D+1 (rows g+8), ay = dims D+2 and D+3; each
-    // register a token pair (2t, 2t+1) or (2t+8, 2t+9).
+    // The codes of dims D..D+3 (bytes 0..3) of the tokens of PV k indices 2t, 2t+1, 2t+8, 2t+9
+    // (words w0..w3) as the A fragments of V^T: ax = dims D (rows g) and D+1 (rows g+8), ay =
+    // dims D+2 and D+3; each register a k index pair (2t, 2t+1) or (2t+8, 2t+9).
     MLA_DEVICE static void v_fragments(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3,
                                        uint32_t (&ax)[4], uint32_t (&ay)[4]) {
         if constexpr (kAdjacentPairs) {
@@ -128,9 +131,15 @@ struct WgmmaConfig {
     static constexpr int kThreads = (kProducerWarp + 4) * 32;
     static constexpr int kConsumerThreads = kProducerWarp * 32;
     static constexpr int kProducerThreads = 128;
-    // setmaxnreg budgets: 128 x producer + 256 x consumer <= 64 K registers.
+    // setmaxnreg budgets. The consumers' increase is served only from what the producer's
+    // decrease frees of the CTA's launch allocation (kLaunchRegs per thread, what
+    // __launch_bounds__(kThreads, 1) leaves); asking for more blocks forever.
+    static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
     static constexpr int kProducerRegs = 24;
     static constexpr int kConsumerRegs = 240;
+    static_assert((kLaunchRegs - kProducerRegs) * kProducerThreads >=
+                      (kConsumerRegs - kLaunchRegs) * kConsumerThreads,
+                  "the consumers' registers come from the producer's");
     static constexpr int kEmptyArrivals = 4 * kConsumers;  // warps that read a stage
     static constexpr int kCols = N / 4;  // rows (N columns) a lane holds accumulators of
     // Even and odd k16 steps of S^T in two accumulator chains where the registers allow.
@@ -155,6 +164,7 @@ struct WgmmaConfig {
     static constexpr int kOffMax = kOffAlpha + kConsumers * N * 4;
     static constexpr int kOffRed = kOffMax + kConsumers * N * 4;
     static constexpr int kOffSum = kOffRed + kConsumers * 2 * 4 * N * 4;
+    static_assert(kOffRed % 8 == 0 && 8 * N <= kOffSum - kOffRed, "the epilogue's N row addresses");
     static constexpr int kOffCoef = kOffSum + kConsumers * 4 * N * 4;
     static constexpr int kOffEnd = kOffCoef + N * 4;
     static constexpr int kOffBars = (kOffEnd + N * 4 + 15) / 16 * 16;
@@ -168,10 +178,9 @@ struct WgmmaConfig {
     static constexpr int kSmemBytes = kOffStages + kStages * kStageBytes;
     static_assert(kSmemBytes <= kSharedBudget, "shared memory budget");
 
-    // Tile token of S^T row m (see the header): rows 8 apart mod 128 bytes.
-    MLA_DEVICE static int s_row_token(int m) {
-        const int g = m & 7;
-        return (m & ~7) | ((g & 1) << 2) | (g >> 1);
+    // Token (of the warp's 16) of S^T row g + 8 h, and PV k index 8 h + g (see the header).
+    MLA_DEVICE static int s_row_token(int g, int h) {
+        return ((g & 1) ? (((g & 6) + 4) & 7) + 8 : (g & 6)) + h;
     }
     // Column (query row) of accumulator i of a lane with quad index t (D layout, sm90.h), its
     // column slot (0 .. kCols-1), and the column of a slot.
@@ -187,9 +196,9 @@ struct WgmmaShared {
     uint8_t* pt;      // per consumer: Cfg::kPtBytes
     float* alpha;     // per consumer: N rescale factors of its latest tile
     float* max;       // per consumer: N row maxima after its latest tile
-    float* red;       // per consumer: 2 buffers x 4 warps x N tile maxima
+    float* red;       // per consumer: 2 buffers x 4 warps x N tile maxima (epilogue: N row addresses)
     float* sum;       // per consumer: 4 warps x N row sums
-    float* coef;      // N
+    float* coef;      // N (epilogue: N row scales; max: N final row maxima)
     int* end;         // N
     uint64_t* full;   // kStages
     uint64_t* empty;  // kStages
@@ -425,9 +434,12 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
 #pragma unroll
         for (int i = 0; i < N / 2; ++i) o[mb][i] = 0.0f;
     // Tile tokens of this lane's two S^T rows, and its V rows' byte offset in a tile.
-    const int s_tok0 = 16 * wq + Cfg::s_row_token(g);
-    const int s_tok1 = s_tok0 + 8;
-    const int v_off = (2 * t4) * Cfg::kRowPitch + Cfg::kValueDims * w + 32 * wq + 4 * g;
+    const int s_tok0 = 16 * wq + Cfg::s_row_token(g, 0);
+    const int s_tok1 = s_tok0 + 1;
+    // V^T fragments of k indices 2t, 2t+1, 2t+8, 2t+9 (t = t4): tokens s_row_token(2t, 0),
+    // s_row_token(2t+1, 0) (v_pair rows further on) and the next token of each.
+    const int v_off = Cfg::s_row_token(2 * t4, 0) * Cfg::kRowPitch + Cfg::kValueDims * w + 32 * wq + 4 * g;
+    const int v_pair = (Cfg::s_row_token(2 * t4 + 1, 0) - Cfg::s_row_token(2 * t4, 0)) * Cfg::kRowPitch;
 
     for (int i = 0; 2 * i < rows.n_tiles; ++i) {
         const int t_own = 2 * i + w;
@@ -484,28 +496,40 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 float tm = red[n];
 #pragma unroll
                 for (int v = 1; v < 4; ++v) tm = fmaxf(tm, red[v * N + n]);
-                const float m_new = fmaxf(m_run[jj], tm);
+                // Lazy rescale: the running max moves only when a score passes it by more than
+                // kLazyRescaleLog2, so O is rescaled rarely once the maxima settle; P stays below
+                // 2^kLazyRescaleLog2 (f16 holds it with full precision), and every quotient O / l
+                // and LSE m + log2(l) is the same for any reference max.
+                // (tm - m, not tm > m + 8: m + 8 rounds for |m| >= 2^27; -inf - -inf is NaN: stays.)
+                const float m_new =
+                    tm - m_run[jj] > kLazyRescaleLog2 ? fmaxf(m_run[jj], tm) : m_run[jj];
                 m_use[jj] = softmax_offset(m_new);
-                alpha[jj] = softmax_rescale(m_run[jj], m_new);
+                alpha[jj] = m_new == m_run[jj] ? 1.0f : softmax_rescale(m_run[jj], m_new);
                 m_run[jj] = m_new;
                 l_run[jj] *= alpha[jj];
             }
             // 3. P^T (f16), the rescale factors and the new maxima into this consumer's buffer,
             //    once the other consumer has added this consumer's previous tile.
             if (i > 0) hw::mbarrier_wait(&sh.p_empty[w], (i - 1) & 1);
-            uint8_t* pt = sh.pt + w * Cfg::kPtBytes;
+            uint32_t pf[N / 4];  // P (f16x2) as 8x8 blocks: (row block h, column block j) at 2j + h
 #pragma unroll
-            for (int k = 0; k < N / 2; ++k) {
+            for (int k = 0; k < N / 2; k += 2) {
                 const int jj = Cfg::slot_of(k);
-                const float e = arch::fast_exp2(s[k] - m_use[jj]);
-                l_run[jj] += e;
-                // P^T[n][token]: PV k-step = token / 16 (= wq), k = token % 16.
-                const int n = Cfg::col_of(k, t4);
-                const int kk = 8 * ((k >> 1) & 1) + Cfg::s_row_token(g);
-                *reinterpret_cast<uint16_t*>(pt + wq * Cfg::kPtStepBytes + (n / 8) * 256 +
-                                             (kk / 8) * 128 + (n % 8) * 16 + (kk % 8) * 2) =
-                    static_cast<uint16_t>(arch::pack_f16x2(e, 0.0f));
+                const float e0 = arch::fast_exp2(s[k] - m_use[jj]);
+                const float e1 = arch::fast_exp2(s[k + 1] - m_use[jj + 1]);
+                l_run[jj] += e0;
+                l_run[jj + 1] += e1;
+                pf[k / 2] = arch::pack_f16x2(e0, e1);
             }
+            // P^T[n][kk] of PV k-step wq, kk = 8 h + g: block (h, j) transposed is the core matrix
+            // (n / 8 = j, kk / 8 = h) at 256 j + 128 h; lane L gives row L % 8 of block
+            // 4 G + L / 8, which is 16 L bytes into the step, + 512 G.
+            const uint32_t pt_lane =
+                hw::smem_addr(sh.pt + w * Cfg::kPtBytes + wq * Cfg::kPtStepBytes + 16 * lane);
+#pragma unroll
+            for (int gq = 0; gq < N / 16; ++gq)
+                hw::stmatrix_x4_trans(pt_lane + 512 * gq, pf[4 * gq], pf[4 * gq + 1],
+                                      pf[4 * gq + 2], pf[4 * gq + 3]);
             if (wq == 0 && g == 0) {
 #pragma unroll
                 for (int jj = 0; jj < Cfg::kCols; ++jj) {
@@ -557,9 +581,9 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 for (int pp = 0; pp < kPairs; ++pp) {
                     const uint8_t* src = v_tile + (16 * kk) * Cfg::kRowPitch + 128 * pp;
                     vw[pp][0] = *reinterpret_cast<const uint32_t*>(src);
-                    vw[pp][1] = *reinterpret_cast<const uint32_t*>(src + Cfg::kRowPitch);
-                    vw[pp][2] = *reinterpret_cast<const uint32_t*>(src + 8 * Cfg::kRowPitch);
-                    vw[pp][3] = *reinterpret_cast<const uint32_t*>(src + 9 * Cfg::kRowPitch);
+                    vw[pp][1] = *reinterpret_cast<const uint32_t*>(src + v_pair);
+                    vw[pp][2] = *reinterpret_cast<const uint32_t*>(src + Cfg::kRowPitch);
+                    vw[pp][3] = *reinterpret_cast<const uint32_t*>(src + v_pair + Cfg::kRowPitch);
                 }
             };
             load_v(0);
@@ -600,6 +624,9 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     }
 
     // ---- epilogue: row sums of both consumers, then each stores its half of O -------------------
+    // What depends on the row alone (its sum, scale, LSE and output address) is done once per row
+    // in a rolled pass and handed over in shared memory, so the unrolled per-slot stores stay
+    // short: the epilogue runs once per CTA from a cold instruction cache.
 #pragma unroll
     for (int jj = 0; jj < Cfg::kCols; ++jj) {
         l_run[jj] += arch::shfl_xor(l_run[jj], 4);
@@ -607,22 +634,42 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
         l_run[jj] += arch::shfl_xor(l_run[jj], 16);
         if (g == 0) sh.sum[(w * 4 + wq) * N + Cfg::col_of_slot(jj, t4)] = l_run[jj];
     }
+    hw::named_barrier_sync(1, Cfg::kConsumerThreads);  // both consumers are past their last tile
+    if (w == 0 && wq == 0 && g == 0) {  // consumer 0 holds the maxima after the last tile
+#pragma unroll
+        for (int jj = 0; jj < Cfg::kCols; ++jj) sh.max[Cfg::col_of_slot(jj, t4)] = m_run[jj];
+    }
     hw::named_barrier_sync(1, Cfg::kConsumerThreads);
-    const float v_scale = p.kv_scale * Cfg::Decode::kScale;
+    uint64_t* row_ptr = reinterpret_cast<uint64_t*>(sh.red);  // N output rows (0: no row)
+    float* row_scale = sh.coef;                               // N
+    const int n_me = (w * 4 + wq) * 32 + lane;
+    if (n_me < N) {
+        const int ti = (rows.row0 + n_me) / p.num_heads - rows.t_first;
+        uint64_t dst = 0;
+        float scale = 0.0f;
+        if (ti < work.tokens) {
+            const int head = (rows.row0 + n_me) % p.num_heads - work.head0;
+            float l = 0.0f;
+            for (int v = 0; v < 4 * Cfg::kConsumers; ++v) l += sh.sum[v * N + n_me];
+            scale = l > 0.0f ? p.kv_scale * Cfg::Decode::kScale / l : 0.0f;
+            dst = single_split(work) ? reinterpret_cast<uint64_t>(final_o_row(p, work, ti, head))
+                                     : reinterpret_cast<uint64_t>(partial_o_row(p, work, ti, head));
+            store_lse(p, work, ti, head, sh.max[n_me], l);
+        }
+        row_ptr[n_me] = dst;
+        row_scale[n_me] = scale;
+    }
+    hw::named_barrier_sync(1, Cfg::kConsumerThreads);
+    const int dim0 = Cfg::kValueDims * w + 32 * wq + 4 * g;
+    if (single_split(work)) {
 #pragma unroll
-    for (int jj = 0; jj < Cfg::kCols; ++jj) {
-        const int n = Cfg::col_of_slot(jj, t4);
-        const int ti = (rows.row0 + n) / p.num_heads - rows.t_first;
-        if (ti >= work.tokens) continue;
-        const int head = (rows.row0 + n) % p.num_heads - work.head0;
-        float l = 0.0f;
-#pragma unroll
-        for (int v = 0; v < 4 * Cfg::kConsumers; ++v) l += sh.sum[v * N + n];
-        const float scale = l > 0.0f ? v_scale / l : 0.0f;
-        const int i0 = (jj / 2) * 4 + (jj & 1);  // accumulator index of (row g, this column)
-        const int dim0 = Cfg::kValueDims * w + 32 * wq + 4 * g;
-        if (single_split(work)) {
-            uint16_t* dst = final_o_row(p, work, ti, head) + dim0;
+        for (int jj = 0; jj < Cfg::kCols; ++jj) {
+            const int n = Cfg::col_of_slot(jj, t4);
+            const uint64_t row = row_ptr[n];
+            if (row == 0) continue;
+            const float scale = row_scale[n];
+            const int i0 = (jj / 2) * 4 + (jj & 1);  // accumulator index of (row g, this column)
+            uint16_t* dst = reinterpret_cast<uint16_t*>(row) + dim0;
 #pragma unroll
             for (int pp = 0; pp < kPairs; ++pp) {
                 uint2 val;
@@ -630,15 +677,22 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 val.y = arch::pack_bf16x2(o[2 * pp + 1][i0] * scale, o[2 * pp + 1][i0 + 2] * scale);
                 *reinterpret_cast<uint2*>(dst + 128 * pp) = val;
             }
-        } else {
-            float* dst = partial_o_row(p, work, ti, head) + dim0;
+        }
+    } else {
+#pragma unroll
+        for (int jj = 0; jj < Cfg::kCols; ++jj) {
+            const int n = Cfg::col_of_slot(jj, t4);
+            const uint64_t row = row_ptr[n];
+            if (row == 0) continue;
+            const float scale = row_scale[n];
+            const int i0 = (jj / 2) * 4 + (jj & 1);
+            float* dst = reinterpret_cast<float*>(row) + dim0;
 #pragma unroll
             for (int pp = 0; pp < kPairs; ++pp)
                 *reinterpret_cast<float4*>(dst + 128 * pp) =
                     make_float4(o[2 * pp][i0] * scale, o[2 * pp][i0 + 2] * scale,
                                 o[2 * pp + 1][i0] * scale, o[2 * pp + 1][i0 + 2] * scale);
         }
-        if (w == 0 && wq == 0 && g == 0) store_lse(p, work, ti, head, m_run[jj], l);
     }
 }
 
