@@ -130,7 +130,11 @@ std::string graph_steps(DeviceProblem& dev, TestStream& stream, std::vector<Outp
         return std::string("plan: ") + mla_last_error_message();
     DeviceBuffer workspace(plan.workspace_bytes());
     CapturedGraph graph;
-    if (graph.begin_capture(stream.get()) != gpu::kSuccess) return "begin capture failed";
+    // Thread-local capture: the other thread keeps allocating workspaces and copying outputs back
+    // synchronously, which global mode forbids (and which would invalidate this capture) whenever
+    // one thread captures while the other does either.
+    if (graph.begin_capture(stream.get(), CaptureMode::kThreadLocal) != gpu::kSuccess)
+        return "begin capture failed";
     const mla_status prepared = mla_decode_plan_prepare(plan.get(), &dev.params, workspace.get(),
                                                         workspace.bytes(), stream.get());
     const mla_status ran = mla_decode_plan_run(plan.get(), &dev.params, workspace.get(),

@@ -466,6 +466,9 @@ def test_bf16_rope_beside_fp8_latent_on_the_gpu(fmt, page_size, rope_std):
         assert e.value.status_name == "MLA_STATUS_INVALID_VALUE" and "rope" in e.value.message
     o, lse = mla.decode(split["q"], split["kv_cache"], d["qo_indptr"], d["kv_indptr"],
                         d["sm_scale"], d["max_q_len"], d["max_kv_len"], kv_dtype=fmt,
-                        kv_scale=d["kv_scale"], kpe_cache=rope, kpe_dtype="bf16")
+                        kv_scale=d["kv_scale"], kpe_cache=rope, kpe_dtype="bf16",
+                        kv_page_indptr=d.get("kv_page_indptr"),
+                        kv_page_indices=d.get("kv_page_indices"),
+                        page_size=d.get("page_size", 0))
     torch.cuda.synchronize()
     assert_close(o, lse, *want)

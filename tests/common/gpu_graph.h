@@ -39,8 +39,12 @@ private:
     mla::gpu::error_t status_ = mla::gpu::kSuccess;
 };
 
-// One graph captured from a stream (global capture mode: any call that is not allowed while
-// capturing fails) and instantiated, replayed with launch().
+// One graph captured from a stream and instantiated, replayed with launch(). Capture modes:
+// kGlobal (the default, what torch.cuda.graph uses): while it lasts, a call that is not allowed
+// during capture fails in any thread; kThreadLocal: only in the capturing thread (for tests whose
+// other threads allocate or copy synchronously meanwhile).
+enum class CaptureMode { kGlobal, kThreadLocal };
+
 class CapturedGraph {
 public:
     CapturedGraph() = default;
@@ -51,8 +55,11 @@ public:
     CapturedGraph(const CapturedGraph&) = delete;
     CapturedGraph& operator=(const CapturedGraph&) = delete;
 
-    mla::gpu::error_t begin_capture(mla::gpu::stream_t stream) {
-        return MLA_TEST_RT(StreamBeginCapture)(stream, MLA_TEST_RT(StreamCaptureModeGlobal));
+    mla::gpu::error_t begin_capture(mla::gpu::stream_t stream,
+                                    CaptureMode mode = CaptureMode::kGlobal) {
+        return MLA_TEST_RT(StreamBeginCapture)(stream, mode == CaptureMode::kGlobal
+                                                           ? MLA_TEST_RT(StreamCaptureModeGlobal)
+                                                           : MLA_TEST_RT(StreamCaptureModeThreadLocal));
     }
     // Ends the capture and instantiates the graph. Call it even when a captured call failed:
     // the stream leaves capture mode either way.
