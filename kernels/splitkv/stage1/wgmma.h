@@ -358,6 +358,38 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, uin
     }
 }
 
+// Four consecutive dims of an O row: bf16 in the final O, fp32 in a split's partial O.
+MLA_DEVICE void store_o4(uint16_t* dst, float a, float b, float c, float d) {
+    uint2 v;
+    v.x = arch::pack_bf16x2(a, b);
+    v.y = arch::pack_bf16x2(c, d);
+    *reinterpret_cast<uint2*>(dst) = v;
+}
+MLA_DEVICE void store_o4(float* dst, float a, float b, float c, float d) {
+    *reinterpret_cast<float4*>(dst) = make_float4(a, b, c, d);
+}
+
+// The epilogue's stores of one consumer thread: for each of its column slots, the row's
+// address (0: no such row) and scale from the per-row pass, then its O^T accumulators of that
+// row, 4 consecutive dims per m-block pair, at dims dim0 + 128 pp.
+template <class Cfg, class T>
+MLA_DEVICE void store_o_slots(const float (&o)[2 * Cfg::kPairs][Cfg::N / 2],
+                              const uint64_t* row_ptr, const float* row_scale, int t4, int dim0) {
+#pragma unroll
+    for (int jj = 0; jj < Cfg::kCols; ++jj) {
+        const int n = Cfg::col_of_slot(jj, t4);
+        const uint64_t row = row_ptr[n];
+        if (row == 0) continue;
+        const float scale = row_scale[n];
+        const int i0 = (jj / 2) * 4 + (jj & 1);  // accumulator index of (row g, this column)
+        T* dst = reinterpret_cast<T*>(row) + dim0;
+#pragma unroll
+        for (int pp = 0; pp < Cfg::kPairs; ++pp)
+            store_o4(dst + 128 * pp, o[2 * pp][i0] * scale, o[2 * pp][i0 + 2] * scale,
+                     o[2 * pp + 1][i0] * scale, o[2 * pp + 1][i0 + 2] * scale);
+    }
+}
+
 }  // namespace wgmma_detail
 
 // ---- producer warpgroup: the cache rows, kStages tiles ahead --------------------------------
@@ -661,39 +693,10 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     }
     hw::named_barrier_sync(1, Cfg::kConsumerThreads);
     const int dim0 = Cfg::kValueDims * w + 32 * wq + 4 * g;
-    if (single_split(work)) {
-#pragma unroll
-        for (int jj = 0; jj < Cfg::kCols; ++jj) {
-            const int n = Cfg::col_of_slot(jj, t4);
-            const uint64_t row = row_ptr[n];
-            if (row == 0) continue;
-            const float scale = row_scale[n];
-            const int i0 = (jj / 2) * 4 + (jj & 1);  // accumulator index of (row g, this column)
-            uint16_t* dst = reinterpret_cast<uint16_t*>(row) + dim0;
-#pragma unroll
-            for (int pp = 0; pp < kPairs; ++pp) {
-                uint2 val;
-                val.x = arch::pack_bf16x2(o[2 * pp][i0] * scale, o[2 * pp][i0 + 2] * scale);
-                val.y = arch::pack_bf16x2(o[2 * pp + 1][i0] * scale, o[2 * pp + 1][i0 + 2] * scale);
-                *reinterpret_cast<uint2*>(dst + 128 * pp) = val;
-            }
-        }
-    } else {
-#pragma unroll
-        for (int jj = 0; jj < Cfg::kCols; ++jj) {
-            const int n = Cfg::col_of_slot(jj, t4);
-            const uint64_t row = row_ptr[n];
-            if (row == 0) continue;
-            const float scale = row_scale[n];
-            const int i0 = (jj / 2) * 4 + (jj & 1);
-            float* dst = reinterpret_cast<float*>(row) + dim0;
-#pragma unroll
-            for (int pp = 0; pp < kPairs; ++pp)
-                *reinterpret_cast<float4*>(dst + 128 * pp) =
-                    make_float4(o[2 * pp][i0] * scale, o[2 * pp][i0 + 2] * scale,
-                                o[2 * pp + 1][i0] * scale, o[2 * pp + 1][i0 + 2] * scale);
-        }
-    }
+    if (single_split(work))
+        wgmma_detail::store_o_slots<Cfg, uint16_t>(o, row_ptr, row_scale, t4, dim0);
+    else
+        wgmma_detail::store_o_slots<Cfg, float>(o, row_ptr, row_scale, t4, dim0);
 }
 
 #endif  // MLA_ARCH_SM90
