@@ -57,9 +57,10 @@ public:
 
     mla::gpu::error_t begin_capture(mla::gpu::stream_t stream,
                                     CaptureMode mode = CaptureMode::kGlobal) {
-        return MLA_TEST_RT(StreamBeginCapture)(stream, mode == CaptureMode::kGlobal
-                                                           ? MLA_TEST_RT(StreamCaptureModeGlobal)
-                                                           : MLA_TEST_RT(StreamCaptureModeThreadLocal));
+        const auto rt_mode = mode == CaptureMode::kGlobal
+                                 ? MLA_TEST_RT(StreamCaptureModeGlobal)
+                                 : MLA_TEST_RT(StreamCaptureModeThreadLocal);
+        return MLA_TEST_RT(StreamBeginCapture)(stream, rt_mode);
     }
     // Ends the capture and instantiates the graph. Call it even when a captured call failed:
     // the stream leaves capture mode either way.

@@ -196,9 +196,10 @@ struct WgmmaShared {
     uint8_t* pt;      // per consumer: Cfg::kPtBytes
     float* alpha;     // per consumer: N rescale factors of its latest tile
     float* max;       // per consumer: N row maxima after its latest tile
-    float* red;       // per consumer: 2 buffers x 4 warps x N tile maxima (epilogue: N row addresses)
+    // The epilogue reuses red (N row addresses), coef (N row scales) and max (N final maxima).
+    float* red;       // per consumer: 2 buffers x 4 warps x N tile maxima
     float* sum;       // per consumer: 4 warps x N row sums
-    float* coef;      // N (epilogue: N row scales; max: N final row maxima)
+    float* coef;      // N
     int* end;         // N
     uint64_t* full;   // kStages
     uint64_t* empty;  // kStages
@@ -470,8 +471,9 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     const int s_tok1 = s_tok0 + 1;
     // V^T fragments of k indices 2t, 2t+1, 2t+8, 2t+9 (t = t4): tokens s_row_token(2t, 0),
     // s_row_token(2t+1, 0) (v_pair rows further on) and the next token of each.
-    const int v_off = Cfg::s_row_token(2 * t4, 0) * Cfg::kRowPitch + Cfg::kValueDims * w + 32 * wq + 4 * g;
-    const int v_pair = (Cfg::s_row_token(2 * t4 + 1, 0) - Cfg::s_row_token(2 * t4, 0)) * Cfg::kRowPitch;
+    const int v_row = Cfg::s_row_token(2 * t4, 0);
+    const int v_off = v_row * Cfg::kRowPitch + Cfg::kValueDims * w + 32 * wq + 4 * g;
+    const int v_pair = (Cfg::s_row_token(2 * t4 + 1, 0) - v_row) * Cfg::kRowPitch;
 
     for (int i = 0; 2 * i < rows.n_tiles; ++i) {
         const int t_own = 2 * i + w;
@@ -532,7 +534,8 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 // kLazyRescaleLog2, so O is rescaled rarely once the maxima settle; P stays below
                 // 2^kLazyRescaleLog2 (f16 holds it with full precision), and every quotient O / l
                 // and LSE m + log2(l) is the same for any reference max.
-                // (tm - m, not tm > m + 8: m + 8 rounds for |m| >= 2^27; -inf - -inf is NaN: stays.)
+                // (tm - m, not tm > m + 8: m + 8 rounds for |m| >= 2^27; -inf - -inf is NaN, so
+                // an all-masked row stays at -inf.)
                 const float m_new =
                     tm - m_run[jj] > kLazyRescaleLog2 ? fmaxf(m_run[jj], tm) : m_run[jj];
                 m_use[jj] = softmax_offset(m_new);
