@@ -93,30 +93,41 @@ std::string compare_bitwise(const char* what, const Outputs& got, const Outputs&
     return "";
 }
 
-// One decode step of dev's problem on `stream`, O and LSE poisoned first: a plan of its own
-// (create, prepare, run), or mla_decode_fwd through the process-wide plan cache.
-std::string step(DeviceProblem& dev, gpu::stream_t stream, bool with_plan) {
+// O and LSE of dev poisoned on `stream` (stream-ordered: no device-wide synchronization).
+std::string poison_on(DeviceProblem& dev, gpu::stream_t stream) {
     if (gpu::memset_async(dev.o.get(), 0xFF, dev.o.bytes(), stream) != gpu::kSuccess ||
         gpu::memset_async(dev.lse.get(), 0xFF, dev.lse.bytes(), stream) != gpu::kSuccess)
         return "memset failed";
+    return "";
+}
+
+// A plan of dev's problem, its workspace dev's own (allocated before the threads start).
+std::string make_plan(DeviceProblem& dev, Plan* plan) {
+    if (plan->create(dev.params) != MLA_STATUS_SUCCESS)
+        return std::string("plan: ") + mla_last_error_message();
+    if (plan->workspace_bytes() > dev.workspace_bytes)
+        return "the plan's workspace exceeds mla_decode_workspace_size";
+    return "";
+}
+
+// One decode step of dev's problem on `stream`, O and LSE poisoned first: a plan of its own
+// (create, prepare, run), or mla_decode_fwd through the process-wide plan cache.
+std::string step(DeviceProblem& dev, gpu::stream_t stream, bool with_plan) {
+    std::string r = poison_on(dev, stream);
+    if (!r.empty()) return r;
     mla_status st = MLA_STATUS_SUCCESS;
     if (with_plan) {
         Plan plan;
-        st = plan.create(dev.params);
-        DeviceBuffer workspace(st == MLA_STATUS_SUCCESS ? plan.workspace_bytes() : 0);
+        r = make_plan(dev, &plan);
+        if (!r.empty()) return r;
+        st = mla_decode_plan_prepare(plan.get(), &dev.params, dev.workspace.get(),
+                                     dev.workspace_bytes, stream);
         if (st == MLA_STATUS_SUCCESS)
-            st = mla_decode_plan_prepare(plan.get(), &dev.params, workspace.get(), workspace.bytes(),
-                                         stream);
-        if (st == MLA_STATUS_SUCCESS)
-            st = mla_decode_plan_run(plan.get(), &dev.params, workspace.get(), workspace.bytes(),
-                                     stream);
-        if (st != MLA_STATUS_SUCCESS)
-            return std::string(mla_status_string(st)) + ": " + mla_last_error_message();
-        const gpu::error_t e = gpu::stream_synchronize(stream);  // before the workspace goes
-        if (e != gpu::kSuccess) return gpu::error_string(e);
-        return "";
+            st = mla_decode_plan_run(plan.get(), &dev.params, dev.workspace.get(),
+                                     dev.workspace_bytes, stream);
+    } else {
+        st = dev.run(stream);
     }
-    st = dev.run(stream);
     if (st != MLA_STATUS_SUCCESS)
         return std::string(mla_status_string(st)) + ": " + mla_last_error_message();
     const gpu::error_t e = gpu::stream_synchronize(stream);
@@ -126,24 +137,24 @@ std::string step(DeviceProblem& dev, gpu::stream_t stream, bool with_plan) {
 // A captured graph of a plan's prepare and run, replayed twice with the outputs poisoned.
 std::string graph_steps(DeviceProblem& dev, TestStream& stream, std::vector<Outputs>* out) {
     Plan plan;
-    if (plan.create(dev.params) != MLA_STATUS_SUCCESS)
-        return std::string("plan: ") + mla_last_error_message();
-    DeviceBuffer workspace(plan.workspace_bytes());
+    std::string r = make_plan(dev, &plan);
+    if (!r.empty()) return r;
     CapturedGraph graph;
-    // Thread-local capture: the other thread keeps allocating workspaces and copying outputs back
-    // synchronously, which global mode forbids (and which would invalidate this capture) whenever
-    // one thread captures while the other does either.
+    // Thread-local capture: the other thread keeps copying outputs back synchronously, which
+    // global mode forbids (and which would invalidate this capture) while one thread captures.
     if (graph.begin_capture(stream.get(), CaptureMode::kThreadLocal) != gpu::kSuccess)
         return "begin capture failed";
-    const mla_status prepared = mla_decode_plan_prepare(plan.get(), &dev.params, workspace.get(),
-                                                        workspace.bytes(), stream.get());
-    const mla_status ran = mla_decode_plan_run(plan.get(), &dev.params, workspace.get(),
-                                               workspace.bytes(), stream.get());
+    const mla_status prepared = mla_decode_plan_prepare(plan.get(), &dev.params,
+                                                        dev.workspace.get(), dev.workspace_bytes,
+                                                        stream.get());
+    const mla_status ran = mla_decode_plan_run(plan.get(), &dev.params, dev.workspace.get(),
+                                               dev.workspace_bytes, stream.get());
     if (graph.end_capture(stream.get()) != gpu::kSuccess) return "end capture failed";
     if (prepared != MLA_STATUS_SUCCESS || ran != MLA_STATUS_SUCCESS)
         return std::string("captured calls: ") + mla_last_error_message();
     for (int replay = 0; replay < 2; ++replay) {
-        dev.poison_outputs(0xFF);
+        r = poison_on(dev, stream.get());
+        if (!r.empty()) return r;
         if (graph.launch(stream.get()) != gpu::kSuccess) return "graph launch failed";
         if (stream.synchronize() != gpu::kSuccess) return "graph replay failed";
         out->push_back(download(dev));
@@ -169,20 +180,32 @@ TEST(MultiGpu, EveryFormatOnTwoDevicesAtOnceEqualsOneDeviceBitwise) {
         expect_outputs_match(dev, run_reference(hosts.back()));
         alone.push_back(download(dev));
     }
+    // Every buffer of both threads (problems, workspaces, streams) is made before they start
+    // and freed after they end: CUDA forbids synchronizing a device while any of its streams is
+    // being captured, and cudaFree, cudaMemset and the like synchronize it. (An earlier version
+    // allocated and poisoned inside the threads; the driver crashed in cuCtxSynchronize in about
+    // one run in six.) Inside, each thread uses only its own stream and synchronous copies to the
+    // host, which thread-local capture allows.
+    std::vector<std::unique_ptr<DeviceProblem>> devs[2];
+    std::unique_ptr<TestStream> streams[2];
+    for (int t = 0; t < 2; ++t) {
+        ASSERT_EQ(set_device(devices[t]), "");
+        streams[t] = std::make_unique<TestStream>();
+        ASSERT_EQ(streams[t]->status(), gpu::kSuccess);
+        for (const HostProblem& h : hosts) devs[t].push_back(std::make_unique<DeviceProblem>(h));
+    }
     // Each thread: every format, three rounds of plan / fwd steps, then a graph per format.
     expect_no_failures(run_together(2, [&](int t) -> std::string {
         const std::string bound = set_device(devices[t]);
         if (!bound.empty()) return bound;
-        TestStream stream;
-        if (stream.status() != gpu::kSuccess) return "stream";
-        std::vector<std::unique_ptr<DeviceProblem>> devs;
-        for (const HostProblem& h : hosts) devs.push_back(std::make_unique<DeviceProblem>(h));
+        TestStream& stream = *streams[t];
         for (int round = 0; round < 3; ++round) {
             for (int f = 0; f < n; ++f) {
                 const bool with_plan = (round + f + t) % 2 == 0;
-                std::string r = step(*devs[f], stream.get(), with_plan);
+                std::string r = step(*devs[t][f], stream.get(), with_plan);
                 if (r.empty())
-                    r = compare_bitwise(with_plan ? "plan" : "fwd", download(*devs[f]), alone[f]);
+                    r = compare_bitwise(with_plan ? "plan" : "fwd", download(*devs[t][f]),
+                                        alone[f]);
                 if (!r.empty())
                     return std::string(kFormats[f].name) + " round " + std::to_string(round) +
                            ": " + r;
@@ -190,7 +213,7 @@ TEST(MultiGpu, EveryFormatOnTwoDevicesAtOnceEqualsOneDeviceBitwise) {
         }
         for (int f = 0; f < n; ++f) {
             std::vector<Outputs> replays;
-            std::string r = graph_steps(*devs[f], stream, &replays);
+            std::string r = graph_steps(*devs[t][f], stream, &replays);
             for (const Outputs& o : replays)
                 if (r.empty()) r = compare_bitwise("graph replay", o, alone[f]);
             if (!r.empty()) return std::string(kFormats[f].name) + ": " + r;
