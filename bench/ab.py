@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""A/B of two builds or two settings of the library in one run: the way every speed change here is
+judged (docs/notes/stage1_wgmma.md). Only figures from the same run on the same GPU compare (a
+machine's clock and HBM drift by a few percent between runs), so this driver alternates the two
+sides, round after round, over the same cases, and reports per case the median over rounds of
+each side's median, the ratio B / A, and the geometric mean of the ratios.
+
+A side is a `mla_bench` binary with environment settings in front, as a shell would read them:
+  'build-base/bench/mla_bench'                  (a build of the base commit)
+  'MLA_DECODE_STAGE1=mma16 build/bench/mla_bench'
+Everything after `--` goes to both binaries (the SPEC method is mla_bench's own: flush, events,
+median of --mla_iters calls). Outputs are not checked here (--mla_no_check is passed); the GPU
+tests do that.
+
+  bench/ab.py --csv ab.csv --rounds 3 'build-base/bench/mla_bench' 'build/bench/mla_bench' -- \\
+      --mla_formats=fp8_e4m3fn --mla_extra --mla_iters=20 '--benchmark_filter=h128'
+
+Without a GPU mla_bench times the host reference: the driver works the same (slowly), which is
+how CI tests it.
+"""
+import argparse
+import csv
+import math
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+
+KEY = ("bs", "q_len", "kv_len", "heads", "kv_format", "q_format", "page_size", "lengths",
+       "q_lens")
+
+
+def parse_side(text):
+    """'K=V K2=V2 binary' -> (env dict, binary)."""
+    words = shlex.split(text)
+    env = {}
+    while words and "=" in words[0] and not words[0].startswith(("/", ".")):
+        name, value = words.pop(0).split("=", 1)
+        env[name] = value
+    if len(words) != 1:
+        raise ValueError("a side is 'NAME=VALUE ... BINARY' (got %r)" % text)
+    return env, words[0]
+
+
+def run_side(env, binary, args, csv_path):
+    """Runs one pass of a side; returns {case key: row} of the cases that ran."""
+    full_env = dict(os.environ)
+    full_env.update(env)
+    cmd = [binary, "--mla_no_check", "--mla_csv=" + csv_path] + list(args)
+    done = subprocess.run(cmd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout[-4000:])
+        raise RuntimeError("%s exited with %d" % (" ".join(cmd), done.returncode))
+    rows = {}
+    with open(csv_path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row.get("median_us"):
+                rows[tuple(row.get(k, "") for k in KEY)] = row
+    return rows
+
+
+def label(key):
+    d = dict(zip(KEY, key))
+    s = "%s bs%s kv%s H%s q%s" % (d["kv_format"], d["bs"], d["kv_len"], d["heads"], d["q_len"])
+    if d["page_size"] not in ("", "1"):
+        s += " page%s" % d["page_size"]
+    if d["lengths"] not in ("", "equal"):
+        s += " " + d["lengths"]
+    if d["q_lens"] not in ("", "equal"):
+        s += " q " + d["q_lens"]
+    return s
+
+
+def route(row):
+    return "%s %s/%s" % (row.get("variant", ""), row.get("rows_per_cta", ""),
+                         row.get("splits", ""))
+
+
+def compare(passes_a, passes_b):
+    """Per case present in every pass of both sides: (key, a_us, b_us, route_a, route_b)."""
+    keys = [k for k in passes_a[0] if all(k in p for p in passes_a + passes_b)]
+    out = []
+    for k in keys:
+        a = statistics.median(float(p[k]["median_us"]) for p in passes_a)
+        b = statistics.median(float(p[k]["median_us"]) for p in passes_b)
+        out.append((k, a, b, route(passes_a[-1][k]), route(passes_b[-1][k])))
+    return out
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def main(argv):
+    split = argv.index("--") if "--" in argv else len(argv)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("a", help="side A: 'NAME=VALUE ... BINARY'")
+    parser.add_argument("b", help="side B: 'NAME=VALUE ... BINARY'")
+    parser.add_argument("--rounds", type=int, default=3, help="passes of each side (>= 1)")
+    parser.add_argument("--csv", default="", help="where the per-case rows go")
+    opts = parser.parse_args(argv[:split])
+    bench_args = argv[split + 1:]
+    if opts.rounds < 1:
+        parser.error("--rounds must be >= 1")
+    sides = [parse_side(opts.a), parse_side(opts.b)]
+    passes = ([], [])
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(opts.rounds):
+            # A then B in even rounds, B then A in odd ones: drift within a round cancels.
+            order = (0, 1) if r % 2 == 0 else (1, 0)
+            for s in order:
+                env, binary = sides[s]
+                passes[s].append(run_side(env, binary, bench_args,
+                                          os.path.join(tmp, "%d_%d.csv" % (s, r))))
+    cases = compare(*passes)
+    if not cases:
+        print("no case ran on both sides")
+        return 1
+    print("A: %s\nB: %s\n%d rounds; medians over rounds of each pass's median, us" %
+          (opts.a, opts.b, opts.rounds))
+    width = max(len(label(c[0])) for c in cases)
+    print("%-*s %10s %10s %7s  %s" % (width, "case", "A", "B", "B / A", "A route -> B route"))
+    for k, a, b, ra, rb in cases:
+        print("%-*s %10.2f %10.2f %7.3f  %s%s" % (width, label(k), a, b, b / a, ra,
+                                                  "" if ra == rb else " -> " + rb))
+    print("%-*s %10.2f %10.2f %7.3f" % (width, "geomean", geomean([c[1] for c in cases]),
+                                        geomean([c[2] for c in cases]),
+                                        geomean([c[2] / c[1] for c in cases])))
+    if opts.csv:
+        with open(opts.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(list(KEY) + ["a_us", "b_us", "b_over_a", "a_route", "b_route"])
+            for k, a, b, ra, rb in cases:
+                w.writerow(list(k) + ["%.2f" % a, "%.2f" % b, "%.4f" % (b / a), ra, rb])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,76 @@
+"""bench/ab.py off the GPU: two fake benchmark binaries (scripts that write mla_bench's CSV
+columns with made-up medians, scaled by an environment variable) through the whole driver:
+sides with settings, alternating rounds, medians over rounds, ratios, geomean, CSV."""
+import csv
+import os
+import stat
+import sys
+
+import pytest
+
+from conftest import REPO_ROOT
+
+sys.path.insert(0, os.path.join(REPO_ROOT, "bench"))
+import ab  # noqa: E402
+
+# A fake mla_bench: two cases; median = base * FAKE_SCALE, plus the pass number (kept in a file)
+# so that rounds differ and the median over rounds is the middle one.
+FAKE = r'''#!/usr/bin/env python3
+import os, sys
+out = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--mla_csv=")][0]
+assert "--mla_no_check" in sys.argv and "--extra_flag" in sys.argv
+counter = os.environ["FAKE_COUNTER"]
+n = int(open(counter).read()) if os.path.exists(counter) else 0
+open(counter, "w").write(str(n + 1))
+scale = float(os.environ.get("FAKE_SCALE", "1"))
+cols = "bs,q_len,kv_len,heads,kv_format,q_format,page_size,lengths,q_lens,median_us,variant,rows_per_cta,splits"
+with open(out, "w") as f:
+    f.write(cols + "\n")
+    f.write("4,1,1024,16,fp8_e4m3fn,bf16,1,equal,equal,%.2f,mma16,16,16\n" % (10 * scale + n))
+    f.write("64,1,4096,128,fp8_e4m3fn,bf16,1,equal,equal,%.2f,wgmma,64,1\n" % (100 * scale + n))
+'''
+
+
+@pytest.fixture
+def fake_bench(tmp_path):
+    path = tmp_path / "fake_bench"
+    path.write_text(FAKE)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return str(path)
+
+
+def test_parse_side():
+    assert ab.parse_side("A=1 B=x=y ./bin") == ({"A": "1", "B": "x=y"}, "./bin")
+    assert ab.parse_side("/abs/bin") == ({}, "/abs/bin")
+    with pytest.raises(ValueError):
+        ab.parse_side("A=1")
+    with pytest.raises(ValueError):
+        ab.parse_side("bin1 bin2")
+
+
+def test_two_sides_three_rounds(fake_bench, tmp_path, capsys, monkeypatch):
+    counter = tmp_path / "counter"
+    monkeypatch.setenv("FAKE_COUNTER", str(counter))
+    out = tmp_path / "ab.csv"
+    rc = ab.main(["--rounds", "3", "--csv", str(out), "FAKE_SCALE=1 " + fake_bench,
+                  "FAKE_SCALE=0.5 " + fake_bench, "--", "--extra_flag"])
+    assert rc == 0
+    assert counter.read_text() == "6"  # 3 rounds x 2 sides
+    # Passes in order: r0 A(0) B(1), r1 B(2) A(3), r2 A(4) B(5).
+    # A: 10 + {0, 3, 4} -> median 13; B: 5 + {1, 2, 5} -> 7. 128 heads: A 103, B 52.
+    rows = list(csv.DictReader(open(out)))
+    assert [(r["heads"], r["a_us"], r["b_us"]) for r in rows] == [
+        ("16", "13.00", "7.00"), ("128", "103.00", "52.00")]
+    assert float(rows[0]["b_over_a"]) == pytest.approx(7 / 13, abs=1e-4)
+    assert rows[1]["a_route"] == "wgmma 64/1"
+    text = capsys.readouterr().out
+    geo = [l for l in text.splitlines() if l.startswith("geomean")][0].split()
+    assert float(geo[3]) == pytest.approx(((7 / 13) * (52 / 103)) ** 0.5, abs=1e-3)
+
+
+def test_a_failing_side_raises(tmp_path):
+    bad = tmp_path / "bad"
+    bad.write_text("#!/bin/sh\necho broken\nexit 3\n")
+    bad.chmod(bad.stat().st_mode | stat.S_IEXEC)
+    with pytest.raises(RuntimeError, match="exited with 3"):
+        ab.main([str(bad), str(bad)])
