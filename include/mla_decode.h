@@ -108,10 +108,14 @@ typedef enum mla_status {
                                            (head count, head dims, dtype combination, ...)      */
     MLA_STATUS_MISALIGNED = 6,          /* a pointer or stride breaks the alignment stated for
                                            its field                                            */
-    MLA_STATUS_WORKSPACE_TOO_SMALL = 7, /* workspace_bytes < mla_decode_workspace_size()        */
+    MLA_STATUS_WORKSPACE_TOO_SMALL = 7, /* workspace_bytes below what the call needs:
+                                           mla_decode_workspace_size() for fwd, the plan's
+                                           mla_decode_plan_workspace_size() for prepare / run   */
     MLA_STATUS_NO_DEVICE = 8,           /* no GPU, or a library built without a GPU backend     */
     MLA_STATUS_DEVICE_ERROR = 9,        /* the HIP/CUDA runtime reported an error               */
-    MLA_STATUS_OUT_OF_MEMORY = 10,      /* a host allocation failed (host reference only)       */
+    MLA_STATUS_OUT_OF_MEMORY = 10,      /* a host allocation failed (the host reference, plan
+                                           creation, workspace queries); never device memory:
+                                           the library allocates none                           */
     MLA_STATUS_INTERNAL_ERROR = 11      /* a bug in the library; the message says where         */
 } mla_status;
 
@@ -133,6 +137,9 @@ typedef enum mla_status {
  *    block of 32 consecutive values.
  */
 typedef enum mla_dtype {
+    MLA_DTYPE_NONE = 0,         /* no dtype: valid only as v_dtype and kpe_dtype, where it
+                                   means the default form (V from the latent rows; 576-wide
+                                   cache rows); elsewhere INVALID_DTYPE                        */
     MLA_DTYPE_BF16 = 1,
     MLA_DTYPE_FP32 = 2,         /* outputs of the host reference only                          */
     MLA_DTYPE_FP8_E4M3FN = 3,
@@ -160,8 +167,8 @@ typedef enum mla_dtype {
  *   - MXFP4: 288 bytes of e2m1 pairs, plus row `slot` of kv_block_scales (18 e8m0 codes used;
  *     quantizers pad the scale tensor, so its row stride is a field).
  * Where V comes from is said by v_dtype, a host value (so a plan fixes it, see Plan-then-run):
- *   - v_dtype 0 (the mla_decode_params_init default): V is the first 512 dims of the same row;
- *     v_cache must be NULL and the other v_* fields are ignored.
+ *   - v_dtype MLA_DTYPE_NONE (0, the mla_decode_params_init default): V is the first 512 dims
+ *     of the same row; v_cache must be NULL and the other v_* fields are ignored.
  *   - v_dtype FP8_E4M3FN / FP8_E4M3FNUZ (MXFP4 keys with fp8 values; kv_dtype must be MXFP4):
  *     V of slot s is the first 512 elements of row s of v_cache, times v_scale; v_cache must
  *     be set for mla_decode_fwd and mla_decode_reference (it may be NULL where only host fields
@@ -182,8 +189,8 @@ typedef enum mla_dtype {
  *       Q[t, h, 0:512] = q[t, h, :],  Q[t, h, 512:576] = q_pe[t, h, :].
  *     Setting q_pe or either q_pe stride selects the split form. Both halves have q_dtype and
  *     q_scale. Every path serves both forms, with the same numbers.
- *   - Cache: one table of 576-wide rows, kv_cache (the default: kpe_dtype 0, kpe_cache NULL,
- *     kpe_stride_slot 0); or the split form (FlashInfer's ckv / kpe layout), chosen by
+ *   - Cache: one table of 576-wide rows, kv_cache (the default: kpe_dtype NONE (0), kpe_cache
+ *     NULL, kpe_stride_slot 0); or the split form (FlashInfer's ckv / kpe layout), chosen by
  *     kpe_dtype: kv_cache holds 512-wide latent rows (K dims 0..511, and V), kpe_cache holds
  *     64-wide rope rows (K dims 512..575) of kpe_dtype, each table with its own slot stride
  *     (kv_stride_slot, kpe_stride_slot). Both are addressed by the same slot (the same

@@ -83,7 +83,7 @@ MLA_API mla_status mla_decode_params_init(mla_decode_params* params) {
         params->q_dtype = MLA_DTYPE_BF16;
         params->kv_dtype = MLA_DTYPE_BF16;
         params->o_dtype = MLA_DTYPE_BF16;
-        params->v_dtype = static_cast<mla_dtype>(0);
+        params->v_dtype = MLA_DTYPE_NONE;
         params->q_scale = 1.0f;
         params->kv_scale = 1.0f;
         params->v_scale = 1.0f;

@@ -44,7 +44,7 @@ namespace {
 namespace gpu = mla::gpu;
 
 constexpr uint32_t kInvariant = MLA_DECODE_FLAG_BATCH_INVARIANT;
-constexpr mla_dtype kNoV = static_cast<mla_dtype>(0);
+constexpr mla_dtype kNoV = MLA_DTYPE_NONE;
 constexpr int kPoolElements = 16;
 constexpr int kPageSize = 16;
 constexpr int kBatchSizes[] = {1, 2, 7, 64, 1024};

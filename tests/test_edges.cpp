@@ -26,7 +26,7 @@
 namespace mla_test {
 namespace {
 
-constexpr mla_dtype kNoV = static_cast<mla_dtype>(0);
+constexpr mla_dtype kNoV = MLA_DTYPE_NONE;
 
 struct Layout {
     const char* name;

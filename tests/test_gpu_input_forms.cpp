@@ -38,7 +38,7 @@
 namespace mla_test {
 namespace {
 
-constexpr mla_dtype kNoV = static_cast<mla_dtype>(0);
+constexpr mla_dtype kNoV = MLA_DTYPE_NONE;
 
 struct Format {
     mla_dtype kv;

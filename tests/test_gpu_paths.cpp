@@ -37,7 +37,7 @@ namespace {
 
 namespace gpu = mla::gpu;
 
-constexpr mla_dtype kNoV = static_cast<mla_dtype>(0);
+constexpr mla_dtype kNoV = MLA_DTYPE_NONE;
 // 8 heads: a 128-head model split 16 ways; a 16-row CTA then holds two query tokens.
 constexpr int kHeadCounts[] = {8, 16, 32, 64, 128};
 

@@ -25,7 +25,7 @@ namespace {
 
 namespace fmt = mla::fmt;
 
-constexpr mla_dtype kNone = static_cast<mla_dtype>(0);
+constexpr mla_dtype kNone = MLA_DTYPE_NONE;
 
 std::string dtype_text(mla_dtype d) {
     switch (d) {

@@ -32,7 +32,7 @@ namespace mla_test {
 namespace {
 
 namespace gpu = mla::gpu;
-constexpr mla_dtype kNoV = static_cast<mla_dtype>(0);
+constexpr mla_dtype kNoV = MLA_DTYPE_NONE;
 
 int device_count() {
     int n = 0;

@@ -149,7 +149,7 @@ TEST(Stage1Select, WgmmaDeclinesABf16RopeBesideAnFp8Latent) {
 TEST(KvFormats, Bf16RopeBesideAnFp8Latent) {
     using mla::splitkv::kv_format_of;
     using mla::splitkv::kv_traits;
-    constexpr auto kNone = static_cast<mla_dtype>(0);
+    constexpr auto kNone = MLA_DTYPE_NONE;
     const std::pair<mla_dtype, KvFormat> cases[] = {
         {MLA_DTYPE_FP8_E4M3FN, KvFormat::kFp8E4M3FNBf16Rope},
         {MLA_DTYPE_FP8_E4M3FNUZ, KvFormat::kFp8E4M3FNUZBf16Rope}};
@@ -348,7 +348,7 @@ mla_decode_params mxfp4_params(mla_dtype v_dtype) {
 }
 
 TEST(PlanAccepts, TheSameShapeAndVSource) {
-    for (mla_dtype v : {static_cast<mla_dtype>(0), MLA_DTYPE_FP8_E4M3FN}) {
+    for (mla_dtype v : {MLA_DTYPE_NONE, MLA_DTYPE_FP8_E4M3FN}) {
         mla::DevicePlan plan;
         plan.key = mla::key_of(mxfp4_params(v), 0);
         EXPECT_EQ(mla::plan_accepts(plan, mxfp4_params(v), 0), MLA_STATUS_SUCCESS);
@@ -368,8 +368,8 @@ TEST(PlanAccepts, AnEmptyPoolWithoutVCache) {
 
 TEST(PlanAccepts, RefusesARunWhoseVCacheContradictsThePlan) {
     const std::pair<mla_dtype, mla_dtype> cases[] = {
-        {static_cast<mla_dtype>(0), MLA_DTYPE_FP8_E4M3FN},  // plan: latent rows; run: v_cache
-        {MLA_DTYPE_FP8_E4M3FNUZ, static_cast<mla_dtype>(0)},  // plan: v_cache; run: none
+        {MLA_DTYPE_NONE, MLA_DTYPE_FP8_E4M3FN},  // plan: latent rows; run: v_cache
+        {MLA_DTYPE_FP8_E4M3FNUZ, MLA_DTYPE_NONE},  // plan: v_cache; run: none
     };
     for (const auto& [plan_v, run_v] : cases) {
         SCOPED_TRACE(static_cast<int>(plan_v));
@@ -562,9 +562,9 @@ TEST(PlanWorkspaceBound, CoversThePlansOfEveryProblemUnderTheLargest) {
     forced_splits.forced_splits = 5;
     forced_variant.stage1 = mla::parse_stage1_request("mma16");
     const std::pair<mla_dtype, mla_dtype> formats[] = {
-        {MLA_DTYPE_BF16, static_cast<mla_dtype>(0)},
-        {MLA_DTYPE_FP8_E4M3FN, static_cast<mla_dtype>(0)},
-        {MLA_DTYPE_FP8_E4M3FNUZ, static_cast<mla_dtype>(0)},
+        {MLA_DTYPE_BF16, MLA_DTYPE_NONE},
+        {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_NONE},
+        {MLA_DTYPE_FP8_E4M3FNUZ, MLA_DTYPE_NONE},
         {MLA_DTYPE_MXFP4, MLA_DTYPE_FP8_E4M3FN}};
     constexpr int kBatch = 96, kQLen = 2, kTotalQ = 192, kKvLen = 20000;
     std::mt19937 rng(8);

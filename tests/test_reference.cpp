@@ -514,7 +514,7 @@ struct NaiveCase {
 
 void PrintTo(const NaiveCase& c, std::ostream* os) { *os << c.name; }
 
-ProblemSpec spec_of(mla_dtype kv, mla_dtype q = MLA_DTYPE_BF16, mla_dtype v = static_cast<mla_dtype>(0)) {
+ProblemSpec spec_of(mla_dtype kv, mla_dtype q = MLA_DTYPE_BF16, mla_dtype v = MLA_DTYPE_NONE) {
     ProblemSpec s;
     s.kv_dtype = kv;
     s.q_dtype = q;
@@ -753,10 +753,10 @@ TEST(ProblemOptions, SlotBaseMovesTheUsedSlotsToTheFarEnd) {
         int64_t slot_base;
     };
     const Case cases[] = {
-        {MLA_DTYPE_BF16, static_cast<mla_dtype>(0), 0, 1000},
-        {MLA_DTYPE_FP8_E4M3FN, static_cast<mla_dtype>(0), 16, 1024},
+        {MLA_DTYPE_BF16, MLA_DTYPE_NONE, 0, 1000},
+        {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_NONE, 16, 1024},
         {MLA_DTYPE_MXFP4, MLA_DTYPE_FP8_E4M3FNUZ, 64, 640},
-        {MLA_DTYPE_MXFP4, static_cast<mla_dtype>(0), 0, 77},
+        {MLA_DTYPE_MXFP4, MLA_DTYPE_NONE, 0, 77},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE("kv_dtype " + std::to_string(c.kv) + ", page_size " +

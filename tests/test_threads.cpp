@@ -40,7 +40,7 @@
 namespace mla_test {
 namespace {
 
-constexpr mla_dtype kNoV = static_cast<mla_dtype>(0);
+constexpr mla_dtype kNoV = MLA_DTYPE_NONE;
 
 
 // A small problem per index: formats, heads (8 .. 128), paging and q_len vary with `i`.

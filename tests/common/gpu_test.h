@@ -81,7 +81,7 @@ ProblemSpec format_spec(mla_dtype kv_dtype, mla_dtype v_dtype, int heads,
 
 // Test-name form of a cache format: bf16, fp8_e4m3fn, fp8_e4m3fnuz, mxfp4, or
 // mxfp4_k_fp8_e4m3fn_v / mxfp4_k_fp8_e4m3fnuz_v with a separate V cache.
-std::string format_name(mla_dtype kv_dtype, mla_dtype v_dtype = static_cast<mla_dtype>(0));
+std::string format_name(mla_dtype kv_dtype, mla_dtype v_dtype = MLA_DTYPE_NONE);
 
 }  // namespace mla_test
 

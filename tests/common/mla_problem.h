@@ -36,7 +36,7 @@ struct ProblemSpec {
     mla_dtype kv_dtype = MLA_DTYPE_BF16;  // BF16, FP8_E4M3FN, FP8_E4M3FNUZ, MXFP4
     // With kv_dtype MXFP4: V from a separate FP8 cache of this dtype (FP8_*), or 0 = V from
     // the MXFP4 cache itself.
-    mla_dtype v_dtype = static_cast<mla_dtype>(0);
+    mla_dtype v_dtype = MLA_DTYPE_NONE;
     int page_size = 1;
     bool paged = false;          // CSR page table with shuffled pages (and spare pages)
     bool poison_unused = true;   // slots no sequence uses hold NaN codes (a stray read shows)
@@ -58,7 +58,7 @@ struct ProblemSpec {
     //     BF16 or the FP8 kv_dtype (any pair the validation allows, MXFP4 excluded).
     //   lse_stride_token (0 = dense): the LSE row stride HostProblem::host_params passes.
     bool split_q = false;
-    mla_dtype kpe_dtype = static_cast<mla_dtype>(0);
+    mla_dtype kpe_dtype = MLA_DTYPE_NONE;
     // kpe_dtype BF16 beside an FP8 kv_dtype only: the rope values stored are the random ones
     // times rope_gain (rounded to bf16 once); the FP8 scale still comes from the unscaled
     // values, so the latent codes stay those of rope_gain 1. Large gains put the rope past any

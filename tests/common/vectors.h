@@ -30,7 +30,7 @@ struct VectorCase {
     // ---- decoded from kv_format and the file descriptions ----
     mla_dtype q_dtype = MLA_DTYPE_BF16;
     mla_dtype kv_dtype = MLA_DTYPE_BF16;
-    mla_dtype v_dtype = static_cast<mla_dtype>(0);  // FP8_* for mxfp4_k_fp8_v
+    mla_dtype v_dtype = MLA_DTYPE_NONE;  // FP8_* for mxfp4_k_fp8_v
 
     // ---- raw buffers ----
     std::vector<uint8_t> q;                 // (total_q, heads, 576) of q_dtype
