@@ -36,3 +36,10 @@ __all__ = ["ABI_VERSION", "FLAG_BATCH_INVARIANT", "HEAD_DIM_QK", "HEAD_DIM_V", "
            "mla_decode_params", "reference", "version", "workspace_bound", "workspace_size"]
 if "decode" in globals():
     __all__.append("decode")
+else:
+    def __getattr__(name):
+        if name == "decode":
+            raise AttributeError("mla_decode.decode is the torch custom op and needs torch, which "
+                                 "does not import here; without torch use Params with fwd / Plan "
+                                 "(device arrays) or reference (numpy)")
+        raise AttributeError("module 'mla_decode' has no attribute '%s'" % name)

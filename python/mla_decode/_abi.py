@@ -48,7 +48,9 @@ class Status(enum.IntEnum):
 
 
 class DType(enum.IntEnum):
-    """mla_dtype (0, no dtype, is only meaningful for v_dtype: V from the latent rows)."""
+    """mla_dtype. NONE (0) is valid only as v_dtype and kpe_dtype: the default forms (V from the
+    latent rows, 576-wide cache rows)."""
+    NONE = 0
     BF16 = 1
     FP32 = 2
     FP8_E4M3FN = 3

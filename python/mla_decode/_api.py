@@ -6,7 +6,8 @@ strides and dtypes come from the arrays' shapes, strides and element types, so o
 array cannot tell is a keyword (sm_scale, scales, max_q_len / max_kv_len for device indptrs,
 fp8 / MXFP4 dtypes of raw uint8 storage). Every library call that fails raises MlaError with
 the status and the library's message; what the binding itself refuses (an array of the wrong
-kind, shape or placement) raises TypeError or ValueError before the library is called.
+kind, shape or placement) raises an MlaError too, before the library is called, with the status
+the library gives such input; those are also ValueError or TypeError (_errors.py).
 """
 import ctypes
 import sys
@@ -14,24 +15,8 @@ import sys
 from . import _abi
 from ._abi import (HEAD_DIM_QK, HEAD_DIM_V, KV_LORA_RANK, MXFP4_ROW_BYTES, MXFP4_ROW_SCALES,
                    QK_ROPE_HEAD_DIM, DType, Status)
+from ._errors import MlaError, MlaTypeError, MlaValueError
 from ._tensors import as_array, contiguous_strides
-
-
-class MlaError(RuntimeError):
-    """A libmla_decode call returned a status other than SUCCESS.
-
-    status: the Status (an int when the library returned a value this package does not know);
-    status_name: the library's name of it ("MLA_STATUS_UNSUPPORTED"); message: the library's
-    message (mla_last_error_message); function: the C function that failed."""
-
-    def __init__(self, status, status_name, message, function):
-        try:
-            status = Status(status)
-        except ValueError:
-            pass
-        self.status, self.status_name, self.message, self.function = (status, status_name,
-                                                                      message, function)
-        super().__init__("%s: %s: %s" % (function, status_name, message))
 
 
 def _call(name, *args):
@@ -79,8 +64,9 @@ def dtype(value):
         try:
             return _DTYPE_NAMES[value.lower().replace("torch.", "")]
         except KeyError:
-            raise ValueError("no mla_dtype named '%s' (have %s)" %
-                             (value, ", ".join(sorted(_DTYPE_NAMES)))) from None
+            raise MlaValueError("no mla_dtype named '%s' (have %s)" %
+                                (value, ", ".join(sorted(_DTYPE_NAMES))),
+                                Status.INVALID_DTYPE) from None
     value = int(value)
     return DType(value) if value in DType._value2member_map_ else value
 
@@ -91,14 +77,14 @@ def _field_dtype(given, arr, field):
         if arr is None:
             return DType.BF16
         if arr.dtype not in _INFERRED:
-            raise TypeError("%s is %s: give %s_dtype (%s)" % (field, arr.dtype, field,
-                                                              _FIELD_DTYPES[field]))
+            raise MlaTypeError("%s is %s: give %s_dtype (%s)" % (field, arr.dtype, field,
+                                                                 _FIELD_DTYPES[field]))
         return _INFERRED[arr.dtype]
     value = dtype(given)
     if arr is not None and value in _STORAGE_BYTES and arr.itemsize != _STORAGE_BYTES[value]:
-        raise TypeError("%s has %s elements (%d bytes), %s needs %d-byte storage" %
-                        (field, arr.dtype, arr.itemsize, DType(value).name,
-                         _STORAGE_BYTES[value]))
+        raise MlaTypeError("%s has %s elements (%d bytes), %s needs %d-byte storage" %
+                           (field, arr.dtype, arr.itemsize, DType(value).name,
+                            _STORAGE_BYTES[value]))
     return value
 
 
@@ -110,19 +96,21 @@ def _rows(arr, name, min_width):
     (pages, page_size, row) or (pages, page_size, 1, row))."""
     if len(arr.shape) < 2 or arr.shape[-1] < min_width or (arr.strides[-1] != 1
                                                            and arr.shape[-1] > 1):
-        raise ValueError("%s must be (..., >= %d) with unit stride in its last dim, got shape "
-                         "%s strides %s" % (name, min_width, arr.shape, arr.strides))
+        raise MlaValueError("%s must be (..., >= %d) with unit stride in its last dim, got shape "
+                            "%s strides %s" % (name, min_width, arr.shape, arr.strides),
+                            Status.INVALID_SIZE)
     lead = [(n, s) for n, s in zip(arr.shape[:-1], arr.strides[:-1]) if n != 1]
     for (_, s_out), (n_in, s_in) in zip(lead, lead[1:]):
         if s_out != n_in * s_in:
-            raise ValueError("%s: the dims before the last cannot be flattened into rows of one "
-                             "stride (shape %s, strides %s)" % (name, arr.shape, arr.strides))
+            raise MlaValueError("%s: the dims before the last cannot be flattened into rows of one "
+                                "stride (shape %s, strides %s)" % (name, arr.shape, arr.strides),
+                                Status.INVALID_SIZE)
     rows = 1
     for n, _ in lead:
         rows *= n
     stride = lead[-1][1] if lead else arr.shape[-1]
     if stride < 0:
-        raise ValueError("%s has a negative stride" % name)
+        raise MlaValueError("%s has a negative stride" % name, Status.INVALID_SIZE)
     return rows, stride
 
 
@@ -130,17 +118,21 @@ def _slot_rows(arr, name, min_width, num_slots):
     """The row stride of a table with a row for each of num_slots slots (see _rows)."""
     rows, stride = _rows(arr, name, min_width)
     if rows < num_slots:
-        raise ValueError("%s has %d rows, num_slots is %d" % (name, rows, num_slots))
+        raise MlaValueError("%s has %d rows, num_slots is %d" % (name, rows, num_slots),
+                            Status.INVALID_SIZE)
     return stride
 
 
 def _heads_rows(arr, name, width):
-    """(tokens, heads, stride_token, stride_head) of a (tokens, heads, >= width) array."""
-    if len(arr.shape) != 3 or arr.shape[2] < width or arr.strides[2] != 1:
-        raise ValueError("%s must be (tokens, heads, >= %d) with unit stride in its last dim, "
-                         "got shape %s strides %s" % (name, width, arr.shape, arr.strides))
+    """(tokens, heads, stride_token, stride_head) of a (tokens, heads, width) array. Exactly
+    `width` wide, so that a wrong tensor (an O of 576) is refused rather than half-written; a
+    view of wider rows (o[..., :512]) passes with their strides."""
+    if len(arr.shape) != 3 or arr.shape[2] != width or arr.strides[2] != 1:
+        raise MlaValueError("%s must be (tokens, heads, %d) with unit stride in its last dim (a "
+                            "view of wider rows keeps their stride), got shape %s strides %s" %
+                            (name, width, arr.shape, arr.strides), Status.INVALID_SIZE)
     if min(arr.strides[:2]) < 0:
-        raise ValueError("%s has a negative stride" % name)
+        raise MlaValueError("%s has a negative stride" % name, Status.INVALID_SIZE)
     tokens, heads, _, stride_token, stride_head = arr.shape + arr.strides[:2]
     if tokens == 1:  # the stride of a dim of one element says nothing (torch may give any)
         stride_token = heads * stride_head
@@ -150,10 +142,10 @@ def _heads_rows(arr, name, width):
 def _vector(arr, name, min_len):
     """An int32 vector of >= min_len elements, unit stride."""
     if arr.dtype != "int32":
-        raise TypeError("%s must hold int32, got %s" % (name, arr.dtype))
+        raise MlaTypeError("%s must hold int32, got %s" % (name, arr.dtype))
     if len(arr.shape) != 1 or arr.shape[0] < min_len or (arr.shape[0] > 1 and arr.strides[0] != 1):
-        raise ValueError("%s must be a contiguous vector of >= %d int32, got shape %s" %
-                         (name, min_len, arr.shape))
+        raise MlaValueError("%s must be a contiguous vector of >= %d int32, got shape %s" %
+                            (name, min_len, arr.shape), Status.INVALID_SIZE)
 
 
 def _host_values(arr, count):
@@ -166,7 +158,8 @@ def _explicit(value, derived, name, bound_name):
     if value is None:
         return derived
     if derived is not None and value > derived:
-        raise ValueError("%s %d exceeds the %d of %s" % (name, value, derived, bound_name))
+        raise MlaValueError("%s %d exceeds the %d of %s" % (name, value, derived, bound_name),
+                            Status.INVALID_SIZE)
     return value
 
 
@@ -215,7 +208,7 @@ class Params:
         arrays = {k: as_array(v, k) for k, v in tensors.items() if v is not None}
         places = {a.on_device for a in arrays.values()}
         if len(places) > 1:
-            raise ValueError("arrays in both host and device memory: %s" % ", ".join(
+            raise MlaValueError("arrays in both host and device memory: %s" % ", ".join(
                 "%s on the %s" % (k, "device" if a.on_device else "host")
                 for k, a in arrays.items()))
         self.on_device = places.pop() if places else None
@@ -240,8 +233,8 @@ class Params:
             p.q = a("q").ptr
         if split_q:
             if a("q") and a("q_pe").dtype != a("q").dtype:
-                raise TypeError("q_pe holds %s, q holds %s: both halves of Q have q_dtype" %
-                                (a("q_pe").dtype, a("q").dtype))
+                raise MlaTypeError("q_pe holds %s, q holds %s: both halves of Q have q_dtype" %
+                                   (a("q_pe").dtype, a("q").dtype))
             pe_tokens, pe_heads, p.q_pe_stride_token, p.q_pe_stride_head = _heads_rows(
                 a("q_pe"), "q_pe", QK_ROPE_HEAD_DIM)
             p.q_pe = a("q_pe").ptr
@@ -251,14 +244,15 @@ class Params:
             p.o = a("o").ptr
         heads = [h for h in (q_heads, o_heads, pe_heads, num_heads) if h is not None]
         if len(set(heads)) > 1:
-            raise ValueError("num_heads disagree: q %s, o %s, q_pe %s, num_heads %s" %
-                             (q_heads, o_heads, pe_heads, num_heads))
+            raise MlaValueError("num_heads disagree: q %s, o %s, q_pe %s, num_heads %s" %
+                                (q_heads, o_heads, pe_heads, num_heads))
         p.num_heads = heads[0] if heads else 0
         p.total_q = _explicit(total_q, q_tokens if q_tokens is not None else pe_tokens,
                               "total_q", "q's tokens") or 0
         for name, tokens in (("o", o_tokens), ("q_pe", pe_tokens)):
             if tokens is not None and tokens < p.total_q:
-                raise ValueError("%s has %d tokens, total_q is %d" % (name, tokens, p.total_q))
+                raise MlaValueError("%s has %d tokens, total_q is %d" % (name, tokens, p.total_q),
+                                    Status.INVALID_SIZE)
         if not a("q"):
             p.q_stride_head, p.q_stride_token = HEAD_DIM_QK, HEAD_DIM_QK * p.num_heads
         if not a("o"):
@@ -266,13 +260,15 @@ class Params:
         if a("lse"):
             arr = a("lse")
             if arr.dtype != "float32":
-                raise TypeError("lse must hold float32, got %s" % arr.dtype)
+                raise MlaTypeError("lse must hold float32, got %s" % arr.dtype)
             if (len(arr.shape) != 2 or arr.shape[0] < p.total_q or arr.shape[1] != p.num_heads
                     or (arr.shape[0] > 1 and arr.strides[0] < p.num_heads)
                     or (arr.shape[1] > 1 and arr.strides[1] != 1)):
-                raise ValueError("lse must be a (total_q %d, num_heads %d) array with contiguous "
-                                 "heads and a row stride >= num_heads, got shape %s strides %s"
-                                 % (p.total_q, p.num_heads, arr.shape, arr.strides))
+                raise MlaValueError("lse must be a (total_q %d, num_heads %d) array with "
+                                    "contiguous heads and a row stride >= num_heads, got shape "
+                                    "%s strides %s"
+                                    % (p.total_q, p.num_heads, arr.shape, arr.strides),
+                                    Status.INVALID_SIZE)
             p.lse = arr.ptr
             if arr.shape[0] > 1 and arr.strides[0] != p.num_heads:
                 p.lse_stride_token = arr.strides[0]  # else 0: dense
@@ -325,15 +321,16 @@ class Params:
             if self.on_device is False and a("kv_page_indptr"):
                 used = _host_values(a("kv_page_indptr"), p.batch_size + 1)[-1]
                 if used > a("kv_page_indices").shape[0]:
-                    raise ValueError("kv_page_indptr[%d] = %d exceeds kv_page_indices' %d "
-                                     "entries" % (p.batch_size, used,
-                                                  a("kv_page_indices").shape[0]))
+                    raise MlaValueError("kv_page_indptr[%d] = %d exceeds kv_page_indices' %d "
+                                        "entries" % (p.batch_size, used,
+                                                     a("kv_page_indices").shape[0]),
+                                        Status.INVALID_SIZE)
         if page_size is None:
             cache = a("kv_cache")
             paged = a("kv_page_indptr") is not None
             if paged and (cache is None or len(cache.shape) < 3):
-                raise ValueError("page_size must be given unless kv_cache is "
-                                 "(num_pages, page_size, ...)")
+                raise MlaValueError("page_size must be given unless kv_cache is "
+                                    "(num_pages, page_size, ...)")
             page_size = cache.shape[1] if paged else 1
         p.page_size = page_size
 
@@ -351,7 +348,7 @@ def _max_len(given, name, indptr, batch):
     if given is not None:
         return given
     if indptr is None or indptr.on_device:
-        raise ValueError("%s must be given when the indptr is %s" % (
+        raise MlaValueError("%s must be given when the indptr is %s" % (
             name, "on the device (reading it would synchronize)" if indptr else "absent"))
     values = _host_values(indptr, batch + 1)
     return max((b - a for a, b in zip(values, values[1:])), default=0)
@@ -365,9 +362,10 @@ def _struct(params, where):
     if isinstance(params, _abi.mla_decode_params):
         return params
     if not isinstance(params, Params):
-        raise TypeError("expected Params or mla_decode_params, got %s" % type(params).__name__)
+        raise MlaTypeError("expected Params or mla_decode_params, got %s" % type(params).__name__,
+                           Status.INVALID_VALUE)
     if where is not None and params.on_device is (where == "host"):
-        raise ValueError("%s %s arrays; these are in %s memory" % (
+        raise MlaValueError("%s %s arrays; these are in %s memory" % (
             "reference needs" if where == "host" else "the GPU entry points need", where,
             "device" if params.on_device else "host"))
     return params.struct
@@ -398,16 +396,17 @@ def _workspace(workspace, params, needed):
         torch = sys.modules.get("torch")
         q = params.tensors.get("q") if isinstance(params, Params) else None
         if torch is None or not isinstance(q, torch.Tensor):
-            raise ValueError("this problem needs a workspace of %d bytes" % needed)
+            raise MlaValueError("this problem needs a workspace of %d bytes" % needed,
+                                Status.WORKSPACE_TOO_SMALL)
         workspace = torch.empty(needed, dtype=torch.uint8, device=q.device)
     arr = as_array(workspace, "workspace")
     if not arr.on_device:
-        raise ValueError("the workspace must be device memory")
+        raise MlaValueError("the workspace must be device memory")
     count = 1
     for n in arr.shape:
         count *= n
     if count > 1 and arr.strides != contiguous_strides(arr.shape):
-        raise ValueError("the workspace must be contiguous")
+        raise MlaValueError("the workspace must be contiguous")
     return arr.ptr, count * arr.itemsize
 
 
@@ -463,7 +462,7 @@ class Plan:
 
     def _live(self):
         if self._handle is None:
-            raise ValueError("the plan is closed")
+            raise MlaValueError("the plan is closed")
         return self._handle
 
     def describe(self):

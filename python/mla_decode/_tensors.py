@@ -8,6 +8,9 @@ imported here.
 import ctypes
 import sys
 
+from ._abi import Status
+from ._errors import MlaTypeError, MlaValueError
+
 # Element type names used below, from each protocol's spelling.
 _TYPESTR = {"u1": "uint8", "i1": "int8", "u2": "uint16", "i2": "int16", "f2": "float16",
             "i4": "int32", "u4": "uint32", "f4": "float32", "i8": "int64", "f8": "float64"}
@@ -62,8 +65,9 @@ def _from_interface(obj, iface, on_device):
         strides = contiguous_strides(shape)
     else:
         if itemsize == 0 or any(s % itemsize for s in iface["strides"]):
-            raise ValueError("strides %s are not whole elements of %s" % (iface["strides"],
-                                                                          typestr))
+            raise MlaValueError("strides %s are not whole elements of %s" % (iface["strides"],
+                                                                             typestr),
+                                Status.MISALIGNED)
         strides = tuple(s // itemsize for s in iface["strides"])
     return Array(ptr or 0, shape, strides, dtype, on_device, obj)
 
@@ -97,7 +101,7 @@ def _from_dlpack(obj):
     strides = (tuple(t.strides[i] for i in range(t.ndim)) if t.strides
                else contiguous_strides(shape))
     if t.dtype.lanes != 1:
-        raise TypeError("DLPack tensors with %d lanes are not supported" % t.dtype.lanes)
+        raise MlaTypeError("DLPack tensors with %d lanes are not supported" % t.dtype.lanes)
     dtype = _DLPACK_TYPE.get((t.dtype.code, t.dtype.bits),
                              "dlpack(code %d, %d bits)" % (t.dtype.code, t.dtype.bits))
     ptr = (t.data or 0) + t.byte_offset
@@ -118,5 +122,6 @@ def as_array(obj, name):
         return _from_interface(obj, obj.__array_interface__, False)
     if hasattr(obj, "__dlpack__"):
         return _from_dlpack(obj)
-    raise TypeError("%s: expected a torch tensor or an object with __cuda_array_interface__, "
-                    "__array_interface__ or __dlpack__, got %s" % (name, type(obj).__name__))
+    raise MlaTypeError("%s: expected a torch tensor or an object with __cuda_array_interface__, "
+                       "__array_interface__ or __dlpack__, got %s" % (name, type(obj).__name__),
+                       Status.INVALID_VALUE)

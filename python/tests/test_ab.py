@@ -74,3 +74,10 @@ def test_a_failing_side_raises(tmp_path):
     bad.chmod(bad.stat().st_mode | stat.S_IEXEC)
     with pytest.raises(RuntimeError, match="exited with 3"):
         ab.main([str(bad), str(bad)])
+
+
+def test_a_malformed_side_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as info:
+        ab.main(["A=1", "./bin"])
+    assert info.value.code == 2
+    assert "a side is 'NAME=VALUE ... BINARY'" in capsys.readouterr().err

@@ -1,6 +1,7 @@
 """Bad inputs: each library status raised as MlaError (status, its name, the library's message)
-with the outputs untouched; what the binding refuses itself (TypeError / ValueError); and,
-without a GPU, NO_DEVICE from every GPU entry point."""
+with the outputs untouched; what the binding refuses itself (MlaError too, with the status the
+library gives such input, and ValueError / TypeError); and, without a GPU, NO_DEVICE from every
+GPU entry point."""
 import ctypes
 
 import numpy as np
@@ -127,31 +128,54 @@ def test_reserved_not_zero():
 
 # ---- what the binding refuses before calling the library -----------------------------------
 
+def binding_refuses(kind, status, words, call):
+    """call() raises, before any library call, an MlaError that is also `kind` (ValueError or
+    TypeError), with `status` and a message holding `words`."""
+    with pytest.raises(mla.MlaError) as info:
+        call()
+    e = info.value
+    assert isinstance(e, kind), type(e)
+    assert e.status == status and e.status_name == "MLA_STATUS_" + status.name
+    assert words in e.message and e.function == "python binding"
+    assert str(e) == "python binding: %s: %s" % (e.status_name, e.message)
+
+
 def test_binding_refusals():
     kw = problem()
-    with pytest.raises(ValueError, match="GPU entry points need device"):
-        mla.fwd(mla.Params(**kw))
     device = {k: DeviceView(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
-    with pytest.raises(ValueError, match="reference needs host"):
-        mla.reference(mla.Params(**device, max_q_len=2, max_kv_len=30))
-    with pytest.raises(ValueError, match="both host and device"):
-        mla.Params(**dict(kw, q=device["q"]))
-    with pytest.raises(TypeError, match="give q_dtype"):
-        mla.Params(**dict(kw, q=kw["q"].view(np.uint8)[:, :, :576]))
-    with pytest.raises(TypeError, match="int32"):
-        mla.Params(**dict(kw, kv_indptr=kw["kv_indptr"].astype(np.int64)))
-    with pytest.raises(ValueError, match="kv_cache must be"):
-        mla.Params(**dict(kw, kv_cache=kw["kv_cache"][:, :500]))
-    with pytest.raises(ValueError, match="kv_indptr must be"):
-        mla.Params(**dict(kw, kv_indptr=kw["kv_indptr"][:2]))
-    with pytest.raises(ValueError, match="max_kv_len must be given"):
-        mla.Params(**device, max_q_len=2)
-    with pytest.raises(TypeError, match="needs 1-byte storage"):
-        mla.Params(**dict(kw, kv_dtype="fp8_e4m3fn"))
-    with pytest.raises(ValueError, match="no mla_dtype"):
-        mla.dtype("fp16")
-    with pytest.raises(TypeError, match="expected a torch tensor"):
-        mla.Params(**dict(kw, q=[1, 2, 3]))
+    cases = [
+        (ValueError, S.INVALID_VALUE, "GPU entry points need device",
+         lambda: mla.fwd(mla.Params(**kw))),
+        (ValueError, S.INVALID_VALUE, "reference needs host",
+         lambda: mla.reference(mla.Params(**device, max_q_len=2, max_kv_len=30))),
+        (ValueError, S.INVALID_VALUE, "both host and device",
+         lambda: mla.Params(**dict(kw, q=device["q"]))),
+        (TypeError, S.INVALID_DTYPE, "give q_dtype",
+         lambda: mla.Params(**dict(kw, q=kw["q"].view(np.uint8)[:, :, :576]))),
+        (TypeError, S.INVALID_DTYPE, "int32",
+         lambda: mla.Params(**dict(kw, kv_indptr=kw["kv_indptr"].astype(np.int64)))),
+        (ValueError, S.INVALID_SIZE, "kv_cache must be",
+         lambda: mla.Params(**dict(kw, kv_cache=kw["kv_cache"][:, :500]))),
+        (ValueError, S.INVALID_SIZE, "kv_indptr must be",
+         lambda: mla.Params(**dict(kw, kv_indptr=kw["kv_indptr"][:2]))),
+        (ValueError, S.INVALID_VALUE, "max_kv_len must be given",
+         lambda: mla.Params(**device, max_q_len=2)),
+        (TypeError, S.INVALID_DTYPE, "needs 1-byte storage",
+         lambda: mla.Params(**dict(kw, kv_dtype="fp8_e4m3fn"))),
+        (ValueError, S.INVALID_DTYPE, "no mla_dtype", lambda: mla.dtype("fp16")),
+        (TypeError, S.INVALID_VALUE, "expected a torch tensor",
+         lambda: mla.Params(**dict(kw, q=[1, 2, 3]))),
+        (ValueError, S.INVALID_SIZE, "o must be (tokens, heads, 512)",
+         lambda: mla.Params(**dict(kw, o=kw["o"][:, :, :500]))),
+        (ValueError, S.INVALID_SIZE, "o must be (tokens, heads, 512)",
+         lambda: mla.Params(**dict(kw, o=np.full((3, 16, 576), np.nan, np.float32)))),
+        (ValueError, S.INVALID_SIZE, "q must be (tokens, heads, 576)",
+         lambda: mla.Params(**dict(kw, q=np.zeros((3, 16, 640), np.uint16)))),
+        (TypeError, S.INVALID_DTYPE, "lse must hold float32",
+         lambda: mla.Params(**dict(kw, lse=kw["lse"].astype(np.float64)))),
+    ]
+    for kind, status, words, call in cases:
+        binding_refuses(kind, status, words, call)
 
 
 def test_errors_leave_no_stale_message():
@@ -210,3 +234,12 @@ def test_no_device():
     assert refuse(S.NO_DEVICE, lambda: mla.Plan(p), "").function == "mla_decode_plan_create"
     assert refuse(S.NO_DEVICE, lambda: mla.fwd(p, ws), "").function == "mla_decode_fwd"
     assert ctypes.sizeof(p.struct) == mla.load_library().mla_decode_params_size()
+
+
+def test_decode_names_torch_when_torch_is_absent():
+    if "decode" in mla.__all__:
+        pytest.skip("torch imports here: mla.decode is the custom op (test_gpu.py)")
+    with pytest.raises(AttributeError, match="needs torch"):
+        mla.decode  # noqa: B018
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        mla.nope  # noqa: B018
