@@ -15,8 +15,14 @@ tests do that.
   bench/ab.py --csv ab.csv --rounds 3 'build-base/bench/mla_bench' 'build/bench/mla_bench' -- \\
       --mla_formats=fp8_e4m3fn --mla_extra --mla_iters=20 '--benchmark_filter=h128'
 
-Without a GPU mla_bench times the host reference: the driver works the same (slowly), which is
-how CI tests it.
+A base build of a commit, beside the working tree's build (the benchmark's sources are the
+commit's own):
+  git worktree add /tmp/base <commit>
+  cmake -S /tmp/base -B build-base -G Ninja -DCMAKE_BUILD_TYPE=Release -DMLA_BACKEND=cuda
+  cmake --build build-base --target mla_bench
+
+Without a GPU mla_bench times the host reference: the driver works the same (slowly; it says
+so), which is how the CPU tests run it (python/tests/test_ab.py, with a stand-in binary).
 """
 import argparse
 import csv
@@ -96,17 +102,22 @@ def geomean(values):
 
 def main(argv):
     split = argv.index("--") if "--" in argv else len(argv)
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        usage="%(prog)s [--rounds N] [--csv PATH] A B [-- mla_bench arguments ...]",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("a", help="side A: 'NAME=VALUE ... BINARY'")
     parser.add_argument("b", help="side B: 'NAME=VALUE ... BINARY'")
-    parser.add_argument("--rounds", type=int, default=3, help="passes of each side (>= 1)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="passes of each side (>= 1; default 3)")
     parser.add_argument("--csv", default="", help="where the per-case rows go")
     opts = parser.parse_args(argv[:split])
     bench_args = argv[split + 1:]
     if opts.rounds < 1:
         parser.error("--rounds must be >= 1")
-    sides = [parse_side(opts.a), parse_side(opts.b)]
+    try:
+        sides = [parse_side(opts.a), parse_side(opts.b)]
+    except ValueError as e:
+        parser.error(str(e))
     passes = ([], [])
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(opts.rounds):
@@ -122,6 +133,10 @@ def main(argv):
         return 1
     print("A: %s\nB: %s\n%d rounds; medians over rounds of each pass's median, us" %
           (opts.a, opts.b, opts.rounds))
+    timing = {p[k].get("timing", "") for p in passes[0] + passes[1] for k in p}
+    if "host_wall_clock" in timing:
+        print("no GPU: these are host-reference times (one wall-clock call per case), not the "
+              "library's kernels")
     width = max(len(label(c[0])) for c in cases)
     print("%-*s %10s %10s %7s  %s" % (width, "case", "A", "B", "B / A", "A route -> B route"))
     for k, a, b, ra, rb in cases:
