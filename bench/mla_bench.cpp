@@ -22,7 +22,8 @@
 //     "floor us" and "x floor" (our median / the floor's); CSV floor_read_us, x_floor.
 //   * Peer figures (FlashMLA bf16 on the same shape, torch, the seed's Triton kernels) come
 //     from a data file read at run time, bench/data/h200_peers.csv (its header states the
-//     sources, date, GPU and method); without it the peer columns show "-".
+//     sources, date, GPU and method); without it, and in host-reference mode, the peer
+//     columns show "-".
 //   * After the warm-up call, a plan is made for the same params (mla_decode_plan_create) and
 //     its one-line description gives the case's route, stage-1 variant, rows per CTA and
 //     split count (what the line states; "-" for what it does not).
@@ -1016,7 +1017,9 @@ void run_host_case(benchmark::State& state, Bench& b, size_t row_index) {
 // set beside them are those of the contiguous cache (uneven, mixed and paged shapes: none).
 double peer_us(const Bench& b, const char* peer, const Row& r) {
     const Shape& s = r.shape;
-    if (s.uneven || s.mixed_q || s.page_size > 0) return 0.0;
+    // Host-reference mode shows none: a peer's H200 figure beside a host wall-clock time would
+    // read as a comparison.
+    if (!b.gpu_mode || s.uneven || s.mixed_q || s.page_size > 0) return 0.0;
     return b.peers.median_us(peer, s.bs, s.q_len, s.kv_len, s.heads);
 }
 

@@ -40,7 +40,11 @@ mla_status current_device_info(DeviceInfo* info) {
     int devices = 0;
     gpu::error_t e = gpu::device_count(&devices);
     if (e != gpu::kSuccess || devices <= 0)
-        return fail(MLA_STATUS_NO_DEVICE, "no GPU device available (the runtime says: %s)",
+        // A machine without the GPU driver makes the CUDA runtime say "driver version is
+        // insufficient": name the possibilities rather than let that read as a version problem.
+        return fail(MLA_STATUS_NO_DEVICE,
+                    "no GPU device available: no GPU driver, no device, or a driver older than "
+                    "the runtime (the runtime says: %s)",
                     e != gpu::kSuccess ? gpu::error_string(e) : "0 devices");
     int dev = 0;
     e = gpu::get_device(&dev);
