@@ -52,6 +52,8 @@ namespace {
 //   MLA_DECODE_NUM_SPLITS=<n>   force the split count (calibration of the cost model)
 //   MLA_DECODE_STAGE1=<name>    force a stage-1 variant (mma16, wgmma) where it can serve; an
 //                               unknown name fails plan creation (stage1_select.h)
+//   MLA_DECODE_PDL=0            launch the reduce plainly, not as a programmatic dependent of
+//                               stage 1 (plan.cpp says where it is one), to compare the two
 struct EnvSwitches {
     bool debug = false;
     PlanOptions plan;
@@ -61,6 +63,8 @@ struct EnvSwitches {
         const char* s = std::getenv("MLA_DECODE_NUM_SPLITS");
         if (s != nullptr) plan.forced_splits = std::atoi(s);
         plan.stage1 = parse_stage1_request(std::getenv("MLA_DECODE_STAGE1"));
+        const char* pdl = std::getenv("MLA_DECODE_PDL");
+        plan.dependent_launch = pdl == nullptr || std::strcmp(pdl, "0") != 0;
     }
 };
 const EnvSwitches& env() {
@@ -131,7 +135,8 @@ mla_status device_run(const DevicePlan& plan, const mla_decode_params& p, void* 
     if (env().debug) std::fprintf(stderr, "[mla_decode] %s\n", plan.description);
     const gpu::error_t e = splitkv::launch_attention(
         kernel_params(plan, p, workspace), static_cast<splitkv::Stage1Variant>(plan.variant),
-        static_cast<splitkv::KvFormat>(plan.kv_format), static_cast<gpu::stream_t>(stream));
+        static_cast<splitkv::KvFormat>(plan.kv_format), plan.dependent_launch,
+        static_cast<gpu::stream_t>(stream));
     if (e != gpu::kSuccess)
         return fail(MLA_STATUS_DEVICE_ERROR, "kernel launch failed: %s", gpu::error_string(e));
     return MLA_STATUS_SUCCESS;

@@ -121,10 +121,11 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
     } else {
         std::snprintf(plan->description, sizeof(plan->description),
                       "%s: metadata + stage 1 (%d splits of %d tiles, %lld CTAs, %d row groups) "
-                      "+ LSE reduce on %d compute units (cost model %.1f us%s), workspace %zu "
+                      "+ LSE reduce%s on %d compute units (cost model %.1f us%s), workspace %zu "
                       "B%s%s",
                       head, plan->num_splits, plan->tiles_per_split,
-                      static_cast<long long>(ctas), plan->row_groups, plan->multiprocessors,
+                      static_cast<long long>(ctas), plan->row_groups,
+                      plan->dependent_launch ? " (PDL)" : "", plan->multiprocessors,
                       plan->predicted_us, forced, plan->workspace_bytes, note ? "; " : "",
                       note ? stage1_note : "");
     }
@@ -304,6 +305,10 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     out.num_splits = sp.num_splits;
     out.tiles_per_split = sp.tiles_per_split;
     out.row_groups = sp.row_groups;
+    // The reduce's launch may overlap the tail of stage 1 where the hardware has programmatic
+    // dependent launch (compute capability 9.0 on); the single-split path has no reduce.
+    out.dependent_launch = options.dependent_launch && !device.amd && device.cc_major >= 9 &&
+                           sp.num_splits > 1;
     out.split_meta_offset = sp.split_meta_offset;
     out.row_meta_offset = sp.row_meta_offset;
     out.partial_o_offset = sp.partial_o_offset;

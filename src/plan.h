@@ -37,6 +37,8 @@ struct DevicePlan {
     int num_splits = 1;       // max splits per element; 1 = the single-split path
     int tiles_per_split = 1;
     int row_groups = 1;       // stage-1 CTAs per (element, split)
+    bool dependent_launch = false;  // the reduce as a programmatic dependent of stage 1 (PDL):
+                                    // split path on NVIDIA sm_90+, unless MLA_DECODE_PDL=0
     size_t split_meta_offset = 0, row_meta_offset = 0, partial_o_offset = 0,
            partial_lse_offset = 0, workspace_bytes = 0;
     double predicted_us = 0.0;
@@ -47,6 +49,7 @@ struct DevicePlan {
 struct PlanOptions {
     int forced_splits = 0;  // > 0: this split count (MLA_DECODE_NUM_SPLITS)
     Stage1Request stage1;   // a forced stage-1 variant (MLA_DECODE_STAGE1)
+    bool dependent_launch = true;  // false: MLA_DECODE_PDL=0 (no programmatic dependent launch)
 };
 
 PlanKey key_of(const mla_decode_params& p, int device);
@@ -71,9 +74,10 @@ mla_status plan_workspace_bound(const mla_decode_params& max_shape, const Device
                                 const PlanOptions& options, size_t* bytes);
 
 // Writes plan->description from the plan's fields: route, stage-1 variant, rows per CTA, tile,
-// splits, format, shape, CTAs and compute units, the cost model's estimate and what the
-// environment forced; `stage1_note` (choose_stage1_variant's, may be "") is appended. In
-// batch-invariant mode (key.flags) the line says so, and that the environment does not apply.
+// splits, format, shape, CTAs and compute units, "(PDL)" after the reduce where it is a
+// programmatic dependent launch, the cost model's estimate and what the environment forced;
+// `stage1_note` (choose_stage1_variant's, may be "") is appended. In batch-invariant mode
+// (key.flags) the line says so, and that the environment does not apply.
 void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* stage1_note);
 
 }  // namespace mla

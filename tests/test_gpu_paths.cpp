@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "compare.h"
+#include "device_info.h"  // mla::current_device_info: whether the device has dependent launch
 #include "device_problem.h"
 #include "gpu_graph.h"
 #include "gpu_test.h"
@@ -848,6 +849,29 @@ TEST(GpuPlanApi, DescribeNamesTheStage1Variant) {
                         std::string::npos)
             << line;
     }
+}
+
+// On NVIDIA sm_90+ a split-KV plan launches its reduce as a programmatic dependent of stage 1
+// (the description says "LSE reduce (PDL)"), unless MLA_DECODE_PDL=0 (the suite's .pdl_off
+// registration); elsewhere it is a plain launch. Either way the results match the reference
+// (the graph replays of GpuGraph run the same launches captured).
+TEST(GpuPlanApi, SplitRouteReduceIsADependentLaunchOnSm90) {
+    SKIP_WITHOUT_GPU();
+    mla::DeviceInfo device;
+    ASSERT_EQ(mla::current_device_info(&device), MLA_STATUS_SUCCESS) << mla_last_error_message();
+    const char* pdl = std::getenv("MLA_DECODE_PDL");
+    const bool expect =
+        !device.amd && device.cc_major >= 9 && (pdl == nullptr || std::strcmp(pdl, "0") != 0);
+    const HostProblem host = make_problem(make_spec(kFp8Fn, 16, {16384, 3000}));
+    Plan plan;
+    ASSERT_EQ(plan.create(host.host_params(nullptr, MLA_DTYPE_BF16, nullptr)), MLA_STATUS_SUCCESS)
+        << mla_last_error_message();
+    const std::string line = plan.describe();
+    std::printf("[ route    ] %s\n", line.c_str());
+    ASSERT_EQ(line.rfind("route=split_kv ", 0), 0u) << line;
+    EXPECT_EQ(line.find("LSE reduce (PDL)") != std::string::npos, expect) << line;
+    expect_matches_reference(host, Tolerance(), Api::kPlan);
+    expect_matches_reference(host, Tolerance(), Api::kFwd);
 }
 
 }  // namespace

@@ -295,6 +295,17 @@ TEST(PlanDescription, SaysWhatTheEnvironmentForcedAndWhyAVariantWasNotUsed) {
     EXPECT_TRUE(contains(line, "MLA_DECODE_STAGE1=wgmma not available: ")) << line;
 }
 
+// "(PDL)" after the reduce exactly where the plan launches it as a programmatic dependent.
+TEST(PlanDescription, SaysWhereTheReduceIsADependentLaunch) {
+    mla::DevicePlan plan = split_plan();
+    mla::describe_plan(&plan, mla::PlanOptions(), "");
+    EXPECT_TRUE(contains(plan.description, "+ LSE reduce on ")) << plan.description;
+    EXPECT_FALSE(contains(plan.description, "PDL")) << plan.description;
+    plan.dependent_launch = true;
+    mla::describe_plan(&plan, mla::PlanOptions(), "");
+    EXPECT_TRUE(contains(plan.description, "+ LSE reduce (PDL) on ")) << plan.description;
+}
+
 // Batch-invariant plans say so, and that the environment's switches do not apply to them:
 // neither "forced by MLA_DECODE_NUM_SPLITS" nor the MLA_DECODE_STAGE1 note.
 TEST(PlanDescription, SaysBatchInvariantModeAndThatTheEnvironmentDoesNotApply) {
@@ -531,6 +542,40 @@ TEST(PlanCreate, Bf16RopeBesideAnFp8LatentRunsOnMma16) {
                         << plan.description;
                 }
             }
+        }
+    }
+}
+
+// The reduce is a programmatic dependent launch exactly on the split-KV route on NVIDIA sm_90+
+// (both modes), unless the options turn it off (MLA_DECODE_PDL=0); never on AMD or sm_80.
+TEST(PlanCreate, DependentReduceLaunchOnSplitPlansOfSm90AndLater) {
+    mla::PlanOptions off;
+    off.dependent_launch = false;
+    for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(10, 0), nvidia(8, 0), gfx942()}) {
+        for (const mla::PlanOptions& options : {mla::PlanOptions(), off}) {
+            SCOPED_TRACE(::testing::Message() << d.arch_name << " options on "
+                                              << options.dependent_launch);
+            const bool expect = !d.amd && d.cc_major >= 9 && options.dependent_launch;
+            // One long element: split-KV in either mode.
+            for (uint32_t flags : {0u, uint32_t{MLA_DECODE_FLAG_BATCH_INVARIANT}}) {
+                mla_decode_params p = host_fields(1, 32768, MLA_DTYPE_FP8_E4M3FN);
+                p.flags = flags;
+                mla::DevicePlan plan;
+                ASSERT_EQ(mla::plan_create(p, d, options, &plan), MLA_STATUS_SUCCESS)
+                    << mla_last_error_message();
+                ASSERT_GT(plan.num_splits, 1) << plan.description;
+                EXPECT_EQ(plan.dependent_launch, expect) << plan.description;
+                EXPECT_EQ(contains(plan.description, "LSE reduce (PDL)"), expect)
+                    << plan.description;
+            }
+            // Many short elements: the single-split path, which has no reduce.
+            const mla_decode_params p = host_fields(1024, 64, MLA_DTYPE_FP8_E4M3FN);
+            mla::DevicePlan plan;
+            ASSERT_EQ(mla::plan_create(p, d, options, &plan), MLA_STATUS_SUCCESS)
+                << mla_last_error_message();
+            ASSERT_EQ(plan.num_splits, 1) << plan.description;
+            EXPECT_FALSE(plan.dependent_launch) << plan.description;
+            EXPECT_FALSE(contains(plan.description, "PDL")) << plan.description;
         }
     }
 }

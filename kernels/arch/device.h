@@ -1,10 +1,11 @@
 // Device-side entry to the architecture layer. Kernels include this header only; it pulls in
 // the compiler's GPU headers and the architecture-specific pieces of the target, by generation:
-//   nvidia/sm80.h  - every NVIDIA pass (warp 32, mma.sync m16n8k16, cp.async, ldmatrix)
+//   nvidia/sm80.h  - every NVIDIA pass (warp 32, mma.sync m16n8k16, cp.async, ldmatrix; the
+//                    grid dependency controls, which emit code in sm_90+ passes only)
 //   nvidia/sm90.h  - in addition, sm_90a device passes only (warpgroup MMA, bulk copies,
 //                    mbarriers), for the kernels built for sm_90a alone
-//   amd/cdna3.h    - every AMD pass (wave 64, MFMA 16x16x16, plain loads into LDS; the file
-//                    lists what CDNA4 changes)
+//   amd/cdna3.h    - every AMD pass (wave 64, MFMA 16x16x16, plain loads into LDS, no grid
+//                    dependency control; the file lists what CDNA4 changes)
 // plus fp8.h (bit-exact fp8 -> f16 decode), mxfp4.h and the portable helpers below. Each
 // generation header states the hardware facts (warp size, shared memory per block, whether
 // copies can be asynchronous); kernel configurations derive their shapes from those. Kernel code

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>  // std::forward (launch_dependent)
 
 #if defined(MLA_BACKEND_CUDA)
 #include <cuda_runtime.h>
@@ -110,6 +111,39 @@ inline error_t set_max_dynamic_shared_bytes(Kernel kernel, int bytes) {
 #else
     return hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
+#endif
+}
+
+// Queues kernel<<<grid, block, shared_bytes, stream>>>(args...) as a programmatic dependent of
+// the kernel before it in `stream` (CUDA 12+, sm_90+ devices; the caller decides where): it may
+// be scheduled once every CTA of that kernel has called arch::allow_dependent_launch() or
+// exited, so each of its CTAs must call arch::wait_prior_grid() before reading what that kernel
+// wrote. Under stream capture it becomes a programmatic edge of the graph (CUDA 12.3+), so
+// engines may capture it. HIP has no such launch: there it is a plain launch (hipLaunchKernel,
+// a function, since this header is also compiled as plain C++).
+template <typename... Formals, typename... Actuals>
+inline error_t launch_dependent(void (*kernel)(Formals...), dim3 grid, dim3 block,
+                                size_t shared_bytes, stream_t stream, Actuals&&... args) {
+#if defined(MLA_BACKEND_CUDA)
+    cudaLaunchAttribute attribute[1] = {};
+    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared_bytes;
+    config.stream = stream;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, kernel, std::forward<Actuals>(args)...);
+#else
+    // Converted to the kernel's own parameter types first: hipLaunchKernel reads each argument
+    // through its address with the kernel's layout.
+    return [&](Formals... formals) {
+        void* addresses[] = {static_cast<void*>(&formals)...};
+        return hipLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, addresses,
+                               shared_bytes, stream);
+    }(std::forward<Actuals>(args)...);
 #endif
 }
 

@@ -27,13 +27,16 @@ Stage1Shape stage1_shape(Stage1Variant variant);
 gpu::error_t launch_split_metadata(const Params& params, int tile_tokens, gpu::stream_t stream);
 
 // Queues stage 1 of `variant` for `format` (batch * max_splits * row_groups CTAs) and, on the
-// split path (split_meta != nullptr), the reduce. Returns the runtime's error for the launches
-// (invalid value for a variant or format this build does not have).
+// split path (split_meta != nullptr), the reduce; `dependent_reduce`: the reduce as a
+// programmatic dependent of stage 1 (the plan's DevicePlan::dependent_launch: NVIDIA sm_90+
+// only). Returns the runtime's error for the launches (invalid value for a variant or format
+// this build does not have).
 gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFormat format,
-                              gpu::stream_t stream);
+                              bool dependent_reduce, gpu::stream_t stream);
 
 // ---- per kernel (instantiations/) ------------------------------------------------------------
-gpu::error_t launch_reduce(const Params& params, gpu::stream_t stream);
+// `dependent`: through gpu::launch_dependent, so that it may start while stage 1 finishes.
+gpu::error_t launch_reduce(const Params& params, bool dependent, gpu::stream_t stream);
 
 template <KvFormat F>
 gpu::error_t launch_stage1_mma16(const Params& params, gpu::stream_t stream);

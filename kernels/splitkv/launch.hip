@@ -43,7 +43,7 @@ Stage1Shape stage1_shape(Stage1Variant variant) {
 }
 
 gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFormat format,
-                              gpu::stream_t stream) {
+                              bool dependent_reduce, gpu::stream_t stream) {
     gpu::error_t e = gpu::kErrorInvalidValue;
     switch (variant) {
         case Stage1Variant::kMma16: e = launch_mma16(params, format, stream); break;
@@ -58,7 +58,7 @@ gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFor
                     // wgmma (stage1_can_serve)
     }
     if (e != gpu::kSuccess || params.split_meta == nullptr) return e;
-    return launch_reduce(params, stream);
+    return launch_reduce(params, dependent_reduce, stream);
 }
 
 }  // namespace mla::splitkv

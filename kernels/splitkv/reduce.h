@@ -18,6 +18,9 @@ static_assert(kReduceSlices * kReduceSliceDims == kHeadDimV, "slices must tile t
 
 __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     reduce_kernel(const Params p) {
+    // Launched as a programmatic dependent of stage 1 (launch_reduce), this grid may start
+    // while stage 1 still writes the partial rows: every read comes after this wait.
+    arch::wait_prior_grid();
     const int64_t unit = static_cast<int64_t>(blockIdx.x) * kReduceWarps + arch::warp_id();
     if (unit >= static_cast<int64_t>(p.total_q) * p.num_heads * kReduceSlices) return;
     const int slice = static_cast<int>(unit % kReduceSlices);

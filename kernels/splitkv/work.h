@@ -77,6 +77,15 @@ MLA_DEVICE Stage1Work stage1_work(const Params& p) {
     return w;
 }
 
+// Every stage-1 kernel calls this once its CTA knows it has work (an inactive CTA's exit counts
+// the same): on the split path the reduce, launched as a programmatic dependent of stage 1
+// (launch_reduce), may then be scheduled while the last stage-1 CTAs run, and waits in
+// wait_prior_grid for stage 1 to complete before it reads. Not on the single-split path: the
+// kernel after it is the caller's, so it keeps the trigger at our exit, as before.
+MLA_DEVICE void stage1_allow_reduce(const Params& p) {
+    if (p.split_meta != nullptr) arch::allow_dependent_launch();
+}
+
 // Row n (0 .. kRows - 1) of a stage-1 CTA: its query token relative to Stage1Work::q_row and
 // its head relative to Stage1Work::head0, as final_o_row, partial_o_row and store_lse
 // (epilogue.h) take them. A row past the CTA's last token (8 heads in 16 rows, the last token

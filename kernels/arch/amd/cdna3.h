@@ -179,4 +179,10 @@ MLA_DEVICE void copy_commit() {}
 template <int N>
 MLA_DEVICE void copy_wait() {}
 
+// ---- programmatic dependent launch: none on AMD -----------------------------------------------
+// HIP launches every kernel after the one before it in the stream has finished
+// (gpu::launch_dependent is a plain launch there), so there is nothing to wait for or allow.
+MLA_DEVICE void wait_prior_grid() {}
+MLA_DEVICE void allow_dependent_launch() {}
+
 }  // namespace mla::arch

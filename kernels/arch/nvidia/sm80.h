@@ -165,4 +165,24 @@ MLA_DEVICE void copy_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+// ---- programmatic dependent launch (sm_90+; no-ops in passes for older targets) -------------
+// A kernel launched as a programmatic dependent of the one before it in the stream
+// (gpu::launch_dependent) may start while that one still runs. Here, not in sm90.h: these need
+// sm_90, not sm_90a, so every pass for an sm_90+ target emits them (sm90.h is sm_90a only).
+// Before the first read of what the prior grid wrote: waits until it has completed and its
+// memory operations are visible to this grid. Returns at once where there is no such grid (a
+// plain launch). The clobber keeps the compiler from hoisting loads above it.
+MLA_DEVICE void wait_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+// Lets the dependent grid be scheduled once every CTA of this grid has called it or exited: a
+// hint, ordering nothing (the dependent's wait_prior_grid still waits for this grid to finish).
+MLA_DEVICE void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;\n" ::);
+#endif
+}
+
 }  // namespace mla::arch

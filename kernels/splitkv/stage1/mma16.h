@@ -201,6 +201,7 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
 
     const Stage1Work work = stage1_work<Cfg::kTileTokens, Cfg::kRows>(p);
     if (!work.active) return;  // no such query token, or no such split: nothing to write
+    stage1_allow_reduce(p);
     const int64_t tok_begin = work.tok_begin;
     const int64_t tok_end = work.tok_end;
     const int n_tiles = static_cast<int>((tok_end - tok_begin + Cfg::kTileTokens - 1) /

@@ -717,6 +717,7 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows>::kThreads, 1)
     // q_row + tokens - 1.
     const Stage1Work work = stage1_work<Cfg::kTileTokens, kRows>(p);
     if (!work.active) return;  // no such rows or no such split: nothing to write
+    stage1_allow_reduce(p);
     WgmmaRows rows;
     rows.row0 = static_cast<int>(blockIdx.x) % p.row_groups * kRows;
     rows.t_first = rows.row0 / p.num_heads;
