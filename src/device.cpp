@@ -52,8 +52,9 @@ namespace {
 //   MLA_DECODE_NUM_SPLITS=<n>   force the split count (calibration of the cost model)
 //   MLA_DECODE_STAGE1=<name>    force a stage-1 variant (mma16, wgmma) where it can serve; an
 //                               unknown name fails plan creation (stage1_select.h)
-//   MLA_DECODE_PDL=0            launch the reduce plainly, not as a programmatic dependent of
-//                               stage 1 (plan.cpp says where it is one), to compare the two
+//   MLA_DECODE_PDL=1            launch the reduce as a programmatic dependent of stage 1 where
+//                               the device has it (plan.cpp). Opt-in until measured on a GPU:
+//                               the code is built and host-tested, not yet run on one
 struct EnvSwitches {
     bool debug = false;
     PlanOptions plan;
@@ -64,7 +65,7 @@ struct EnvSwitches {
         if (s != nullptr) plan.forced_splits = std::atoi(s);
         plan.stage1 = parse_stage1_request(std::getenv("MLA_DECODE_STAGE1"));
         const char* pdl = std::getenv("MLA_DECODE_PDL");
-        plan.dependent_launch = pdl == nullptr || std::strcmp(pdl, "0") != 0;
+        plan.dependent_launch = pdl != nullptr && std::strcmp(pdl, "1") == 0;
     }
 };
 const EnvSwitches& env() {

@@ -546,13 +546,14 @@ TEST(PlanCreate, Bf16RopeBesideAnFp8LatentRunsOnMma16) {
     }
 }
 
-// The reduce is a programmatic dependent launch exactly on the split-KV route on NVIDIA sm_90+
-// (both modes), unless the options turn it off (MLA_DECODE_PDL=0); never on AMD or sm_80.
+// With the options asking for it (MLA_DECODE_PDL=1), the reduce is a programmatic dependent
+// launch exactly on the split-KV route on NVIDIA sm_90+ (both modes); never on AMD or sm_80;
+// by default (mla::PlanOptions()) never.
 TEST(PlanCreate, DependentReduceLaunchOnSplitPlansOfSm90AndLater) {
-    mla::PlanOptions off;
-    off.dependent_launch = false;
+    mla::PlanOptions on;
+    on.dependent_launch = true;
     for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(10, 0), nvidia(8, 0), gfx942()}) {
-        for (const mla::PlanOptions& options : {mla::PlanOptions(), off}) {
+        for (const mla::PlanOptions& options : {on, mla::PlanOptions()}) {
             SCOPED_TRACE(::testing::Message() << d.arch_name << " options on "
                                               << options.dependent_launch);
             const bool expect = !d.amd && d.cc_major >= 9 && options.dependent_launch;

@@ -18,9 +18,6 @@ static_assert(kReduceSlices * kReduceSliceDims == kHeadDimV, "slices must tile t
 
 __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     reduce_kernel(const Params p) {
-    // Launched as a programmatic dependent of stage 1 (launch_reduce), this grid may start
-    // while stage 1 still writes the partial rows: every read comes after this wait.
-    arch::wait_prior_grid();
     const int64_t unit = static_cast<int64_t>(blockIdx.x) * kReduceWarps + arch::warp_id();
     if (unit >= static_cast<int64_t>(p.total_q) * p.num_heads * kReduceSlices) return;
     const int slice = static_cast<int>(unit % kReduceSlices);
@@ -28,7 +25,12 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     const int64_t row = row_head / p.num_heads;
     const int head = static_cast<int>(row_head % p.num_heads);
     const int lane = arch::lane_id();
+    // The split metadata comes from prepare's kernel, which completed before stage 1 began, so
+    // it is read before the wait: its load (cold after a flush) overlaps the end of stage 1.
     const RowMeta meta = p.row_meta[row];
+    // Launched as a programmatic dependent of stage 1 (launch_reduce), this grid may start
+    // while stage 1 still writes the partial rows: every read of them comes after this wait.
+    arch::wait_prior_grid();
     const int splits = meta.splits;
     const int64_t first = static_cast<int64_t>(meta.first) * p.num_heads + head;
     const int dim = slice * kReduceSliceDims + 4 * lane;
