@@ -4,6 +4,9 @@
 
 #include "arch/runtime.h"
 #include "error.h"
+#if defined(MLA_HAVE_GPU_RUNTIME)
+#include "splitkv/launch.h"  // reduce_can_be_dependent
+#endif
 
 namespace mla {
 
@@ -27,6 +30,8 @@ mla_status query(int dev, DeviceInfo* info) {
 #else
     std::snprintf(info->arch_name, sizeof(info->arch_name), "sm_%d%d", info->cc_major,
                   info->cc_minor);
+    // Queried while `dev` is current (current_device_info's caller's device).
+    info->dependent_reduce = info->cc_major >= 9 && splitkv::reduce_can_be_dependent();
 #endif
     if (e != gpu::kSuccess)
         return fail(MLA_STATUS_DEVICE_ERROR, "querying the device architecture failed: %s",

@@ -15,6 +15,8 @@ struct DeviceInfo {
     int cc_major = 0, cc_minor = 0;      // compute capability (NVIDIA; HIP's stand-in on AMD)
     char arch_name[64] = {};             // "sm_90" on NVIDIA; gcnArchName on AMD ("gfx942:...")
     int max_shared_bytes_per_block = 0;  // NVIDIA: the opt-in limit; AMD: LDS per workgroup
+    bool dependent_reduce = false;       // the reduce may be a programmatic dependent launch
+                                         // here (splitkv::reduce_can_be_dependent)
 };
 
 // Device facts by ordinal, each queried once and shared by every thread: reads and the store

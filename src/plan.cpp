@@ -305,9 +305,10 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     out.num_splits = sp.num_splits;
     out.tiles_per_split = sp.tiles_per_split;
     out.row_groups = sp.row_groups;
-    // The reduce's launch may overlap the tail of stage 1 where the hardware has programmatic
-    // dependent launch (compute capability 9.0 on); the single-split path has no reduce.
-    out.dependent_launch = options.dependent_launch && !device.amd && device.cc_major >= 9 &&
+    // The reduce's launch may overlap the tail of stage 1 where the device, the loaded reduce
+    // code and the runtime allow a programmatic dependent launch (DeviceInfo::dependent_reduce);
+    // the single-split path has no reduce.
+    out.dependent_launch = options.dependent_launch && device.dependent_reduce &&
                            sp.num_splits > 1;
     out.split_meta_offset = sp.split_meta_offset;
     out.row_meta_offset = sp.row_meta_offset;

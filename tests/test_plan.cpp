@@ -33,6 +33,7 @@ mla::DeviceInfo nvidia(int major, int minor) {
     d.cc_minor = minor;
     std::snprintf(d.arch_name, sizeof(d.arch_name), "sm_%d%d", major, minor);
     d.max_shared_bytes_per_block = 227 * 1024;
+    d.dependent_reduce = major >= 9;  // a build with sm_90 code, CUDA 12.3+
     return d;
 }
 
@@ -552,11 +553,17 @@ TEST(PlanCreate, Bf16RopeBesideAnFp8LatentRunsOnMma16) {
 TEST(PlanCreate, DependentReduceLaunchOnSplitPlansOfSm90AndLater) {
     mla::PlanOptions on;
     on.dependent_launch = true;
-    for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(10, 0), nvidia(8, 0), gfx942()}) {
+    // An sm_90 device running code without the wait (a build for sm_80 alone, or a runtime
+    // older than 12.3): never.
+    mla::DeviceInfo sm90_without = nvidia(9, 0);
+    sm90_without.dependent_reduce = false;
+    for (const mla::DeviceInfo& d :
+         {nvidia(9, 0), nvidia(10, 0), nvidia(8, 0), gfx942(), sm90_without}) {
         for (const mla::PlanOptions& options : {on, mla::PlanOptions()}) {
             SCOPED_TRACE(::testing::Message() << d.arch_name << " options on "
-                                              << options.dependent_launch);
-            const bool expect = !d.amd && d.cc_major >= 9 && options.dependent_launch;
+                                              << options.dependent_launch << " reduce can "
+                                              << d.dependent_reduce);
+            const bool expect = d.dependent_reduce && options.dependent_launch;
             // One long element: split-KV in either mode.
             for (uint32_t flags : {0u, uint32_t{MLA_DECODE_FLAG_BATCH_INVARIANT}}) {
                 mla_decode_params p = host_fields(1, 32768, MLA_DTYPE_FP8_E4M3FN);

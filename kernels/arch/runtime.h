@@ -114,6 +114,19 @@ inline error_t set_max_dynamic_shared_bytes(Kernel kernel, int bytes) {
 #endif
 }
 
+// The PTX (virtual architecture) version the loaded code of `kernel` came from on the current
+// device, major * 10 + minor: 90 for sm_90 code, 80 where an sm_80 PTX was JIT-compiled.
+template <typename Kernel>
+inline error_t kernel_ptx_version(Kernel kernel, int* version) {
+    MLA_RT(FuncAttributes) attributes{};
+    const error_t e = MLA_RT(FuncGetAttributes)(&attributes, reinterpret_cast<const void*>(kernel));
+    *version = e == kSuccess ? attributes.ptxVersion : 0;
+    return e;
+}
+// Runtime and driver versions (CUDA: 1000 * major + 10 * minor; 12030 = 12.3).
+inline error_t runtime_version(int* v) { return MLA_RT(RuntimeGetVersion)(v); }
+inline error_t driver_version(int* v) { return MLA_RT(DriverGetVersion)(v); }
+
 // Queues kernel<<<grid, block, shared_bytes, stream>>>(args...) as a programmatic dependent of
 // the kernel before it in `stream` (CUDA 12+, sm_90+ devices; the caller decides where): it may
 // be scheduled once every CTA of that kernel has called arch::allow_dependent_launch() or
@@ -135,7 +148,10 @@ inline error_t launch_dependent(void (*kernel)(Formals...), dim3 grid, dim3 bloc
     config.stream = stream;
     config.attrs = attribute;
     config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, kernel, std::forward<Actuals>(args)...);
+    // Its error is also kept as the runtime's last error: taken here, as for <<<>>>, so that it
+    // is not reported again by the next launch's check.
+    (void)cudaLaunchKernelEx(&config, kernel, std::forward<Actuals>(args)...);
+    return cudaGetLastError();
 #else
     // Converted to the kernel's own parameter types first: hipLaunchKernel reads each argument
     // through its address with the kernel's layout.

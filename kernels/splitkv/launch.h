@@ -37,6 +37,11 @@ gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFor
 // ---- per kernel (instantiations/) ------------------------------------------------------------
 // `dependent`: through gpu::launch_dependent, so that it may start while stage 1 finishes.
 gpu::error_t launch_reduce(const Params& params, bool dependent, gpu::stream_t stream);
+// Whether the reduce may be a programmatic dependent launch on the current device: its loaded
+// code waits for the prior grid (it came from sm_90+ PTX: a build for sm_80 alone runs sm_80
+// PTX there, without the wait, and would read partial rows stage 1 is still writing), and the
+// runtime and driver can capture such a launch into a graph (CUDA 12.3+). False on HIP.
+bool reduce_can_be_dependent();
 
 template <KvFormat F>
 gpu::error_t launch_stage1_mma16(const Params& params, gpu::stream_t stream);
