@@ -58,6 +58,10 @@ gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFor
                     // wgmma (stage1_can_serve)
     }
     if (e != gpu::kSuccess || params.split_meta == nullptr) return e;
+    // Stage 1 stays a plain launch: a dependent reduce reads the split metadata (prepare's
+    // kernel) before it waits for stage 1, which is safe only because stage 1 cannot start
+    // before that kernel has completed. Making stage 1 a dependent launch too would need that
+    // read moved after the wait (reduce.h).
     return launch_reduce(params, dependent_reduce, stream);
 }
 
