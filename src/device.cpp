@@ -106,7 +106,7 @@ mla_status on_current_device(Use&& use) {
     const PlanOptions* options = nullptr;
     MLA_TRY(plan_options(&options));
     DeviceInfo device;
-    MLA_TRY(current_device_info(&device));
+    MLA_TRY(current_device_info(&device, options->dependent_launch));
     return use(*options, device);
 }
 

@@ -30,8 +30,6 @@ mla_status query(int dev, DeviceInfo* info) {
 #else
     std::snprintf(info->arch_name, sizeof(info->arch_name), "sm_%d%d", info->cc_major,
                   info->cc_minor);
-    // Queried while `dev` is current (current_device_info's caller's device).
-    info->dependent_reduce = info->cc_major >= 9 && splitkv::reduce_can_be_dependent();
 #endif
     if (e != gpu::kSuccess)
         return fail(MLA_STATUS_DEVICE_ERROR, "querying the device architecture failed: %s",
@@ -41,7 +39,7 @@ mla_status query(int dev, DeviceInfo* info) {
 
 }  // namespace
 
-mla_status current_device_info(DeviceInfo* info) {
+mla_status current_device_info(DeviceInfo* info, bool query_dependent_reduce) {
     int devices = 0;
     gpu::error_t e = gpu::device_count(&devices);
     if (e != gpu::kSuccess || devices <= 0)
@@ -57,7 +55,12 @@ mla_status current_device_info(DeviceInfo* info) {
         return fail(MLA_STATUS_DEVICE_ERROR, "getting the current device failed: %s",
                     gpu::error_string(e));
     static DeviceInfoCache cache;
-    return cache.get(dev, query, info);
+    MLA_TRY(cache.get(dev, query, info));
+    // Only when asked (MLA_DECODE_PDL=1): the default path makes no such query.
+    if (query_dependent_reduce)
+        info->dependent_reduce =
+            !info->amd && info->cc_major >= 9 && splitkv::reduce_can_be_dependent();
+    return MLA_STATUS_SUCCESS;
 }
 
 #endif

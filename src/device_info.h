@@ -16,7 +16,8 @@ struct DeviceInfo {
     char arch_name[64] = {};             // "sm_90" on NVIDIA; gcnArchName on AMD ("gfx942:...")
     int max_shared_bytes_per_block = 0;  // NVIDIA: the opt-in limit; AMD: LDS per workgroup
     bool dependent_reduce = false;       // the reduce may be a programmatic dependent launch
-                                         // here (splitkv::reduce_can_be_dependent)
+                                         // here (splitkv::reduce_can_be_dependent); only set
+                                         // when current_device_info is asked for it
 };
 
 // Device facts by ordinal, each queried once and shared by every thread: reads and the store
@@ -55,8 +56,9 @@ private:
     DeviceInfo cached_[kMaxDevices];
 };
 
-// *info for the current device (cached per device). NO_DEVICE without a GPU, DEVICE_ERROR when
-// the runtime fails. GPU builds only.
-mla_status current_device_info(DeviceInfo* info);
+// *info for the current device (cached per device); dependent_reduce is queried (not cached)
+// only with query_dependent_reduce. NO_DEVICE without a GPU, DEVICE_ERROR when the runtime
+// fails. GPU builds only.
+mla_status current_device_info(DeviceInfo* info, bool query_dependent_reduce = false);
 
 }  // namespace mla

@@ -66,6 +66,7 @@ splitkv::Params kernel_params(const DevicePlan& plan, const mla_decode_params& p
         k.row_meta = reinterpret_cast<splitkv::RowMeta*>(ws + plan.row_meta_offset);
         k.partial_o = reinterpret_cast<float*>(ws + plan.partial_o_offset);
         k.partial_lse = reinterpret_cast<float*>(ws + plan.partial_lse_offset);
+        k.dependent_reduce = plan.dependent_launch;
     }
     k.o = static_cast<uint16_t*>(p.o);
     k.o_stride_token = p.o_stride_token;

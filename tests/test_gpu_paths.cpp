@@ -859,7 +859,8 @@ TEST(GpuPlanApi, DescribeNamesTheStage1Variant) {
 TEST(GpuPlanApi, SplitRouteReduceIsADependentLaunchOnSm90) {
     SKIP_WITHOUT_GPU();
     mla::DeviceInfo device;
-    ASSERT_EQ(mla::current_device_info(&device), MLA_STATUS_SUCCESS) << mla_last_error_message();
+    ASSERT_EQ(mla::current_device_info(&device, true), MLA_STATUS_SUCCESS)
+        << mla_last_error_message();
     const char* pdl = std::getenv("MLA_DECODE_PDL");
     const bool expect =
         device.dependent_reduce && pdl != nullptr && std::strcmp(pdl, "1") == 0;

@@ -132,12 +132,11 @@ inline error_t driver_version(int* v) { return MLA_RT(DriverGetVersion)(v); }
 // be scheduled once every CTA of that kernel has called arch::allow_dependent_launch() or
 // exited, so each of its CTAs must call arch::wait_prior_grid() before reading what that kernel
 // wrote. Under stream capture it becomes a programmatic edge of the graph (CUDA 12.3+), so
-// engines may capture it. HIP has no such launch: there it is a plain launch (hipLaunchKernel,
-// a function, since this header is also compiled as plain C++).
+// engines may capture it. CUDA only: HIP has no such launch (plans never ask for one there).
+#if defined(MLA_BACKEND_CUDA)
 template <typename... Formals, typename... Actuals>
 inline error_t launch_dependent(void (*kernel)(Formals...), dim3 grid, dim3 block,
                                 size_t shared_bytes, stream_t stream, Actuals&&... args) {
-#if defined(MLA_BACKEND_CUDA)
     cudaLaunchAttribute attribute[1] = {};
     attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attribute[0].val.programmaticStreamSerializationAllowed = 1;
@@ -152,16 +151,8 @@ inline error_t launch_dependent(void (*kernel)(Formals...), dim3 grid, dim3 bloc
     // is not reported again by the next launch's check.
     (void)cudaLaunchKernelEx(&config, kernel, std::forward<Actuals>(args)...);
     return cudaGetLastError();
-#else
-    // Converted to the kernel's own parameter types first: hipLaunchKernel reads each argument
-    // through its address with the kernel's layout.
-    return [&](Formals... formals) {
-        void* addresses[] = {static_cast<void*>(&formals)...};
-        return hipLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, addresses,
-                               shared_bytes, stream);
-    }(std::forward<Actuals>(args)...);
-#endif
 }
+#endif
 
 }  // namespace mla::gpu
 

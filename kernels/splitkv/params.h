@@ -82,6 +82,9 @@ struct Params {
     // writes O and LSE itself and there is no reduce.
     SplitMeta* split_meta;  // (batch)
     RowMeta* row_meta;      // (total_q)
+    // The reduce is a programmatic dependent launch of stage 1 (split path, MLA_DECODE_PDL=1):
+    // stage 1 then allows it early and it waits for stage 1; otherwise neither instruction runs.
+    bool dependent_reduce;
 
     // Stage-1 outputs read by the reduce (workspace), per partial row r and head h:
     //   partial_o  [r][num_heads][512] fp32, already divided by its split's sum

@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     const RowMeta meta = p.row_meta[row];
     // Launched as a programmatic dependent of stage 1 (launch_reduce), this grid may start
     // while stage 1 still writes the partial rows: every read of them comes after this wait.
-    arch::wait_prior_grid();
+    if (p.dependent_reduce) arch::wait_prior_grid();
     const int splits = meta.splits;
     const int64_t first = static_cast<int64_t>(meta.first) * p.num_heads + head;
     const int dim = slice * kReduceSliceDims + 4 * lane;

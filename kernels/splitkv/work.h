@@ -78,12 +78,12 @@ MLA_DEVICE Stage1Work stage1_work(const Params& p) {
 }
 
 // Every stage-1 kernel calls this once its CTA knows it has work (an inactive CTA's exit counts
-// the same): on the split path the reduce, launched as a programmatic dependent of stage 1
-// (launch_reduce), may then be scheduled while the last stage-1 CTAs run, and waits in
-// wait_prior_grid for stage 1 to complete before it reads. Not on the single-split path: the
-// kernel after it is the caller's, so it keeps the trigger at our exit, as before.
+// the same): where the reduce is launched as a programmatic dependent of stage 1
+// (p.dependent_reduce, split path only), it may then be scheduled while the last stage-1 CTAs
+// run, and waits in wait_prior_grid for stage 1 to complete before it reads. Otherwise nothing:
+// on the single-split path the kernel after it is the caller's.
 MLA_DEVICE void stage1_allow_reduce(const Params& p) {
-    if (p.split_meta != nullptr) arch::allow_dependent_launch();
+    if (p.dependent_reduce) arch::allow_dependent_launch();
 }
 
 // Row n (0 .. kRows - 1) of a stage-1 CTA: its query token relative to Stage1Work::q_row and

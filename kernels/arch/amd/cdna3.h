@@ -180,8 +180,8 @@ template <int N>
 MLA_DEVICE void copy_wait() {}
 
 // ---- programmatic dependent launch: none on AMD -----------------------------------------------
-// HIP launches every kernel after the one before it in the stream has finished
-// (gpu::launch_dependent is a plain launch there), so there is nothing to wait for or allow.
+// HIP launches every kernel after the one before it in the stream has finished (there is no
+// gpu::launch_dependent), so there is nothing to wait for or allow.
 MLA_DEVICE void wait_prior_grid() {}
 MLA_DEVICE void allow_dependent_launch() {}
 

@@ -21,8 +21,10 @@ gpu::error_t launch_reduce(const Params& params, bool dependent, gpu::stream_t s
     const int64_t units = static_cast<int64_t>(params.total_q) * params.num_heads * kReduceSlices;
     const unsigned grid = static_cast<unsigned>((units + kReduceWarps - 1) / kReduceWarps);
     const unsigned block = kReduceWarps * arch::kWarpSize;
+#if defined(MLA_BACKEND_CUDA)
     // Its launch then overlaps the tail of stage 1 (the kernel waits for stage 1 to complete).
     if (dependent) return gpu::launch_dependent(reduce_kernel, grid, block, 0, stream, params);
+#endif
     reduce_kernel<<<grid, block, 0, stream>>>(params);
     return gpu::get_last_error();
 }
