@@ -48,6 +48,8 @@ MLA_DEVICE int lane_id() { return static_cast<int>(threadIdx.x) & (kWarpSize - 1
 MLA_DEVICE int warp_id() { return static_cast<int>(threadIdx.x) / kWarpSize; }
 
 MLA_DEVICE float shfl_xor(float v, int mask) { return __shfl_xor(v, mask, kWarpSize); }
+// Lane `src`'s v, to every lane of the wavefront.
+MLA_DEVICE float shfl(float v, int src) { return __shfl(v, src, kWarpSize); }
 
 MLA_DEVICE float fast_exp2(float x) { return __builtin_amdgcn_exp2f(x); }
 

@@ -29,6 +29,8 @@ MLA_DEVICE int lane_id() { return static_cast<int>(threadIdx.x) & (kWarpSize - 1
 MLA_DEVICE int warp_id() { return static_cast<int>(threadIdx.x) / kWarpSize; }
 
 MLA_DEVICE float shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
+// Lane `src`'s v, to every lane of the warp.
+MLA_DEVICE float shfl(float v, int src) { return __shfl_sync(0xffffffffu, v, src); }
 
 // Two floats -> f16x2 (low half = a), round to nearest even.
 MLA_DEVICE uint32_t pack_f16x2(float a, float b) {
