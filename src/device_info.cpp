@@ -56,10 +56,13 @@ mla_status current_device_info(DeviceInfo* info, bool query_dependent_reduce) {
                     gpu::error_string(e));
     static DeviceInfoCache cache;
     MLA_TRY(cache.get(dev, query, info));
-    // Only when asked (MLA_DECODE_PDL=1): the default path makes no such query.
-    if (query_dependent_reduce)
+    // Only when asked (by plan options with PDL on: a process with MLA_DECODE_PDL=0 makes no
+    // such query), and once per device: the reduce's attributes and the runtime and driver
+    // versions do not change in a process, and plan creation and mla_decode_fwd's plan lookup
+    // (plan_cache.cpp, every call) stay cheap.
+    if (query_dependent_reduce && !info->amd && info->cc_major >= 9)
         info->dependent_reduce =
-            !info->amd && info->cc_major >= 9 && splitkv::reduce_can_be_dependent();
+            cache.dependent_reduce(dev, [](int) { return splitkv::reduce_can_be_dependent(); });
     return MLA_STATUS_SUCCESS;
 }
 

@@ -38,7 +38,8 @@ struct DevicePlan {
     int tiles_per_split = 1;
     int row_groups = 1;       // stage-1 CTAs per (element, split)
     bool dependent_launch = false;  // the reduce as a programmatic dependent of stage 1 (PDL):
-                                    // split path on NVIDIA sm_90+, with MLA_DECODE_PDL=1
+                                    // split path on NVIDIA sm_90+ (DeviceInfo::dependent_reduce)
+                                    // unless MLA_DECODE_PDL=0
     size_t split_meta_offset = 0, row_meta_offset = 0, partial_o_offset = 0,
            partial_lse_offset = 0, workspace_bytes = 0;
     double predicted_us = 0.0;
@@ -49,7 +50,8 @@ struct DevicePlan {
 struct PlanOptions {
     int forced_splits = 0;  // > 0: this split count (MLA_DECODE_NUM_SPLITS)
     Stage1Request stage1;   // a forced stage-1 variant (MLA_DECODE_STAGE1)
-    bool dependent_launch = false;  // true: MLA_DECODE_PDL=1 (opt-in until measured on a GPU)
+    bool dependent_launch = true;   // PDL where the device allows it; MLA_DECODE_PDL=0 turns
+                                    // it off (on by default since measured on an H200)
 };
 
 PlanKey key_of(const mla_decode_params& p, int device);

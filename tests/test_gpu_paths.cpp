@@ -851,23 +851,25 @@ TEST(GpuPlanApi, DescribeNamesTheStage1Variant) {
     }
 }
 
-// With MLA_DECODE_PDL=1 (the suite's .pdl registration), where the device and the loaded reduce
+// By default (MLA_DECODE_PDL unset or anything but "0"), where the device and the loaded reduce
 // allow it (NVIDIA sm_90+, sm_90 code, CUDA 12.3+: DeviceInfo::dependent_reduce), a split-KV
 // plan launches its reduce as a programmatic dependent of stage 1 (the description says "LSE
-// reduce (PDL)"); otherwise it is a plain launch. Either way the results match the reference
-// (the graph replays of GpuGraph run the same launches captured).
+// reduce (PDL)"); otherwise, and with MLA_DECODE_PDL=0 (the suite's .nopdl registration), it is
+// a plain launch. Either way the results match the reference (the graph replays of GpuGraph
+// run the same launches captured).
 TEST(GpuPlanApi, SplitRouteReduceIsADependentLaunchOnSm90) {
     SKIP_WITHOUT_GPU();
     mla::DeviceInfo device;
     ASSERT_EQ(mla::current_device_info(&device, true), MLA_STATUS_SUCCESS)
         << mla_last_error_message();
     const char* pdl = std::getenv("MLA_DECODE_PDL");
-    const bool expect =
-        device.dependent_reduce && pdl != nullptr && std::strcmp(pdl, "1") == 0;
+    const bool off = pdl != nullptr && std::strcmp(pdl, "0") == 0;
+    const bool expect = device.dependent_reduce && !off;
     // False on sm_90+ only where the loaded reduce came from pre-sm_90 PTX (a build without
     // sm_90 code) or the runtime or driver predates CUDA 12.3: said, not failed.
-    std::printf("[ pdl      ] %s: the reduce %s be a dependent launch\n", device.arch_name,
-                device.dependent_reduce ? "can" : "cannot");
+    std::printf("[ pdl      ] %s: the reduce %s be a dependent launch%s\n", device.arch_name,
+                device.dependent_reduce ? "can" : "cannot",
+                off ? "; MLA_DECODE_PDL=0 keeps it plain" : "");
     const HostProblem host = make_problem(make_spec(kFp8Fn, 16, {16384, 3000}));
     Plan plan;
     ASSERT_EQ(plan.create(host.host_params(nullptr, MLA_DTYPE_BF16, nullptr)), MLA_STATUS_SUCCESS)

@@ -547,19 +547,22 @@ TEST(PlanCreate, Bf16RopeBesideAnFp8LatentRunsOnMma16) {
     }
 }
 
-// With the options asking for it (MLA_DECODE_PDL=1), the reduce is a programmatic dependent
-// launch exactly on the split-KV route on NVIDIA sm_90+ (both modes); never on AMD or sm_80;
-// by default (mla::PlanOptions()) never.
+// By default (mla::PlanOptions(), MLA_DECODE_PDL unset or not "0") the reduce is a
+// programmatic dependent launch exactly on the split-KV route on NVIDIA sm_90+ where the loaded
+// reduce allows it (both modes); never on AMD or sm_80; with the option off (MLA_DECODE_PDL=0)
+// never.
 TEST(PlanCreate, DependentReduceLaunchOnSplitPlansOfSm90AndLater) {
-    mla::PlanOptions on;
-    on.dependent_launch = true;
+    const mla::PlanOptions on;
+    EXPECT_TRUE(on.dependent_launch) << "PDL is the default";
+    mla::PlanOptions off;
+    off.dependent_launch = false;
     // An sm_90 device running code without the wait (a build for sm_80 alone, or a runtime
     // older than 12.3): never.
     mla::DeviceInfo sm90_without = nvidia(9, 0);
     sm90_without.dependent_reduce = false;
     for (const mla::DeviceInfo& d :
          {nvidia(9, 0), nvidia(10, 0), nvidia(8, 0), gfx942(), sm90_without}) {
-        for (const mla::PlanOptions& options : {on, mla::PlanOptions()}) {
+        for (const mla::PlanOptions& options : {on, off}) {
             SCOPED_TRACE(::testing::Message() << d.arch_name << " options on "
                                               << options.dependent_launch << " reduce can "
                                               << d.dependent_reduce);

@@ -254,6 +254,40 @@ TEST(Threads, DeviceInfoCacheSharedByThreads) {
     EXPECT_LE(queries.load(), kThreads * kDevices + past_table);
 }
 
+// The cache's lazy fact (whether the reduce may be a dependent launch) shared by threads
+// asking for 4 devices (and one ordinal past the table): queried at most once per device and
+// thread that missed it, never by get, and each answer is that device's.
+TEST(Threads, DeviceInfoCacheKeepsTheDependentReduceAnswer) {
+    constexpr int kThreads = 6, kDevices = 4;
+    mla::DeviceInfoCache cache;
+    std::atomic<int> queries{0};
+    expect_no_failures(run_together(kThreads, [&](int i) -> std::string {
+        for (int k = 0; k < 200; ++k) {
+            const int dev = k % 10 == 9 ? mla::DeviceInfoCache::kMaxDevices : (k + i) % kDevices;
+            mla::DeviceInfo info;
+            const mla_status st = cache.get(
+                dev,
+                [](int d, mla::DeviceInfo* out) {
+                    out->device = d;
+                    return MLA_STATUS_SUCCESS;
+                },
+                &info);
+            if (st != MLA_STATUS_SUCCESS) return "get failed";
+            if (info.dependent_reduce) return "get set dependent_reduce";
+            const bool can = cache.dependent_reduce(dev, [&](int d) {
+                queries.fetch_add(1);
+                return d % 2 == 0;
+            });
+            if (can != (dev % 2 == 0))
+                return "device " + std::to_string(dev) + " got another device's answer";
+        }
+        return "";
+    }));
+    const int past_table = kThreads * 20;  // ordinal kMaxDevices: queried every time
+    EXPECT_GE(queries.load(), kDevices + past_table);
+    EXPECT_LE(queries.load(), kThreads * kDevices + past_table);
+}
+
 // ---- GPU -------------------------------------------------------------------------------------
 
 #if defined(MLA_HAVE_GPU_RUNTIME)

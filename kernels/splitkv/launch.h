@@ -29,8 +29,8 @@ gpu::error_t launch_split_metadata(const Params& params, int tile_tokens, gpu::s
 // Queues stage 1 of `variant` for `format` (batch * max_splits * row_groups CTAs) and, on the
 // split path (split_meta != nullptr), the reduce; `dependent_reduce`: the reduce as a
 // programmatic dependent of stage 1 (the plan's DevicePlan::dependent_launch: NVIDIA sm_90+
-// only). Returns the runtime's error for the launches (invalid value for a variant or format
-// this build does not have).
+// only, the default there; MLA_DECODE_PDL=0 turns it off). Returns the runtime's error for the
+// launches (invalid value for a variant or format this build does not have).
 gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFormat format,
                               bool dependent_reduce, gpu::stream_t stream);
 

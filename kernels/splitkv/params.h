@@ -82,8 +82,9 @@ struct Params {
     // writes O and LSE itself and there is no reduce.
     SplitMeta* split_meta;  // (batch)
     RowMeta* row_meta;      // (total_q)
-    // The reduce is a programmatic dependent launch of stage 1 (split path, MLA_DECODE_PDL=1):
-    // stage 1 then allows it early and it waits for stage 1; otherwise neither instruction runs.
+    // The reduce is a programmatic dependent launch of stage 1 (DevicePlan::dependent_launch:
+    // split path on NVIDIA sm_90+ unless MLA_DECODE_PDL=0): stage 1 then allows it early and it
+    // waits for stage 1; otherwise neither instruction runs.
     bool dependent_reduce;
 
     // Stage-1 outputs read by the reduce (workspace), per partial row r and head h:
