@@ -142,12 +142,8 @@ struct WgmmaConfig {
                   "the consumers' registers come from the producer's");
     static constexpr int kEmptyArrivals = 4 * kConsumers;  // warps that read a stage
     static constexpr int kCols = N / 4;  // rows (N columns) a lane holds accumulators of
-    // Independent accumulator chains where the registers allow, so that the tensor pipe has
-    // several products in flight: S^T's k16 steps go round-robin over kSChains chains (summed
-    // at the end), the value products' k-steps over kOSets copies of O^T (summed in the
-    // epilogue). 16 rows: 4 and 2 (S^T 4 x 8, O^T 2 x 32 registers); 32 rows: 2 and 1.
-    static constexpr int kSChains = N == 16 ? 4 : N == 32 ? 2 : 1;
-    static constexpr int kOSets = N == 16 ? 2 : 1;
+    // Even and odd k16 steps of S^T in two accumulator chains where the registers allow.
+    static constexpr bool kSplitSChain = N <= 32;
 
     // Cache tile: 64 rows of 576 fp8 codes, pitch 592 (see the bank notes above).
     static constexpr int kRowBytes = kHeadDimQk;
@@ -313,19 +309,15 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
 
 // S^T of one tile over 36 k16 steps (unscaled): A = decoded K of the lane's two token rows,
 // 4 steps per 16-byte load, the next chunk's loads in flight while this one's products run;
-// step k accumulates in chain k mod Cfg::kSChains (chain 0 is s; the others are added to it).
+// with Cfg::kSplitSChain even and odd steps accumulate separately (summed into s).
 template <class Cfg>
 MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, uint64_t qt_desc0,
                                float (&s)[Cfg::N / 2]) {
     namespace hw = arch::sm90;
     constexpr int N = Cfg::N;
-    constexpr int kC = Cfg::kSChains;
-    static_assert(4 % kC == 0, "a chunk's 4 steps go round the chains");
-    float chain[kC][N / 2];
+    float s_odd[N / 2];
 #pragma unroll
-    for (int j = 0; j < kC; ++j)
-#pragma unroll
-        for (int i = 0; i < N / 2; ++i) chain[j][i] = 0.0f;
+    for (int i = 0; i < N / 2; ++i) s[i] = s_odd[i] = 0.0f;
     uint4 r0 = *reinterpret_cast<const uint4*>(k_row0);
     uint4 r1 = *reinterpret_cast<const uint4*>(k_row1);
 #pragma unroll
@@ -350,24 +342,20 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, uin
 #pragma unroll
         for (int st = 0; st < 4; ++st) {
             const uint64_t desc = qt_desc0 + (((c * 4 + st) * Cfg::kQtStepBytes) >> 4);
-            hw::Wgmma<arch::MmaType::kF16, N>::run(chain[st % kC], a[st], desc,
-                                                   c * 4 + st >= kC);
+            if (Cfg::kSplitSChain && (st & 1))
+                hw::Wgmma<arch::MmaType::kF16, N>::run(s_odd, a[st], desc, c * 4 + st > 1);
+            else
+                hw::Wgmma<arch::MmaType::kF16, N>::run(s, a[st], desc, c + st > 0);
         }
         hw::wgmma_commit();
         hw::wgmma_wait<1>();
     }
     hw::wgmma_wait<0>();
+    hw::fence_operands(s);
+    hw::fence_operands(s_odd);
+    if constexpr (Cfg::kSplitSChain) {
 #pragma unroll
-    for (int j = 0; j < kC; ++j) hw::fence_operands(chain[j]);
-    // Pairwise sums: ((c0 + c1) + (c2 + c3)) for 4 chains.
-#pragma unroll
-    for (int i = 0; i < N / 2; ++i) {
-        if constexpr (kC == 4)
-            s[i] = (chain[0][i] + chain[1][i]) + (chain[2][i] + chain[3][i]);
-        else if constexpr (kC == 2)
-            s[i] = chain[0][i] + chain[1][i];
-        else
-            s[i] = chain[0][i];
+        for (int i = 0; i < N / 2; ++i) s[i] += s_odd[i];
     }
 }
 
@@ -473,13 +461,11 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
         const int ti = (rows.row0 + n) / p.num_heads - rows.t_first;
         if (ti < work.tokens) min_end = min(min_end, sh.end[n]);
     }
-    float o[Cfg::kOSets][2 * kPairs][N / 2];  // O^T copies: k-step kk adds to o[kk % kOSets]
+    float o[2 * kPairs][N / 2];
 #pragma unroll
-    for (int os = 0; os < Cfg::kOSets; ++os)
+    for (int mb = 0; mb < 2 * kPairs; ++mb)
 #pragma unroll
-        for (int mb = 0; mb < 2 * kPairs; ++mb)
-#pragma unroll
-            for (int i = 0; i < N / 2; ++i) o[os][mb][i] = 0.0f;
+        for (int i = 0; i < N / 2; ++i) o[mb][i] = 0.0f;
     // Tile tokens of this lane's two S^T rows, and its V rows' byte offset in a tile.
     const int s_tok0 = 16 * wq + Cfg::s_row_token(g, 0);
     const int s_tok1 = s_tok0 + 1;
@@ -618,11 +604,9 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             }
             if (__any_sync(0xffffffffu, rescale)) {  // once the maxima settle, mostly not
 #pragma unroll
-                for (int os = 0; os < Cfg::kOSets; ++os)
+                for (int mb = 0; mb < 2 * kPairs; ++mb)
 #pragma unroll
-                    for (int mb = 0; mb < 2 * kPairs; ++mb)
-#pragma unroll
-                        for (int k = 0; k < N / 2; ++k) o[os][mb][k] *= alpha[Cfg::slot_of(k)];
+                    for (int k = 0; k < N / 2; ++k) o[mb][k] *= alpha[Cfg::slot_of(k)];
             }
 
             const uint8_t* v_tile = sh.stages + stage * Cfg::kStageBytes + v_off;
@@ -657,9 +641,8 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 const uint64_t desc = pt_desc0 + ((b * Cfg::kPtBytes + kk * Cfg::kPtStepBytes) >> 4);
 #pragma unroll
                 for (int pp = 0; pp < kPairs; ++pp) {
-                    float(&od)[2 * kPairs][N / 2] = o[kk % Cfg::kOSets];
-                    hw::Wgmma<arch::MmaType::kF16, N>::run(od[2 * pp], ax[f][pp], desc, true);
-                    hw::Wgmma<arch::MmaType::kF16, N>::run(od[2 * pp + 1], ay[f][pp], desc, true);
+                    hw::Wgmma<arch::MmaType::kF16, N>::run(o[2 * pp], ax[f][pp], desc, true);
+                    hw::Wgmma<arch::MmaType::kF16, N>::run(o[2 * pp + 1], ay[f][pp], desc, true);
                 }
                 hw::wgmma_commit();
                 // The products of k-step kk - 1 are done: their fragments may be rewritten.
@@ -667,9 +650,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             }
             hw::wgmma_wait<0>();
 #pragma unroll
-            for (int os = 0; os < Cfg::kOSets; ++os)
-#pragma unroll
-                for (int mb = 0; mb < 2 * kPairs; ++mb) hw::fence_operands(o[os][mb]);
+            for (int mb = 0; mb < 2 * kPairs; ++mb) hw::fence_operands(o[mb]);
             if (b == other) {  // its P^T is read: the other consumer may write it again
                 __syncwarp();
                 if (lane == 0) hw::mbarrier_arrive(&sh.p_empty[b]);
@@ -714,17 +695,11 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
         row_scale[n_me] = scale;
     }
     hw::named_barrier_sync(1, Cfg::kConsumerThreads);
-#pragma unroll
-    for (int os = 1; os < Cfg::kOSets; ++os)
-#pragma unroll
-        for (int mb = 0; mb < 2 * kPairs; ++mb)
-#pragma unroll
-            for (int i = 0; i < N / 2; ++i) o[0][mb][i] += o[os][mb][i];
     const int dim0 = Cfg::kValueDims * w + 32 * wq + 4 * g;
     if (single_split(work))
-        wgmma_detail::store_o_slots<Cfg, uint16_t>(o[0], row_ptr, row_scale, t4, dim0);
+        wgmma_detail::store_o_slots<Cfg, uint16_t>(o, row_ptr, row_scale, t4, dim0);
     else
-        wgmma_detail::store_o_slots<Cfg, float>(o[0], row_ptr, row_scale, t4, dim0);
+        wgmma_detail::store_o_slots<Cfg, float>(o, row_ptr, row_scale, t4, dim0);
 }
 
 #endif  // MLA_ARCH_SM90
