@@ -36,9 +36,11 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     const int dim = slice * kReduceSliceDims + 4 * lane;
 
     // Few dependent round trips to memory (each ~0.4 us from L2, ~1 us cold): the lanes read
-    // the splits' LSEs in parallel (one round trip for up to a warp of splits), the warp takes
-    // their maximum, and each lane keeps its split's weight; then the partial O rows are read
-    // kOBatch at a time, all in flight together, each weight handed out by a shuffle.
+    // the splits' LSEs in parallel (one round trip for up to a warp of splits) and the warp
+    // takes their maximum; then, a warp's worth of splits at a time, each lane turns its
+    // split's LSE into a weight and the partial O rows are read kOBatch at a time, all in
+    // flight together, each weight handed out by a shuffle. Splits past a warp's worth have
+    // their LSE read a second time in that pass (one more round trip, NVIDIA above 32 splits).
     // Weights, sums and their order are those of a sequential loop over the splits.
     const float* lse_part = p.partial_lse + first;
     float lse_lane = kNegInf;  // split `lane` (the first warp's worth of splits)
@@ -64,7 +66,8 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
             constexpr int kOBatch = 8;
             for (int j0 = 0; j0 < n; j0 += kOBatch) {
                 float4 x[kOBatch];
-                // Past the last split the loads repeat its row (a cache hit), not added below.
+                // Past the last split the loads repeat its row (in the same burst: extra
+                // requests, not extra round trips); they are not added below.
 #pragma unroll
                 for (int j = 0; j < kOBatch; ++j) {
                     const int s = base + (j0 + j < n ? j0 + j : n - 1);
