@@ -293,6 +293,13 @@ TEST(GpuLong, Kv131072) {
                              Tolerance(), Api::kPlan);
 }
 
+// One element of 65536 tokens: the plan splits it more than a warp has lanes (PlanCreate.
+// OneLongElementSplitsPastOneWarpOfLanes), so the reduce reads the LSEs in two passes.
+TEST(GpuLong, OneElementOfManySplits) {
+    SKIP_WITHOUT_GPU();
+    expect_matches_reference(make_spec(kFp8Fn, 16, {65536}, {}, 27), Tolerance(), Api::kPlan);
+}
+
 // 1024 elements of uneven lengths 0..2048, q_len 1.
 TEST(GpuLargeBatch, Batch1024UnevenLengths) {
     SKIP_WITHOUT_GPU();

@@ -591,6 +591,44 @@ TEST(PlanCreate, DependentReduceLaunchOnSplitPlansOfSm90AndLater) {
     }
 }
 
+// The L2 prefetch (MLA_DECODE_L2_PREFETCH=1) is off by default and, when asked, on exactly in
+// plans whose stage 1 is the wgmma variant (its producer has it): never mma16's (bf16 caches,
+// sm_80, AMD, batch-invariant mode), and the description says so.
+TEST(PlanCreate, L2PrefetchOnlyWhenAskedAndOnlyOnWgmma) {
+    EXPECT_FALSE(mla::PlanOptions().l2_prefetch) << "an experiment, off by default";
+    mla::PlanOptions on;
+    on.l2_prefetch = true;
+    for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
+        for (mla_dtype kv : {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_BF16}) {
+            for (uint32_t flags : {0u, uint32_t{MLA_DECODE_FLAG_BATCH_INVARIANT}}) {
+                for (const mla::PlanOptions& options : {mla::PlanOptions(), on}) {
+                    SCOPED_TRACE(::testing::Message() << d.arch_name << " kv " << kv << " flags "
+                                                      << flags << " asked "
+                                                      << options.l2_prefetch);
+                    mla_decode_params p = host_fields(64, 8192, kv);
+                    p.flags = flags;
+                    mla::DevicePlan plan;
+                    ASSERT_EQ(mla::plan_create(p, d, options, &plan), MLA_STATUS_SUCCESS)
+                        << mla_last_error_message();
+                    const bool wgmma = plan.variant == static_cast<int>(Stage1Variant::kWgmma);
+                    EXPECT_EQ(plan.l2_prefetch, options.l2_prefetch && wgmma) << plan.description;
+                    EXPECT_EQ(contains(plan.description, "MLA_DECODE_L2_PREFETCH=1"),
+                              plan.l2_prefetch)
+                        << plan.description;
+                }
+            }
+        }
+    }
+    // The fp8 default-mode plan on sm_90 is a wgmma plan where the build has that variant, so
+    // the case above is not vacuous.
+    mla::DevicePlan plan;
+    ASSERT_EQ(mla::plan_create(host_fields(64, 8192, MLA_DTYPE_FP8_E4M3FN), nvidia(9, 0), on,
+                               &plan),
+              MLA_STATUS_SUCCESS);
+    EXPECT_EQ(plan.l2_prefetch, mla::stage1_variant_built(Stage1Variant::kWgmma))
+        << plan.description;
+}
+
 // ---- the workspace bound across problems (mla_decode_workspace_bound) ---------------------------
 
 // Host fields of a valid problem under or at a largest shape.
@@ -689,6 +727,21 @@ TEST(PlanWorkspaceBound, CoversThePlansOfEveryProblemUnderTheLargest) {
     }
     EXPECT_EQ(splitting, 24);  // every device, format and head count of the default mode
     std::printf("plan bound / largest plan found: at most %.3f\n", worst);
+}
+
+// The reduce reads a row's split LSEs a warp's worth at a time (kernels/splitkv/reduce.h), so
+// more splits than lanes take a second pass. The GPU suite runs that pass through
+// GpuLong.OneElementOfManySplits (test_gpu_paths.cpp: one fp8 element of 65536 tokens, 16
+// heads, q_len 1), whose plan on the H200 has more than 32 splits (a warp of NVIDIA lanes);
+// this fails if the planner stops giving it that many, so that the coverage is not lost
+// silently.
+TEST(PlanCreate, OneLongElementSplitsPastOneWarpOfLanes) {
+    const mla_decode_params p =
+        problem_of(1, 1, 1, 65536, 16, MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_NONE, 0);
+    mla::DevicePlan plan;
+    ASSERT_EQ(mla::plan_create(p, nvidia(9, 0), mla::PlanOptions(), &plan), MLA_STATUS_SUCCESS)
+        << mla_last_error_message();
+    EXPECT_GT(plan.num_splits, 32) << plan.description;
 }
 
 // The bound takes the formats plans take: an o_dtype without a GPU path is UNSUPPORTED.
