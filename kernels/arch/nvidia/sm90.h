@@ -157,10 +157,9 @@ MLA_DEVICE void copy_async_arrive_noinc(uint64_t* bar) {
 MLA_DEVICE void copy_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
 // A hint to bring `bytes` of global memory at `src` into L2 (no data returned, nothing waits
-// for it). src 16-byte aligned, bytes a multiple of 16.
+// for it, no ordering: no memory clobber). src 16-byte aligned, bytes a multiple of 16.
 MLA_DEVICE void prefetch_l2_bulk(const void* src, uint32_t bytes) {
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(src), "r"(bytes)
-                 : "memory");
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(src), "r"(bytes));
 }
 
 // ---- bulk copy global -> shared, completing on an mbarrier -----------------------------------

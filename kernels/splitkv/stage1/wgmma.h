@@ -438,11 +438,11 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         // Opt-in (kL2Prefetch): the rows of the tile kStages ahead, the next one this stage will
         // take, into L2, so that its copies wait for L2 rather than HBM. Lanes 0..15, one row
         // each, as the addresses above.
-        const int ahead = t + Cfg::kStages;
-        if (kL2Prefetch && ahead < rows.n_tiles && lane < 16) {
+        if constexpr (kL2Prefetch) {
+            const int ahead = t + Cfg::kStages;
             const int64_t ahead_tok0 =
                 work.tok_begin + static_cast<int64_t>(ahead) * Cfg::kTileTokens;
-            if (ahead_tok0 + my_row < work.tok_end) {
+            if (ahead < rows.n_tiles && lane < 16 && ahead_tok0 + my_row < work.tok_end) {
                 const int64_t slot = cache_slot(p, work, ahead_tok0 + my_row);
                 hw::prefetch_l2_bulk(p.kv + slot * p.kv_stride_bytes, 16 * kLatentPieces);
                 hw::prefetch_l2_bulk(p.kpe + slot * p.kpe_stride_bytes,
