@@ -223,69 +223,71 @@ TEST(Threads, PlanCacheSharedByThreads) {
     EXPECT_EQ(cache.get(key_of(kShapes + 1), failing, &plan), MLA_STATUS_DEVICE_ERROR);
 }
 
-// The device-facts cache's class shared by threads asking for 4 devices (and one ordinal past
-// its table): each device is queried at most once per thread that missed it, and every answer
-// is that device's.
-TEST(Threads, DeviceInfoCacheSharedByThreads) {
-    constexpr int kThreads = 6, kDevices = 4;
-    mla::DeviceInfoCache cache;
-    std::atomic<int> queries{0};
-    expect_no_failures(run_together(kThreads, [&](int i) -> std::string {
+// kThreads threads each ask a DeviceInfoCache for kDevices devices 200 times, every tenth time
+// for the ordinal past its table (queried every time, never kept): ask(dev, facts) checks one
+// answer, "" when right. Then queries (counted by the callers' makers) must be at least one per
+// device plus the ordinal's, at most one per device and thread that missed it plus those.
+constexpr int kCacheThreads = 6, kCacheDevices = 4;
+
+template <typename Ask>
+void ask_devices_from_threads(const std::atomic<int>& queries, Ask&& ask) {
+    expect_no_failures(run_together(kCacheThreads, [&](int i) -> std::string {
         for (int k = 0; k < 200; ++k) {
-            const int dev = k % 10 == 9 ? mla::DeviceInfoCache::kMaxDevices : (k + i) % kDevices;
-            mla::DeviceInfo info;
-            const mla_status st = cache.get(
-                dev,
-                [&](int d, mla::DeviceInfo* out) {
-                    queries.fetch_add(1);
-                    out->device = d;
-                    out->multiprocessors = 100 + d;
-                    return MLA_STATUS_SUCCESS;
-                },
-                &info);
-            if (st != MLA_STATUS_SUCCESS) return "get failed";
-            if (info.device != dev || info.multiprocessors != 100 + dev)
-                return "device " + std::to_string(dev) + " got another device's facts";
+            const int dev =
+                k % 10 == 9 ? mla::DeviceInfoCache::kMaxDevices : (k + i) % kCacheDevices;
+            const std::string failure = ask(dev);
+            if (!failure.empty()) return failure;
         }
         return "";
     }));
-    const int past_table = kThreads * 20;  // ordinal kMaxDevices: queried every time
-    EXPECT_GE(queries.load(), kDevices + past_table);
-    EXPECT_LE(queries.load(), kThreads * kDevices + past_table);
+    const int past_table = kCacheThreads * 20;  // ordinal kMaxDevices: queried every time
+    EXPECT_GE(queries.load(), kCacheDevices + past_table);
+    EXPECT_LE(queries.load(), kCacheThreads * kCacheDevices + past_table);
+}
+
+// The device-facts cache's class shared by threads (above): each answer is that device's.
+TEST(Threads, DeviceInfoCacheSharedByThreads) {
+    mla::DeviceInfoCache cache;
+    std::atomic<int> queries{0};
+    ask_devices_from_threads(queries, [&](int dev) -> std::string {
+        mla::DeviceInfo info;
+        const mla_status st = cache.get(
+            dev,
+            [&](int d, mla::DeviceInfo* out) {
+                queries.fetch_add(1);
+                out->device = d;
+                out->multiprocessors = 100 + d;
+                return MLA_STATUS_SUCCESS;
+            },
+            &info);
+        if (st != MLA_STATUS_SUCCESS) return "get failed";
+        if (info.device != dev || info.multiprocessors != 100 + dev)
+            return "device " + std::to_string(dev) + " got another device's facts";
+        return "";
+    });
 }
 
 // The cache's lazy fact (whether the reduce may be a dependent launch) shared by threads
-// asking for 4 devices (and one ordinal past the table): queried at most once per device and
-// thread that missed it, never by get, and each answer is that device's.
+// (above): never set by get, queried as the facts are, each answer that device's.
 TEST(Threads, DeviceInfoCacheKeepsTheDependentReduceAnswer) {
-    constexpr int kThreads = 6, kDevices = 4;
     mla::DeviceInfoCache cache;
     std::atomic<int> queries{0};
-    expect_no_failures(run_together(kThreads, [&](int i) -> std::string {
-        for (int k = 0; k < 200; ++k) {
-            const int dev = k % 10 == 9 ? mla::DeviceInfoCache::kMaxDevices : (k + i) % kDevices;
-            mla::DeviceInfo info;
-            const mla_status st = cache.get(
-                dev,
-                [](int d, mla::DeviceInfo* out) {
-                    out->device = d;
-                    return MLA_STATUS_SUCCESS;
-                },
-                &info);
-            if (st != MLA_STATUS_SUCCESS) return "get failed";
-            if (info.dependent_reduce) return "get set dependent_reduce";
-            const bool can = cache.dependent_reduce(dev, [&](int d) {
-                queries.fetch_add(1);
-                return d % 2 == 0;
-            });
-            if (can != (dev % 2 == 0))
-                return "device " + std::to_string(dev) + " got another device's answer";
-        }
+    const auto facts = [](int d, mla::DeviceInfo* out) {  // the eager facts: not counted
+        out->device = d;
+        return MLA_STATUS_SUCCESS;
+    };
+    ask_devices_from_threads(queries, [&](int dev) -> std::string {
+        mla::DeviceInfo info;
+        if (cache.get(dev, facts, &info) != MLA_STATUS_SUCCESS) return "get failed";
+        if (info.dependent_reduce) return "get set dependent_reduce";
+        const bool can = cache.dependent_reduce(dev, [&](int d) {
+            queries.fetch_add(1);
+            return d % 2 == 0;
+        });
+        if (can != (dev % 2 == 0))
+            return "device " + std::to_string(dev) + " got another device's answer";
         return "";
-    }));
-    const int past_table = kThreads * 20;  // ordinal kMaxDevices: queried every time
-    EXPECT_GE(queries.load(), kDevices + past_table);
-    EXPECT_LE(queries.load(), kThreads * kDevices + past_table);
+    });
 }
 
 // ---- GPU -------------------------------------------------------------------------------------
