@@ -3,7 +3,9 @@
 judged (docs/notes/stage1_wgmma.md). Only figures from the same run on the same GPU compare (a
 machine's clock and HBM drift by a few percent between runs), so this driver alternates the two
 sides, round after round, over the same cases, and reports per case the median over rounds of
-each side's median, the ratio B / A, and the geometric mean of the ratios.
+each side's median, the ratio B / A, and the geometric mean of the ratios. After every round
+but the last it prints the table so far on stderr and writes it to --csv, so that a run cut
+short (a timeout on the GPU machine) keeps the rounds it finished.
 
 A side is a `mla_bench` binary with environment settings in front, as a shell would read them:
   'build-base/bench/mla_bench'                  (a build of the base commit)
@@ -100,6 +102,39 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
+def report(opts, passes, out, when):
+    """Prints the table of the passes so far to `out` and writes --csv; returns the cases."""
+    cases = compare(*passes)
+    if not cases:
+        print("no case ran on both sides", file=out)
+        return 0
+    rounds = len(passes[0])
+    print("A: %s\nB: %s\n%d round%s%s; medians over rounds of each pass's median, us" %
+          (opts.a, opts.b, rounds, "" if rounds == 1 else "s", " (%s)" % when if when else ""),
+          file=out)
+    timing = {p[k].get("timing", "") for p in passes[0] + passes[1] for k in p}
+    if "host_wall_clock" in timing:
+        print("no GPU: these are host-reference times (one wall-clock call per case), not the "
+              "library's kernels", file=out)
+    width = max(len(label(c[0])) for c in cases)
+    print("%-*s %10s %10s %7s  %s" % (width, "case", "A", "B", "B / A", "A route -> B route"),
+          file=out)
+    for k, a, b, ra, rb in cases:
+        print("%-*s %10.2f %10.2f %7.3f  %s%s" % (width, label(k), a, b, b / a, ra,
+                                                  "" if ra == rb else " -> " + rb), file=out)
+    print("%-*s %10.2f %10.2f %7.3f" % (width, "geomean", geomean([c[1] for c in cases]),
+                                        geomean([c[2] for c in cases]),
+                                        geomean([c[2] / c[1] for c in cases])), file=out)
+    out.flush()
+    if opts.csv:
+        with open(opts.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(list(KEY) + ["a_us", "b_us", "b_over_a", "a_route", "b_route"])
+            for k, a, b, ra, rb in cases:
+                w.writerow(list(k) + ["%.2f" % a, "%.2f" % b, "%.4f" % (b / a), ra, rb])
+    return len(cases)
+
+
 def main(argv):
     split = argv.index("--") if "--" in argv else len(argv)
     parser = argparse.ArgumentParser(
@@ -127,30 +162,12 @@ def main(argv):
                 env, binary = sides[s]
                 passes[s].append(run_side(env, binary, bench_args,
                                           os.path.join(tmp, "%d_%d.csv" % (s, r))))
-    cases = compare(*passes)
-    if not cases:
-        print("no case ran on both sides")
+            if r + 1 < opts.rounds:
+                # What the rounds so far give, on stderr and in the CSV, so that a run cut short
+                # (a timeout) keeps them; the last round's report replaces both.
+                report(opts, passes, sys.stderr, "after round %d of %d" % (r + 1, opts.rounds))
+    if report(opts, passes, sys.stdout, "") == 0:
         return 1
-    print("A: %s\nB: %s\n%d rounds; medians over rounds of each pass's median, us" %
-          (opts.a, opts.b, opts.rounds))
-    timing = {p[k].get("timing", "") for p in passes[0] + passes[1] for k in p}
-    if "host_wall_clock" in timing:
-        print("no GPU: these are host-reference times (one wall-clock call per case), not the "
-              "library's kernels")
-    width = max(len(label(c[0])) for c in cases)
-    print("%-*s %10s %10s %7s  %s" % (width, "case", "A", "B", "B / A", "A route -> B route"))
-    for k, a, b, ra, rb in cases:
-        print("%-*s %10.2f %10.2f %7.3f  %s%s" % (width, label(k), a, b, b / a, ra,
-                                                  "" if ra == rb else " -> " + rb))
-    print("%-*s %10.2f %10.2f %7.3f" % (width, "geomean", geomean([c[1] for c in cases]),
-                                        geomean([c[2] for c in cases]),
-                                        geomean([c[2] / c[1] for c in cases])))
-    if opts.csv:
-        with open(opts.csv, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(list(KEY) + ["a_us", "b_us", "b_over_a", "a_route", "b_route"])
-            for k, a, b, ra, rb in cases:
-                w.writerow(list(k) + ["%.2f" % a, "%.2f" % b, "%.4f" % (b / a), ra, rb])
     return 0
 
 

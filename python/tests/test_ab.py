@@ -22,6 +22,8 @@ assert "--mla_no_check" in sys.argv and "--extra_flag" in sys.argv
 counter = os.environ["FAKE_COUNTER"]
 n = int(open(counter).read()) if os.path.exists(counter) else 0
 open(counter, "w").write(str(n + 1))
+if os.environ.get("FAKE_FAIL_AT") == str(n):
+    sys.exit(5)
 scale = float(os.environ.get("FAKE_SCALE", "1"))
 cols = "bs,q_len,kv_len,heads,kv_format,q_format,page_size,lengths,q_lens,median_us,variant,rows_per_cta,splits"
 with open(out, "w") as f:
@@ -81,3 +83,22 @@ def test_a_malformed_side_is_a_usage_error(capsys):
         ab.main(["A=1", "./bin"])
     assert info.value.code == 2
     assert "a side is 'NAME=VALUE ... BINARY'" in capsys.readouterr().err
+
+
+def test_each_round_reports_so_that_a_cut_run_keeps_its_rounds(fake_bench, tmp_path, capsys,
+                                                                monkeypatch):
+    # Pass 4 (round 3's first) fails, as a timeout would stop it: rounds 1 and 2 were reported
+    # on stderr and are in the CSV.
+    monkeypatch.setenv("FAKE_COUNTER", str(tmp_path / "counter"))
+    monkeypatch.setenv("FAKE_FAIL_AT", "4")
+    out = tmp_path / "ab.csv"
+    with pytest.raises(RuntimeError, match="exited with 5"):
+        ab.main(["--rounds", "3", "--csv", str(out), "FAKE_SCALE=1 " + fake_bench,
+                 "FAKE_SCALE=0.5 " + fake_bench, "--", "--extra_flag"])
+    err = capsys.readouterr().err
+    assert "1 round (after round 1 of 3)" in err
+    assert "2 rounds (after round 2 of 3)" in err
+    # After 2 rounds: A passes 0 and 3 -> 10 + {0, 3}, median 11.5; B passes 1 and 2 -> 6.5.
+    rows = list(csv.DictReader(open(out)))
+    assert [(r["heads"], r["a_us"], r["b_us"]) for r in rows] == [
+        ("16", "11.50", "6.50"), ("128", "101.50", "51.50")]
