@@ -482,9 +482,7 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
  * makes every call that makes a plan fail with INVALID_VALUE. By default the split-KV route's
  * reduce is a programmatic dependent launch on NVIDIA sm_90+ with sm_90 code and CUDA 12.3+
  * (its launch overlaps the end of stage 1, also in a captured graph); MLA_DECODE_PDL=0 makes it
- * a plain launch after stage 1. The results are the same either way. MLA_DECODE_L2_PREFETCH=1
- * (an experiment, not yet measured) makes the sm_90a wgmma stage 1, where a plan uses it, hint
- * each cache tile after a CTA's first few into L2 ahead of its copy; it changes no result.
+ * a plain launch after stage 1. The results are the same either way.
  * Numerics: scores and O accumulate in fp32 over exactly decoded cache values (bf16; fp8 in
  * f16; MXFP4 with its block scale in bf16); Q keeps its value (bf16, or fp8 widened exactly;
  * against an fp8 cache it is scaled by a power of two per head into f16, so only elements below

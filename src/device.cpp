@@ -57,9 +57,6 @@ namespace {
 //                               the loaded reduce and CUDA allow it (plan.cpp), the default
 //                               since it was measured on an H200 (competition geomean 52.4 ->
 //                               51.2 us, bench/ab.py)
-//   MLA_DECODE_L2_PREFETCH=1    the wgmma variant's producer hints each tile into L2 a ring's
-//                               length ahead of its copies (plan.cpp). An experiment, opt-in
-//                               until measured on a GPU (docs/notes/stage1_wgmma.md)
 struct EnvSwitches {
     bool debug = false;
     PlanOptions plan;
@@ -71,8 +68,6 @@ struct EnvSwitches {
         plan.stage1 = parse_stage1_request(std::getenv("MLA_DECODE_STAGE1"));
         const char* pdl = std::getenv("MLA_DECODE_PDL");
         plan.dependent_launch = pdl == nullptr || std::strcmp(pdl, "0") != 0;
-        const char* l2 = std::getenv("MLA_DECODE_L2_PREFETCH");
-        plan.l2_prefetch = l2 != nullptr && std::strcmp(l2, "1") == 0;
     }
 };
 const EnvSwitches& env() {

@@ -68,7 +68,6 @@ splitkv::Params kernel_params(const DevicePlan& plan, const mla_decode_params& p
         k.partial_lse = reinterpret_cast<float*>(ws + plan.partial_lse_offset);
         k.dependent_reduce = plan.dependent_launch;
     }
-    k.l2_prefetch = plan.l2_prefetch;
     k.o = static_cast<uint16_t*>(p.o);
     k.o_stride_token = p.o_stride_token;
     k.o_stride_head = p.o_stride_head;

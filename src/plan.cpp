@@ -104,8 +104,6 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
                             "mma16 whatever the batch";
     }
     const bool note = stage1_note != nullptr && stage1_note[0] != '\0';
-    const char* l2 =
-        plan->l2_prefetch ? "; stage 1 prefetches tiles into L2 (MLA_DECODE_L2_PREFETCH=1)" : "";
     char head[160];
     std::snprintf(head, sizeof(head),
                   "route=%s variant=%s rows/cta=%d tile=%d splits=%d kv=%s batch=%d q_len<=%d "
@@ -116,19 +114,19 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
     if (plan->num_splits == 1) {
         std::snprintf(plan->description, sizeof(plan->description),
                       "%s: stage 1 writes O directly, %lld CTAs (%d row groups) on %d compute "
-                      "units; splitting does not pay (cost model %.1f us%s)%s%s%s",
+                      "units; splitting does not pay (cost model %.1f us%s)%s%s",
                       head, static_cast<long long>(ctas), plan->row_groups,
-                      plan->multiprocessors, plan->predicted_us, forced, l2, note ? "; " : "",
+                      plan->multiprocessors, plan->predicted_us, forced, note ? "; " : "",
                       note ? stage1_note : "");
     } else {
         std::snprintf(plan->description, sizeof(plan->description),
                       "%s: metadata + stage 1 (%d splits of %d tiles, %lld CTAs, %d row groups) "
                       "+ LSE reduce%s on %d compute units (cost model %.1f us%s), workspace %zu "
-                      "B%s%s%s",
+                      "B%s%s",
                       head, plan->num_splits, plan->tiles_per_split,
                       static_cast<long long>(ctas), plan->row_groups,
                       plan->dependent_launch ? " (PDL)" : "", plan->multiprocessors,
-                      plan->predicted_us, forced, plan->workspace_bytes, l2, note ? "; " : "",
+                      plan->predicted_us, forced, plan->workspace_bytes, note ? "; " : "",
                       note ? stage1_note : "");
     }
 }
@@ -312,9 +310,6 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     // the single-split path has no reduce.
     out.dependent_launch = options.dependent_launch && device.dependent_reduce &&
                            sp.num_splits > 1;
-    // Only the wgmma variant's producer has the L2 prefetch.
-    out.l2_prefetch =
-        options.l2_prefetch && out.variant == static_cast<int>(splitkv::Stage1Variant::kWgmma);
     out.split_meta_offset = sp.split_meta_offset;
     out.row_meta_offset = sp.row_meta_offset;
     out.partial_o_offset = sp.partial_o_offset;

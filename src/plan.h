@@ -40,8 +40,6 @@ struct DevicePlan {
     bool dependent_launch = false;  // the reduce as a programmatic dependent of stage 1 (PDL):
                                     // split path on NVIDIA sm_90+ (DeviceInfo::dependent_reduce)
                                     // unless MLA_DECODE_PDL=0
-    bool l2_prefetch = false;  // stage 1 (wgmma) hints tiles into L2 ahead of their copies:
-                               // MLA_DECODE_L2_PREFETCH=1, an experiment not yet measured
     size_t split_meta_offset = 0, row_meta_offset = 0, partial_o_offset = 0,
            partial_lse_offset = 0, workspace_bytes = 0;
     double predicted_us = 0.0;
@@ -54,7 +52,6 @@ struct PlanOptions {
     Stage1Request stage1;   // a forced stage-1 variant (MLA_DECODE_STAGE1)
     bool dependent_launch = true;   // PDL where the device allows it; MLA_DECODE_PDL=0 turns
                                     // it off (on by default since measured on an H200)
-    bool l2_prefetch = false;  // MLA_DECODE_L2_PREFETCH=1 (opt-in until measured on a GPU)
 };
 
 PlanKey key_of(const mla_decode_params& p, int device);

@@ -591,44 +591,6 @@ TEST(PlanCreate, DependentReduceLaunchOnSplitPlansOfSm90AndLater) {
     }
 }
 
-// The L2 prefetch (MLA_DECODE_L2_PREFETCH=1) is off by default and, when asked, on exactly in
-// plans whose stage 1 is the wgmma variant (its producer has it): never mma16's (bf16 caches,
-// sm_80, AMD, batch-invariant mode), and the description says so.
-TEST(PlanCreate, L2PrefetchOnlyWhenAskedAndOnlyOnWgmma) {
-    EXPECT_FALSE(mla::PlanOptions().l2_prefetch) << "an experiment, off by default";
-    mla::PlanOptions on;
-    on.l2_prefetch = true;
-    for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
-        for (mla_dtype kv : {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_BF16}) {
-            for (uint32_t flags : {0u, uint32_t{MLA_DECODE_FLAG_BATCH_INVARIANT}}) {
-                for (const mla::PlanOptions& options : {mla::PlanOptions(), on}) {
-                    SCOPED_TRACE(::testing::Message() << d.arch_name << " kv " << kv << " flags "
-                                                      << flags << " asked "
-                                                      << options.l2_prefetch);
-                    mla_decode_params p = host_fields(64, 8192, kv);
-                    p.flags = flags;
-                    mla::DevicePlan plan;
-                    ASSERT_EQ(mla::plan_create(p, d, options, &plan), MLA_STATUS_SUCCESS)
-                        << mla_last_error_message();
-                    const bool wgmma = plan.variant == static_cast<int>(Stage1Variant::kWgmma);
-                    EXPECT_EQ(plan.l2_prefetch, options.l2_prefetch && wgmma) << plan.description;
-                    EXPECT_EQ(contains(plan.description, "MLA_DECODE_L2_PREFETCH=1"),
-                              plan.l2_prefetch)
-                        << plan.description;
-                }
-            }
-        }
-    }
-    // The fp8 default-mode plan on sm_90 is a wgmma plan where the build has that variant, so
-    // the case above is not vacuous.
-    mla::DevicePlan plan;
-    ASSERT_EQ(mla::plan_create(host_fields(64, 8192, MLA_DTYPE_FP8_E4M3FN), nvidia(9, 0), on,
-                               &plan),
-              MLA_STATUS_SUCCESS);
-    EXPECT_EQ(plan.l2_prefetch, mla::stage1_variant_built(Stage1Variant::kWgmma))
-        << plan.description;
-}
-
 // ---- the workspace bound across problems (mla_decode_workspace_bound) ---------------------------
 
 // Host fields of a valid problem under or at a largest shape.

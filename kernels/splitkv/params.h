@@ -86,9 +86,6 @@ struct Params {
     // split path on NVIDIA sm_90+ unless MLA_DECODE_PDL=0): stage 1 then allows it early and it
     // waits for stage 1; otherwise neither instruction runs.
     bool dependent_reduce;
-    // Stage 1 (wgmma variant) hints each tile's rows into L2 kStages tiles before it copies
-    // them (DevicePlan::l2_prefetch, MLA_DECODE_L2_PREFETCH=1; an experiment, off by default).
-    bool l2_prefetch;
 
     // Stage-1 outputs read by the reduce (workspace), per partial row r and head h:
     //   partial_o  [r][num_heads][512] fp32, already divided by its split's sum

@@ -156,12 +156,6 @@ MLA_DEVICE void copy_async_arrive_noinc(uint64_t* bar) {
 // Waits for every cp.async this thread has issued, committed to a group or not.
 MLA_DEVICE void copy_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
-// A hint to bring `bytes` of global memory at `src` into L2 (no data returned, nothing waits
-// for it, no ordering: no memory clobber). src 16-byte aligned, bytes a multiple of 16.
-MLA_DEVICE void prefetch_l2_bulk(const void* src, uint32_t bytes) {
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(src), "r"(bytes));
-}
-
 // ---- bulk copy global -> shared, completing on an mbarrier -----------------------------------
 // dst and src 16-byte aligned, bytes a multiple of 16.
 MLA_DEVICE void bulk_copy_g2s(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {

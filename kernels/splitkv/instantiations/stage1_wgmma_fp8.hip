@@ -7,24 +7,16 @@
 namespace mla::splitkv {
 namespace {
 
-template <KvFormat F, int kRows, bool kL2Prefetch>
-gpu::error_t launch_kernel(const Params& params, gpu::stream_t stream) {
-    using Cfg = WgmmaConfig<F, kRows>;
-    static std::atomic<bool> done[kMaxDevices];
-    const gpu::error_t e = set_shared_bytes_once(stage1_wgmma_kernel<F, kRows, kL2Prefetch>,
-                                                 Cfg::kSmemBytes, done);
-    if (e != gpu::kSuccess) return e;
-    stage1_wgmma_kernel<F, kRows, kL2Prefetch>
-        <<<stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
-    return gpu::get_last_error();
-}
-
-// Params::l2_prefetch (MLA_DECODE_L2_PREFETCH=1, an experiment) picks the producer that also
-// hints tiles into L2.
 template <KvFormat F, int kRows>
 gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
-    return params.l2_prefetch ? launch_kernel<F, kRows, true>(params, stream)
-                              : launch_kernel<F, kRows, false>(params, stream);
+    using Cfg = WgmmaConfig<F, kRows>;
+    static std::atomic<bool> done[kMaxDevices];
+    const gpu::error_t e =
+        set_shared_bytes_once(stage1_wgmma_kernel<F, kRows>, Cfg::kSmemBytes, done);
+    if (e != gpu::kSuccess) return e;
+    stage1_wgmma_kernel<F, kRows>
+        <<<stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
+    return gpu::get_last_error();
 }
 
 }  // namespace

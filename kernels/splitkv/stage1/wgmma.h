@@ -394,10 +394,7 @@ MLA_DEVICE void store_o_slots(const float (&o)[2 * Cfg::kPairs][Cfg::N / 2],
 }  // namespace wgmma_detail
 
 // ---- producer warpgroup: the cache rows, kStages tiles ahead --------------------------------
-// kL2Prefetch: also hint each tile into L2 kStages tiles before it is copied (an experiment,
-// Params::l2_prefetch; its own kernel, so that the default producer keeps its 24 registers
-// without spilling).
-template <class Cfg, bool kL2Prefetch>
+template <class Cfg>
 MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                                const WgmmaShared<Cfg>& sh, int pw, int lane) {
     namespace hw = arch::sm90;
@@ -435,20 +432,6 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
                 arch::copy_16_async(d + 16 * (kLatentPieces + lane), rope + 16 * lane, ok);
         }
         hw::copy_async_arrive_noinc(&sh.full[stage]);
-        // Opt-in (kL2Prefetch): the rows of the tile kStages ahead, the next one this stage will
-        // take, into L2, so that its copies wait for L2 rather than HBM. Lanes 0..15, one row
-        // each, as the addresses above.
-        if constexpr (kL2Prefetch) {
-            const int ahead = t + Cfg::kStages;
-            const int64_t ahead_tok0 =
-                work.tok_begin + static_cast<int64_t>(ahead) * Cfg::kTileTokens;
-            if (ahead < rows.n_tiles && lane < 16 && ahead_tok0 + my_row < work.tok_end) {
-                const int64_t slot = cache_slot(p, work, ahead_tok0 + my_row);
-                hw::prefetch_l2_bulk(p.kv + slot * p.kv_stride_bytes, 16 * kLatentPieces);
-                hw::prefetch_l2_bulk(p.kpe + slot * p.kpe_stride_bytes,
-                                     16 * (kPieces - kLatentPieces));
-            }
-        }
     }
     hw::copy_async_wait_all();  // leave only once this thread's copies have landed
 }
@@ -721,7 +704,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
 
 #endif  // MLA_ARCH_SM90
 
-template <KvFormat F, int kRows, bool kL2Prefetch>
+template <KvFormat F, int kRows>
 __global__ void __launch_bounds__(WgmmaConfig<F, kRows>::kThreads, 1)
     stage1_wgmma_kernel(const Params p) {
 #if defined(MLA_ARCH_SM90)
@@ -758,7 +741,7 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows>::kThreads, 1)
 
     if (warp >= Cfg::kProducerWarp) {
         hw::warpgroup_registers_dec<Cfg::kProducerRegs>();
-        wgmma_producer<Cfg, kL2Prefetch>(p, work, rows, sh, warp - Cfg::kProducerWarp, lane);
+        wgmma_producer<Cfg>(p, work, rows, sh, warp - Cfg::kProducerWarp, lane);
         return;
     }
     hw::warpgroup_registers_inc<Cfg::kConsumerRegs>();
