@@ -110,8 +110,10 @@ MLA_DEVICE int64_t stage1_token_end(const Stage1Work& w, int i) {
 // Cache slot of token `tok` of the CTA's element: contiguous, or through the page table.
 MLA_DEVICE int64_t cache_slot(const Params& p, const Stage1Work& w, int64_t tok) {
     if (p.page_indptr == nullptr) return w.kv_begin + tok;
-    const int64_t page = p.page_indices[p.page_indptr[w.batch] + tok / p.page_size];
-    return page * p.page_size + tok % p.page_size;
+    // tok < kv_len, an int32 (kv_indptr): 32-bit division, not the 64-bit routine.
+    const int32_t t = static_cast<int32_t>(tok);
+    const int64_t page = p.page_indices[p.page_indptr[w.batch] + t / p.page_size];
+    return page * p.page_size + t % p.page_size;
 }
 
 }  // namespace mla::splitkv
