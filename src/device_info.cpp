@@ -24,6 +24,8 @@ mla_status query(int dev, DeviceInfo* info) {
     e = gpu::compute_capability(&info->cc_major, &info->cc_minor, dev);
     if (e == gpu::kSuccess)
         e = gpu::max_shared_bytes_per_block(&info->max_shared_bytes_per_block, dev);
+    if (e == gpu::kSuccess)
+        e = gpu::shared_bytes_per_multiprocessor(&info->shared_bytes_per_multiprocessor, dev);
 #if defined(MLA_BACKEND_HIP)
     info->amd = true;
     if (e == gpu::kSuccess) e = gpu::gcn_arch_name(info->arch_name, sizeof(info->arch_name), dev);

@@ -15,6 +15,7 @@ struct DeviceInfo {
     int cc_major = 0, cc_minor = 0;      // compute capability (NVIDIA; HIP's stand-in on AMD)
     char arch_name[64] = {};             // "sm_90" on NVIDIA; gcnArchName on AMD ("gfx942:...")
     int max_shared_bytes_per_block = 0;  // NVIDIA: the opt-in limit; AMD: LDS per workgroup
+    int shared_bytes_per_multiprocessor = 0;  // what one SM's (CU's) resident blocks share
     bool dependent_reduce = false;       // the reduce may be a programmatic dependent launch
                                          // here (splitkv::reduce_can_be_dependent); only set
                                          // when current_device_info is asked for it

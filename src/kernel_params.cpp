@@ -67,6 +67,8 @@ splitkv::Params kernel_params(const DevicePlan& plan, const mla_decode_params& p
         k.partial_o = reinterpret_cast<float*>(ws + plan.partial_o_offset);
         k.partial_lse = reinterpret_cast<float*>(ws + plan.partial_lse_offset);
         k.dependent_reduce = plan.dependent_launch;
+        k.reduce_shared_bytes = plan.reduce_shared_bytes;
+        k.reduce_shared_limit = plan.reduce_shared_limit;
     }
     k.o = static_cast<uint16_t*>(p.o);
     k.o_stride_token = p.o_stride_token;

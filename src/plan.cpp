@@ -310,6 +310,15 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     // the single-split path has no reduce.
     out.dependent_launch = options.dependent_launch && device.dependent_reduce &&
                            sp.num_splits > 1;
+    if (out.dependent_launch) {
+        const int shared = device.shared_bytes_per_multiprocessor;
+        const int limit = device.max_shared_bytes_per_block;
+        out.reduce_shared_limit =
+            splitkv::reduce_spread_shared_bytes(1, 1, shared, limit);
+        out.reduce_shared_bytes = splitkv::reduce_spread_shared_bytes(
+            splitkv::reduce_ctas(static_cast<int64_t>(p.total_q) * p.num_heads),
+            device.multiprocessors, shared, limit);
+    }
     out.split_meta_offset = sp.split_meta_offset;
     out.row_meta_offset = sp.row_meta_offset;
     out.partial_o_offset = sp.partial_o_offset;

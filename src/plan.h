@@ -40,6 +40,10 @@ struct DevicePlan {
     bool dependent_launch = false;  // the reduce as a programmatic dependent of stage 1 (PDL):
                                     // split path on NVIDIA sm_90+ (DeviceInfo::dependent_reduce)
                                     // unless MLA_DECODE_PDL=0
+    int reduce_shared_bytes = 0;    // with dependent_launch: each reduce CTA's reservation, so
+                                    // that the reduce spreads over the SMs
+                                    // (splitkv::reduce_spread_shared_bytes); its device's
+    int reduce_shared_limit = 0;    // largest (one CTA per SM), the reduce's raised limit
     size_t split_meta_offset = 0, row_meta_offset = 0, partial_o_offset = 0,
            partial_lse_offset = 0, workspace_bytes = 0;
     double predicted_us = 0.0;

@@ -33,6 +33,7 @@ mla::DeviceInfo nvidia(int major, int minor) {
     d.cc_minor = minor;
     std::snprintf(d.arch_name, sizeof(d.arch_name), "sm_%d%d", major, minor);
     d.max_shared_bytes_per_block = 227 * 1024;
+    d.shared_bytes_per_multiprocessor = 228 * 1024;
     d.dependent_reduce = major >= 9;  // a build with sm_90 code, CUDA 12.3+
     return d;
 }
@@ -704,6 +705,54 @@ TEST(PlanCreate, OneLongElementSplitsPastOneWarpOfLanes) {
     ASSERT_EQ(mla::plan_create(p, nvidia(9, 0), mla::PlanOptions(), &plan), MLA_STATUS_SUCCESS)
         << mla_last_error_message();
     EXPECT_GT(plan.num_splits, 32) << plan.description;
+}
+
+// A dependent reduce reserves shared memory so that at most ceil(CTAs / SMs) of its CTAs fit on
+// one SM: every count of CTAs, on the H200's 132 SMs of 228 KB (1 KB of it per block is the
+// runtime's), within the per-block limit.
+TEST(ReduceSpread, AtMostTheEvenShareOfCtasFitOnOneSm) {
+    const int sms = 132, shared = 228 * 1024, limit = 227 * 1024;
+    for (int64_t ctas = 1; ctas <= 4096; ++ctas) {
+        const int bytes = mla::splitkv::reduce_spread_shared_bytes(ctas, sms, shared, limit);
+        const int64_t share = (ctas + sms - 1) / sms;
+        ASSERT_GT(bytes, 0) << ctas;
+        ASSERT_LE(bytes, limit) << ctas;
+        EXPECT_EQ(shared / (bytes + mla::splitkv::kBlockReservedShared), share) << ctas;
+    }
+    EXPECT_EQ(mla::splitkv::reduce_spread_shared_bytes(0, sms, shared, limit), 0);
+    EXPECT_EQ(mla::splitkv::reduce_spread_shared_bytes(64, 0, shared, limit), 0);
+    EXPECT_EQ(mla::splitkv::reduce_spread_shared_bytes(64, sms, 0, limit), 0);
+    EXPECT_EQ(mla::splitkv::reduce_spread_shared_bytes(1, 1, shared, limit), limit);
+}
+
+// Plans carry the reservation exactly when the reduce is a dependent launch: the measured case
+// (bs4 kv8192 H16 fp8: 64 reduce CTAs, one per SM) and a larger batch; none with PDL off.
+TEST(PlanCreate, DependentReduceSpreadsOverTheSms) {
+    for (int batch : {4, 32}) {
+        const mla_decode_params p =
+            problem_of(batch, batch, 1, 8192, 16, MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_NONE, 0);
+        const mla::DeviceInfo h200 = nvidia(9, 0);
+        mla::DevicePlan plan;
+        ASSERT_EQ(mla::plan_create(p, h200, mla::PlanOptions(), &plan), MLA_STATUS_SUCCESS)
+            << mla_last_error_message();
+        ASSERT_GT(plan.num_splits, 1) << plan.description;
+        ASSERT_TRUE(plan.dependent_launch) << plan.description;
+        const int64_t ctas = mla::splitkv::reduce_ctas(int64_t{batch} * 16);
+        const int64_t share = (ctas + h200.multiprocessors - 1) / h200.multiprocessors;
+        EXPECT_EQ(h200.shared_bytes_per_multiprocessor /
+                      (plan.reduce_shared_bytes + mla::splitkv::kBlockReservedShared),
+                  share)
+            << batch;
+        EXPECT_EQ(plan.reduce_shared_limit, h200.max_shared_bytes_per_block);
+        EXPECT_LE(plan.reduce_shared_bytes, plan.reduce_shared_limit);
+
+        mla::PlanOptions off;
+        off.dependent_launch = false;
+        ASSERT_EQ(mla::plan_create(p, h200, off, &plan), MLA_STATUS_SUCCESS);
+        EXPECT_FALSE(plan.dependent_launch);
+        EXPECT_EQ(plan.reduce_shared_bytes, 0);
+        EXPECT_EQ(plan.reduce_shared_limit, 0);
+    }
 }
 
 // The bound takes the formats plans take: an o_dtype without a GPU path is UNSUPPORTED.

@@ -54,6 +54,14 @@ inline error_t compute_capability(int* major, int* minor, int dev) {
 }
 // Shared memory one block may use on device `dev`, bytes: NVIDIA's opt-in limit (what a kernel
 // gets after raising its dynamic limit); on AMD the LDS per workgroup (there is no opt-in).
+// Shared memory of one multiprocessor of device `dev`, bytes (what its resident blocks share).
+inline error_t shared_bytes_per_multiprocessor(int* n, int dev) {
+#if defined(MLA_BACKEND_CUDA)
+    return cudaDeviceGetAttribute(n, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+#else
+    return hipDeviceGetAttribute(n, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, dev);
+#endif
+}
 inline error_t max_shared_bytes_per_block(int* n, int dev) {
 #if defined(MLA_BACKEND_CUDA)
     return cudaDeviceGetAttribute(n, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);

@@ -86,6 +86,12 @@ struct Params {
     // split path on NVIDIA sm_90+ unless MLA_DECODE_PDL=0): stage 1 then allows it early and it
     // waits for stage 1; otherwise neither instruction runs.
     bool dependent_reduce;
+    // Dynamic shared memory each reduce CTA reserves (0: none), only so that a dependent
+    // reduce spreads over the SMs (reduce_spread_shared_bytes, launch.h); the kernel uses none.
+    // reduce_shared_limit: the largest such reservation on this device, the kernel's raised
+    // limit.
+    int reduce_shared_bytes;
+    int reduce_shared_limit;
 
     // Stage-1 outputs read by the reduce (workspace), per partial row r and head h:
     //   partial_o  [r][num_heads][512] fp32, already divided by its split's sum

@@ -1,6 +1,7 @@
 // The split-KV reduce (launch.h): one warp per (query row, head, slice of the 512 dims).
 #include "splitkv/launch.h"
 #include "splitkv/reduce.h"
+#include "splitkv/stage1/launcher.h"  // set_shared_bytes_once
 
 namespace mla::splitkv {
 
@@ -17,13 +18,28 @@ bool reduce_can_be_dependent() {
 #endif
 }
 
+int64_t reduce_ctas(int64_t rows) {
+    return (rows * kReduceSlices + kReduceWarps - 1) / kReduceWarps;
+}
+
 gpu::error_t launch_reduce(const Params& params, bool dependent, gpu::stream_t stream) {
-    const int64_t units = static_cast<int64_t>(params.total_q) * params.num_heads * kReduceSlices;
-    const unsigned grid = static_cast<unsigned>((units + kReduceWarps - 1) / kReduceWarps);
+    const unsigned grid =
+        static_cast<unsigned>(reduce_ctas(static_cast<int64_t>(params.total_q) * params.num_heads));
     const unsigned block = kReduceWarps * arch::kWarpSize;
 #if defined(MLA_BACKEND_CUDA)
-    // Its launch then overlaps the tail of stage 1 (the kernel waits for stage 1 to complete).
-    if (dependent) return gpu::launch_dependent(reduce_kernel, grid, block, 0, stream, params);
+    // Its launch then overlaps the tail of stage 1 (the kernel waits for stage 1 to complete),
+    // its CTAs spread over the SMs by a shared-memory reservation (reduce_spread_shared_bytes).
+    if (dependent) {
+        static std::atomic<bool> raised[kMaxDevices];
+        if (params.reduce_shared_bytes > 0) {
+            const gpu::error_t e =
+                set_shared_bytes_once(reduce_kernel, params.reduce_shared_limit, raised);
+            if (e != gpu::kSuccess) return e;
+        }
+        return gpu::launch_dependent(reduce_kernel, grid, block,
+                                     static_cast<size_t>(params.reduce_shared_bytes), stream,
+                                     params);
+    }
 #endif
     reduce_kernel<<<grid, block, 0, stream>>>(params);
     return gpu::get_last_error();
