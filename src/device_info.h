@@ -16,6 +16,7 @@ struct DeviceInfo {
     char arch_name[64] = {};             // "sm_90" on NVIDIA; gcnArchName on AMD ("gfx942:...")
     int max_shared_bytes_per_block = 0;  // NVIDIA: the opt-in limit; AMD: LDS per workgroup
     int shared_bytes_per_multiprocessor = 0;  // what one SM's (CU's) resident blocks share
+    int reserved_shared_bytes_per_block = 0;  // the runtime's share of each resident block
     bool dependent_reduce = false;       // the reduce may be a programmatic dependent launch
                                          // here (splitkv::reduce_can_be_dependent); only set
                                          // when current_device_info is asked for it

@@ -312,12 +312,13 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
                            sp.num_splits > 1;
     if (out.dependent_launch) {
         const int shared = device.shared_bytes_per_multiprocessor;
+        const int reserved = device.reserved_shared_bytes_per_block;
         const int limit = device.max_shared_bytes_per_block;
         out.reduce_shared_limit =
-            splitkv::reduce_spread_shared_bytes(1, 1, shared, limit);
+            splitkv::reduce_spread_shared_bytes(1, 1, shared, reserved, limit);
         out.reduce_shared_bytes = splitkv::reduce_spread_shared_bytes(
             splitkv::reduce_ctas(static_cast<int64_t>(p.total_q) * p.num_heads),
-            device.multiprocessors, shared, limit);
+            device.multiprocessors, shared, reserved, limit);
     }
     out.split_meta_offset = sp.split_meta_offset;
     out.row_meta_offset = sp.row_meta_offset;

@@ -34,6 +34,7 @@ mla::DeviceInfo nvidia(int major, int minor) {
     std::snprintf(d.arch_name, sizeof(d.arch_name), "sm_%d%d", major, minor);
     d.max_shared_bytes_per_block = 227 * 1024;
     d.shared_bytes_per_multiprocessor = 228 * 1024;
+    d.reserved_shared_bytes_per_block = 1024;
     d.dependent_reduce = major >= 9;  // a build with sm_90 code, CUDA 12.3+
     return d;
 }
@@ -707,22 +708,38 @@ TEST(PlanCreate, OneLongElementSplitsPastOneWarpOfLanes) {
     EXPECT_GT(plan.num_splits, 32) << plan.description;
 }
 
-// A dependent reduce reserves shared memory so that at most ceil(CTAs / SMs) of its CTAs fit on
-// one SM: every count of CTAs, on the H200's 132 SMs of 228 KB (1 KB of it per block is the
-// runtime's), within the per-block limit.
+// Blocks of `bytes` dynamic shared memory that fit on one multiprocessor of `shared` bytes
+// (NVIDIA sm_80+: allocated in 128-byte units, plus the runtime's `reserved` per block).
+int64_t blocks_that_fit(int shared, int reserved, int bytes) {
+    const int64_t allocated = (int64_t{bytes} + 127) / 128 * 128 + reserved;
+    return shared / allocated;
+}
+
+// A dependent reduce reserves shared memory so that at most ceil(CTAs / SMs) of its CTAs fit
+// on one SM: every count of CTAs on 132 SMs of 228 KB (the H200), 164 KB (sm_80-like) and
+// 100 KB (sm_120-like), up to 16 per SM (where 128-thread blocks hit the thread limit), within
+// the per-block limit.
 TEST(ReduceSpread, AtMostTheEvenShareOfCtasFitOnOneSm) {
-    const int sms = 132, shared = 228 * 1024, limit = 227 * 1024;
-    for (int64_t ctas = 1; ctas <= 4096; ++ctas) {
-        const int bytes = mla::splitkv::reduce_spread_shared_bytes(ctas, sms, shared, limit);
-        const int64_t share = (ctas + sms - 1) / sms;
-        ASSERT_GT(bytes, 0) << ctas;
-        ASSERT_LE(bytes, limit) << ctas;
-        EXPECT_EQ(shared / (bytes + mla::splitkv::kBlockReservedShared), share) << ctas;
+    const int sms = 132, reserved = 1024;
+    for (int shared_kb : {228, 164, 100}) {
+        const int shared = shared_kb * 1024, limit = shared - reserved;
+        for (int64_t ctas = 1; ctas <= 16 * sms; ++ctas) {
+            const int bytes =
+                mla::splitkv::reduce_spread_shared_bytes(ctas, sms, shared, reserved, limit);
+            const int64_t share = (ctas + sms - 1) / sms;
+            ASSERT_GT(bytes, 0) << shared_kb << " KB, " << ctas << " CTAs";
+            ASSERT_LE(bytes, limit) << ctas;
+            ASSERT_EQ(blocks_that_fit(shared, reserved, bytes), share)
+                << shared_kb << " KB, " << ctas << " CTAs, " << bytes << " B each";
+        }
     }
-    EXPECT_EQ(mla::splitkv::reduce_spread_shared_bytes(0, sms, shared, limit), 0);
-    EXPECT_EQ(mla::splitkv::reduce_spread_shared_bytes(64, 0, shared, limit), 0);
-    EXPECT_EQ(mla::splitkv::reduce_spread_shared_bytes(64, sms, 0, limit), 0);
-    EXPECT_EQ(mla::splitkv::reduce_spread_shared_bytes(1, 1, shared, limit), limit);
+    const int shared = 228 * 1024, limit = 227 * 1024;
+    EXPECT_EQ(mla::splitkv::reduce_spread_shared_bytes(0, 132, shared, 1024, limit), 0);
+    EXPECT_EQ(mla::splitkv::reduce_spread_shared_bytes(64, 0, shared, 1024, limit), 0);
+    EXPECT_EQ(mla::splitkv::reduce_spread_shared_bytes(64, 132, 0, 1024, limit), 0);
+    EXPECT_EQ(mla::splitkv::reduce_spread_shared_bytes(1, 1, shared, 1024, limit), limit);
+    // So many CTAs per SM that no reservation is needed: none.
+    EXPECT_EQ(mla::splitkv::reduce_spread_shared_bytes(132 * 300, 132, shared, 1024, limit), 0);
 }
 
 // Plans carry the reservation exactly when the reduce is a dependent launch: the measured case
@@ -739,8 +756,8 @@ TEST(PlanCreate, DependentReduceSpreadsOverTheSms) {
         ASSERT_TRUE(plan.dependent_launch) << plan.description;
         const int64_t ctas = mla::splitkv::reduce_ctas(int64_t{batch} * 16);
         const int64_t share = (ctas + h200.multiprocessors - 1) / h200.multiprocessors;
-        EXPECT_EQ(h200.shared_bytes_per_multiprocessor /
-                      (plan.reduce_shared_bytes + mla::splitkv::kBlockReservedShared),
+        EXPECT_EQ(blocks_that_fit(h200.shared_bytes_per_multiprocessor,
+                                  h200.reserved_shared_bytes_per_block, plan.reduce_shared_bytes),
                   share)
             << batch;
         EXPECT_EQ(plan.reduce_shared_limit, h200.max_shared_bytes_per_block);

@@ -52,8 +52,6 @@ inline error_t compute_capability(int* major, int* minor, int dev) {
     return hipDeviceGetAttribute(minor, hipDeviceAttributeComputeCapabilityMinor, dev);
 #endif
 }
-// Shared memory one block may use on device `dev`, bytes: NVIDIA's opt-in limit (what a kernel
-// gets after raising its dynamic limit); on AMD the LDS per workgroup (there is no opt-in).
 // Shared memory of one multiprocessor of device `dev`, bytes (what its resident blocks share).
 inline error_t shared_bytes_per_multiprocessor(int* n, int dev) {
 #if defined(MLA_BACKEND_CUDA)
@@ -62,6 +60,19 @@ inline error_t shared_bytes_per_multiprocessor(int* n, int dev) {
     return hipDeviceGetAttribute(n, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, dev);
 #endif
 }
+// Shared memory the runtime reserves for each resident block on device `dev`, bytes (NVIDIA:
+// 1 KB since sm_80; AMD: none).
+inline error_t reserved_shared_bytes_per_block(int* n, int dev) {
+#if defined(MLA_BACKEND_CUDA)
+    return cudaDeviceGetAttribute(n, cudaDevAttrReservedSharedMemoryPerBlock, dev);
+#else
+    (void)dev;
+    *n = 0;
+    return kSuccess;
+#endif
+}
+// Shared memory one block may use on device `dev`, bytes: NVIDIA's opt-in limit (what a kernel
+// gets after raising its dynamic limit); on AMD the LDS per workgroup (there is no opt-in).
 inline error_t max_shared_bytes_per_block(int* n, int dev) {
 #if defined(MLA_BACKEND_CUDA)
     return cudaDeviceGetAttribute(n, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);

@@ -47,14 +47,16 @@ int64_t reduce_ctas(int64_t rows);
 // memory); without a cap every CTA it has fits on the few SMs stage 1 leaves idle and the
 // whole reduce runs there. Measured on the H200, bs4 kv8192 H16 (128 stage-1 CTAs on 132 SMs,
 // 64 reduce CTAs): 24.1 -> 21.0 us. `shared_per_mp`: a multiprocessor's shared memory;
-// `max_per_block`: the opt-in limit of one block; each resident block also costs the runtime
-// kBlockReservedShared bytes (sm_80 and later).
-inline constexpr int kBlockReservedShared = 1024;
+// `reserved_per_block`: what the runtime adds to each resident block (1 KB on NVIDIA sm_80+);
+// `max_per_block`: the opt-in limit of one block. A block's shared memory is allocated in units
+// of kSharedAllocUnit bytes, so the reservation is a multiple of it (else one CTA fewer fits).
+inline constexpr int kSharedAllocUnit = 128;
 inline int reduce_spread_shared_bytes(int64_t ctas, int multiprocessors, int shared_per_mp,
-                                      int max_per_block) {
+                                      int reserved_per_block, int max_per_block) {
     if (ctas <= 0 || multiprocessors <= 0 || shared_per_mp <= 0) return 0;
     const int64_t per_mp = (ctas + multiprocessors - 1) / multiprocessors;
-    const int64_t bytes = shared_per_mp / per_mp - kBlockReservedShared;
+    const int64_t bytes =
+        (shared_per_mp / per_mp - reserved_per_block) / kSharedAllocUnit * kSharedAllocUnit;
     if (bytes <= 0) return 0;
     return static_cast<int>(bytes < max_per_block ? bytes : max_per_block);
 }

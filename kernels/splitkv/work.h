@@ -112,7 +112,7 @@ MLA_DEVICE int64_t cache_slot(const Params& p, const Stage1Work& w, int64_t tok)
     if (p.page_indptr == nullptr) return w.kv_begin + tok;
     // tok < kv_len, an int32 (kv_indptr): 32-bit division, not the 64-bit routine.
     const int32_t t = static_cast<int32_t>(tok);
-    const int64_t page = p.page_indices[p.page_indptr[w.batch] + t / p.page_size];
+    const int64_t page = p.page_indices[int64_t{p.page_indptr[w.batch]} + t / p.page_size];
     return page * p.page_size + t % p.page_size;
 }
 

@@ -29,8 +29,11 @@ gpu::error_t set_shared_bytes_once(Kernel kernel, int bytes,
     if (dev >= 0 && dev < kMaxDevices && done[dev].load(std::memory_order_acquire))
         return gpu::kSuccess;
     e = gpu::set_max_dynamic_shared_bytes(kernel, bytes);
-    if (e == gpu::kSuccess && dev >= 0 && dev < kMaxDevices)
-        done[dev].store(true, std::memory_order_release);
+    if (e != gpu::kSuccess) {
+        (void)gpu::get_last_error();  // reported here, not again by the next launch's check
+        return e;
+    }
+    if (dev >= 0 && dev < kMaxDevices) done[dev].store(true, std::memory_order_release);
     return e;
 }
 
