@@ -3,7 +3,9 @@
 judged (docs/notes/stage1_wgmma.md). Only figures from the same run on the same GPU compare (a
 machine's clock and HBM drift by a few percent between runs), so this driver alternates the two
 sides, round after round, over the same cases, and reports per case the median over rounds of
-each side's median, the ratio B / A, and the geometric mean of the ratios. After every round
+each side's median, the ratio B / A, and the geometric mean of the ratios; on a GPU also the
+case's floor (the median of the cold reads every pass measured) and B over it, so that an A/B
+doubles as the benchmark table. After every round
 but the last it prints the table so far on stderr and writes it to --csv, so that a run cut
 short (a timeout on the GPU machine) keeps the rounds it finished.
 
@@ -87,14 +89,30 @@ def route(row):
                          row.get("splits", ""))
 
 
+def floor_of(passes, k):
+    """The case's cold-read floor: the median of every pass's floor_read_us (mla_bench measures
+    it in each GPU case, after the same flush); None where no pass has one (host mode)."""
+    values = []
+    for p in passes:
+        try:
+            v = float(p[k].get("floor_read_us") or 0)
+        except ValueError:
+            v = 0
+        if v > 0:
+            values.append(v)
+    return statistics.median(values) if values else None
+
+
 def compare(passes_a, passes_b):
-    """Per case present in every pass of both sides: (key, a_us, b_us, route_a, route_b)."""
+    """Per case present in every pass of both sides: (key, a_us, b_us, route_a, route_b,
+    floor_us or None)."""
     keys = [k for k in passes_a[0] if all(k in p for p in passes_a + passes_b)]
     out = []
     for k in keys:
         a = statistics.median(float(p[k]["median_us"]) for p in passes_a)
         b = statistics.median(float(p[k]["median_us"]) for p in passes_b)
-        out.append((k, a, b, route(passes_a[-1][k]), route(passes_b[-1][k])))
+        out.append((k, a, b, route(passes_a[-1][k]), route(passes_b[-1][k]),
+                    floor_of(passes_a + passes_b, k)))
     return out
 
 
@@ -117,21 +135,33 @@ def report(opts, passes, out, when):
         print("no GPU: these are host-reference times (one wall-clock call per case), not the "
               "library's kernels", file=out)
     width = max(len(label(c[0])) for c in cases)
-    print("%-*s %10s %10s %7s  %s" % (width, "case", "A", "B", "B / A", "A route -> B route"),
+    # The floor (the cold read of the case's bytes, measured by both sides in the same run) and
+    # B over it: where every case has one, the A/B is also the benchmark table.
+    floors = all(c[5] is not None for c in cases)
+    fl = lambda text: (" %10s %9s" % text) if floors else ""
+    print("%-*s %10s %10s %7s%s  %s" % (width, "case", "A", "B", "B / A", fl(("floor", "B x fl")),
+                                        "A route -> B route"), file=out)
+    for k, a, b, ra, rb, f in cases:
+        print("%-*s %10.2f %10.2f %7.3f%s  %s%s" % (
+            width, label(k), a, b, b / a,
+            fl(("%.2f" % f, "%.2f" % (b / f))) if floors else "", ra,
+            "" if ra == rb else " -> " + rb), file=out)
+    geo_floor = fl(("%.2f" % geomean([c[5] for c in cases]),
+                    "%.2f" % geomean([c[2] / c[5] for c in cases]))) if floors else ""
+    print("%-*s %10.2f %10.2f %7.3f%s" % (width, "geomean", geomean([c[1] for c in cases]),
+                                          geomean([c[2] for c in cases]),
+                                          geomean([c[2] / c[1] for c in cases]), geo_floor),
           file=out)
-    for k, a, b, ra, rb in cases:
-        print("%-*s %10.2f %10.2f %7.3f  %s%s" % (width, label(k), a, b, b / a, ra,
-                                                  "" if ra == rb else " -> " + rb), file=out)
-    print("%-*s %10.2f %10.2f %7.3f" % (width, "geomean", geomean([c[1] for c in cases]),
-                                        geomean([c[2] for c in cases]),
-                                        geomean([c[2] / c[1] for c in cases])), file=out)
     out.flush()
     if opts.csv:
         with open(opts.csv, "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(list(KEY) + ["a_us", "b_us", "b_over_a", "a_route", "b_route"])
-            for k, a, b, ra, rb in cases:
-                w.writerow(list(k) + ["%.2f" % a, "%.2f" % b, "%.4f" % (b / a), ra, rb])
+            w.writerow(list(KEY) + ["a_us", "b_us", "b_over_a", "a_route", "b_route",
+                                    "floor_us", "b_x_floor"])
+            for k, a, b, ra, rb, fu in cases:
+                w.writerow(list(k) + ["%.2f" % a, "%.2f" % b, "%.4f" % (b / a), ra, rb,
+                                      "" if fu is None else "%.2f" % fu,
+                                      "" if fu is None else "%.3f" % (b / fu)])
     return len(cases)
 
 

@@ -26,10 +26,13 @@ if os.environ.get("FAKE_FAIL_AT") == str(n):
     sys.exit(5)
 scale = float(os.environ.get("FAKE_SCALE", "1"))
 cols = "bs,q_len,kv_len,heads,kv_format,q_format,page_size,lengths,q_lens,median_us,variant,rows_per_cta,splits"
+floor = os.environ.get("FAKE_FLOOR") == "1"  # mla_bench on a GPU: a cold-read floor per case
 with open(out, "w") as f:
-    f.write(cols + "\n")
-    f.write("4,1,1024,16,fp8_e4m3fn,bf16,1,equal,equal,%.2f,mma16,16,16\n" % (10 * scale + n))
-    f.write("64,1,4096,128,fp8_e4m3fn,bf16,1,equal,equal,%.2f,wgmma,64,1\n" % (100 * scale + n))
+    f.write(cols + (",floor_read_us" if floor else "") + "\n")
+    f.write("4,1,1024,16,fp8_e4m3fn,bf16,1,equal,equal,%.2f,mma16,16,16" % (10 * scale + n) +
+            (",%.2f" % (4 + n) if floor else "") + "\n")
+    f.write("64,1,4096,128,fp8_e4m3fn,bf16,1,equal,equal,%.2f,wgmma,64,1" % (100 * scale + n) +
+            (",%.2f" % (40 + n) if floor else "") + "\n")
 '''
 
 
@@ -102,3 +105,30 @@ def test_each_round_reports_so_that_a_cut_run_keeps_its_rounds(fake_bench, tmp_p
     rows = list(csv.DictReader(open(out)))
     assert [(r["heads"], r["a_us"], r["b_us"]) for r in rows] == [
         ("16", "11.50", "6.50"), ("128", "101.50", "51.50")]
+
+
+def test_floors_of_every_pass_make_the_benchmark_table(fake_bench, tmp_path, capsys,
+                                                       monkeypatch):
+    monkeypatch.setenv("FAKE_COUNTER", str(tmp_path / "counter"))
+    monkeypatch.setenv("FAKE_FLOOR", "1")
+    out = tmp_path / "ab.csv"
+    assert ab.main(["--rounds", "3", "--csv", str(out), "FAKE_SCALE=1 " + fake_bench,
+                    "FAKE_SCALE=0.5 " + fake_bench, "--", "--extra_flag"]) == 0
+    # Floors of passes 0..5: 4 + n and 40 + n -> medians 6.5 and 42.5; B as above, 7 and 52.
+    rows = list(csv.DictReader(open(out)))
+    assert [(r["floor_us"], r["b_x_floor"]) for r in rows] == [
+        ("6.50", "%.3f" % (7 / 6.5)), ("42.50", "%.3f" % (52 / 42.5))]
+    text = capsys.readouterr().out
+    assert "B x fl" in text.splitlines()[3]
+    geo = [l for l in text.splitlines() if l.startswith("geomean")][0].split()
+    assert float(geo[4]) == pytest.approx((6.5 * 42.5) ** 0.5, abs=1e-2)
+    assert float(geo[5]) == pytest.approx(((7 / 6.5) * (52 / 42.5)) ** 0.5, abs=1e-2)
+
+
+def test_no_floor_columns_without_floors(fake_bench, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("FAKE_COUNTER", str(tmp_path / "counter"))
+    out = tmp_path / "ab.csv"
+    assert ab.main(["--rounds", "1", "--csv", str(out), fake_bench, fake_bench, "--",
+                    "--extra_flag"]) == 0
+    assert all(r["floor_us"] == "" for r in csv.DictReader(open(out)))
+    assert "B x fl" not in capsys.readouterr().out  # (the tmp path holds "floor")
