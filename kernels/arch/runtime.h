@@ -32,39 +32,40 @@ inline error_t device_count(int* n) { return MLA_RT(GetDeviceCount)(n); }
 inline error_t get_device(int* d) { return MLA_RT(GetDevice)(d); }
 inline error_t set_device(int d) { return MLA_RT(SetDevice)(d); }  // tests binding a thread
 inline error_t device_synchronize() { return MLA_RT(DeviceSynchronize)(); }
+// One integer attribute of device `dev`, named by its CUDA and its HIP suffix
+// (cudaDevAttr<cuda>, hipDeviceAttribute<hip>).
+#if defined(MLA_BACKEND_CUDA)
+#define MLA_DEVICE_ATTRIBUTE(cuda, hip) cudaDevAttr##cuda
+#else
+#define MLA_DEVICE_ATTRIBUTE(cuda, hip) hipDeviceAttribute##hip
+#endif
+template <typename Attribute>
+inline error_t device_attribute(int* n, Attribute attribute, int dev) {
+    return MLA_RT(DeviceGetAttribute)(n, attribute, dev);
+}
 // Multiprocessors (NVIDIA SMs, AMD compute units) of device `dev`.
 inline error_t multiprocessor_count(int* n, int dev) {
-#if defined(MLA_BACKEND_CUDA)
-    return cudaDeviceGetAttribute(n, cudaDevAttrMultiProcessorCount, dev);
-#else
-    return hipDeviceGetAttribute(n, hipDeviceAttributeMultiprocessorCount, dev);
-#endif
+    return device_attribute(n, MLA_DEVICE_ATTRIBUTE(MultiProcessorCount, MultiprocessorCount), dev);
 }
 // Compute capability of device `dev` (NVIDIA; HIP reports a stand-in on AMD, 9.4 for gfx942).
 inline error_t compute_capability(int* major, int* minor, int dev) {
-#if defined(MLA_BACKEND_CUDA)
-    const error_t e = cudaDeviceGetAttribute(major, cudaDevAttrComputeCapabilityMajor, dev);
+    const error_t e = device_attribute(
+        major, MLA_DEVICE_ATTRIBUTE(ComputeCapabilityMajor, ComputeCapabilityMajor), dev);
     if (e != kSuccess) return e;
-    return cudaDeviceGetAttribute(minor, cudaDevAttrComputeCapabilityMinor, dev);
-#else
-    const error_t e = hipDeviceGetAttribute(major, hipDeviceAttributeComputeCapabilityMajor, dev);
-    if (e != kSuccess) return e;
-    return hipDeviceGetAttribute(minor, hipDeviceAttributeComputeCapabilityMinor, dev);
-#endif
+    return device_attribute(
+        minor, MLA_DEVICE_ATTRIBUTE(ComputeCapabilityMinor, ComputeCapabilityMinor), dev);
 }
 // Shared memory of one multiprocessor of device `dev`, bytes (what its resident blocks share).
 inline error_t shared_bytes_per_multiprocessor(int* n, int dev) {
-#if defined(MLA_BACKEND_CUDA)
-    return cudaDeviceGetAttribute(n, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
-#else
-    return hipDeviceGetAttribute(n, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, dev);
-#endif
+    return device_attribute(
+        n, MLA_DEVICE_ATTRIBUTE(MaxSharedMemoryPerMultiprocessor, MaxSharedMemoryPerMultiprocessor),
+        dev);
 }
 // Shared memory the runtime reserves for each resident block on device `dev`, bytes (NVIDIA:
 // 1 KB since sm_80; AMD: none).
 inline error_t reserved_shared_bytes_per_block(int* n, int dev) {
 #if defined(MLA_BACKEND_CUDA)
-    return cudaDeviceGetAttribute(n, cudaDevAttrReservedSharedMemoryPerBlock, dev);
+    return device_attribute(n, cudaDevAttrReservedSharedMemoryPerBlock, dev);
 #else
     (void)dev;
     *n = 0;
@@ -74,12 +75,10 @@ inline error_t reserved_shared_bytes_per_block(int* n, int dev) {
 // Shared memory one block may use on device `dev`, bytes: NVIDIA's opt-in limit (what a kernel
 // gets after raising its dynamic limit); on AMD the LDS per workgroup (there is no opt-in).
 inline error_t max_shared_bytes_per_block(int* n, int dev) {
-#if defined(MLA_BACKEND_CUDA)
-    return cudaDeviceGetAttribute(n, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-#else
-    return hipDeviceGetAttribute(n, hipDeviceAttributeMaxSharedMemoryPerBlock, dev);
-#endif
+    return device_attribute(
+        n, MLA_DEVICE_ATTRIBUTE(MaxSharedMemoryPerBlockOptin, MaxSharedMemoryPerBlock), dev);
 }
+#undef MLA_DEVICE_ATTRIBUTE
 #if defined(MLA_BACKEND_HIP)
 // The AMD architecture name of device `dev` (gcnArchName, e.g. "gfx942:sramecc+:xnack-"),
 // NUL-terminated and truncated to `bytes`.
