@@ -23,7 +23,8 @@
 //     256 w .. 256 w + 255). So the score work is split over both warpgroups, the value work
 //     too, and V is decoded once per tile.
 //   2, producer: moves bytes only: 16-byte asynchronous copies (cp.async, one warp per 16 rows
-//     of a tile, 512 contiguous bytes per instruction) into a kStages-deep ring of shared tiles
+//     of a tile, a row's 512 latent bytes per instruction, the 64 rope bytes of 8 rows per
+//     instruction) into a kStages-deep ring of shared tiles
 //     that complete on the stage's "full" mbarrier (cp.async.mbarrier.arrive); rows past the end
 //     are zero-filled by the same copies. Consumer warps release a stage through its "empty"
 //     mbarrier. (One bulk copy per 576-byte row was measured first: the copy engine then moved
@@ -398,14 +399,21 @@ template <class Cfg>
 MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                                const WgmmaShared<Cfg>& sh, int pw, int lane) {
     namespace hw = arch::sm90;
-    // Warp pw copies rows pw + 4 i (i < 16) of each tile: lanes take 16-byte pieces 0..31 (the
-    // latent dims, from the latent row), lanes 0..3 also 32..35 (the rope dims, from the rope
-    // row: the same row further on for a 576-wide cache); a row past the end is zero-filled
-    // (source size 0).
+    // Warp pw copies rows pw + 4 i (i < 16) of each tile, in two blocks of 8 rows: each row's
+    // 16-byte pieces 0..31 (the latent dims, from the latent row) by one instruction, a lane a
+    // piece; then pieces 32..35 of the block's 8 rows (the rope dims, from the rope row: the same
+    // row further on for a 576-wide cache) by one instruction, lane l: row 8 b + l / 4, piece
+    // l % 4. A row past the end is zero-filled (source size 0).
+    // (The rope copies were 4 lanes per row, ~31 shared wavefronts each by ncu: 44 % of all at 16
+    // rows. 8 rows per copy, A/B on the H200: bs256 kv8192 H16 390 -> 359 us, H128 189 -> 184,
+    // but splits of <= 1024 tokens 2-6 % slower (bs4 kv8192 21.3 -> 22.5), whether the rope
+    // copies go first, last or per block; not understood yet: docs/notes/stage1_wgmma.md.)
     constexpr int kPieces = Cfg::kRowBytes / 16;
     constexpr int kLatentPieces = kKvLoraRank / 16;  // fp8: one byte per dim
-    static_assert(kLatentPieces == 32 && kPieces - kLatentPieces <= 32,
-                  "one latent piece per lane");
+    constexpr int kRopePieces = kPieces - kLatentPieces;
+    static_assert(kLatentPieces == 32 && kRopePieces == 4,
+                  "a latent piece per lane, the rope pieces of 8 rows per instruction");
+    constexpr int kBlockRows = 32 / kRopePieces;
     for (int t = 0; t < rows.n_tiles; ++t) {
         const int stage = t % Cfg::kStages;
         const int use = t / Cfg::kStages;
@@ -418,18 +426,24 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         const int64_t my_slot = my_row < valid ? cache_slot(p, work, tile_tok0 + my_row) : 0;
         const uint8_t* my_src = p.kv + my_slot * p.kv_stride_bytes;
         const uint8_t* my_rope = p.kpe + my_slot * p.kpe_stride_bytes;
-#pragma unroll 4
-        for (int i = 0; i < Cfg::kTileTokens / 4; ++i) {
+#pragma unroll 1
+        for (int b = 0; b < Cfg::kTileTokens / 4 / kBlockRows; ++b) {
+#pragma unroll
+            for (int j = 0; j < kBlockRows; ++j) {
+                const int i = kBlockRows * b + j;
+                const int row = pw + 4 * i;
+                const uint8_t* src = reinterpret_cast<const uint8_t*>(
+                    __shfl_sync(0xffffffffu, reinterpret_cast<uintptr_t>(my_src), i));
+                arch::copy_16_async(dst + row * Cfg::kRowPitch + 16 * lane, src + 16 * lane,
+                                    row < valid);
+            }
+            const int i = kBlockRows * b + lane / kRopePieces;
+            const int piece = lane % kRopePieces;
             const int row = pw + 4 * i;
-            const uint8_t* src = reinterpret_cast<const uint8_t*>(
-                __shfl_sync(0xffffffffu, reinterpret_cast<uintptr_t>(my_src), i));
             const uint8_t* rope = reinterpret_cast<const uint8_t*>(
                 __shfl_sync(0xffffffffu, reinterpret_cast<uintptr_t>(my_rope), i));
-            const bool ok = row < valid;
-            uint8_t* d = dst + row * Cfg::kRowPitch;
-            arch::copy_16_async(d + 16 * lane, src + 16 * lane, ok);
-            if (lane < kPieces - kLatentPieces)
-                arch::copy_16_async(d + 16 * (kLatentPieces + lane), rope + 16 * lane, ok);
+            arch::copy_16_async(dst + row * Cfg::kRowPitch + 16 * (kLatentPieces + piece),
+                                rope + 16 * piece, row < valid);
         }
         hw::copy_async_arrive_noinc(&sh.full[stage]);
     }
