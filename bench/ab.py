@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""A/B of two builds or two settings of the library in one run: the way every speed change here is
-judged (docs/notes/stage1_wgmma.md). Only figures from the same run on the same GPU compare (a
-machine's clock and HBM drift by a few percent between runs), so this driver alternates the two
-sides, round after round, over the same cases, and reports per case the median over rounds of
-each side's median, the ratio B / A, and the geometric mean of the ratios; on a GPU also the
-case's floor (the median of the cold reads every pass measured) and B over it, so that an A/B
-doubles as the benchmark table. After every round
-but the last it prints the table so far on stderr and writes it to --csv, so that a run cut
-short (a timeout on the GPU machine) keeps the rounds it finished.
+"""A/B of two builds or settings of the library in one run (or A/B/C... of more): the way every
+speed change here is judged (docs/notes/stage1_wgmma.md). Only figures from the same run on the
+same GPU compare (a machine's clock and HBM drift by a few percent between runs), so this driver
+alternates the sides, round after round (the order rotates by one side a round), over the same
+cases, and reports per case the median over rounds of each side's median, each side's ratio to A,
+and the geometric mean of the ratios; on a GPU also the case's floor (the median of the cold
+reads every pass measured) and each side over it, so that an A/B doubles as the benchmark table.
+Several variants against one base in one run cost less device time than an A/B each (the base
+runs once a round, not once per pair). After every round but the last it prints the table so far
+on stderr and writes it to --csv, so that a run cut short (a timeout on the GPU machine) keeps
+the rounds it finished.
 
 A side is a `mla_bench` binary with environment settings in front, as a shell would read them:
   'build-base/bench/mla_bench'                  (a build of the base commit)
   'MLA_DECODE_STAGE1=mma16 build/bench/mla_bench'
-Everything after `--` goes to both binaries (the SPEC method is mla_bench's own: flush, events,
+Everything after `--` goes to every binary (the SPEC method is mla_bench's own: flush, events,
 median of --mla_iters calls). Outputs are not checked here (--mla_no_check is passed); the GPU
 tests do that.
 
@@ -103,16 +105,15 @@ def floor_of(passes, k):
     return statistics.median(values) if values else None
 
 
-def compare(passes_a, passes_b):
-    """Per case present in every pass of both sides: (key, a_us, b_us, route_a, route_b,
-    floor_us or None)."""
-    keys = [k for k in passes_a[0] if all(k in p for p in passes_a + passes_b)]
+def compare(passes):
+    """Per case present in every pass of every side: (key, [us per side], [route per side],
+    floor_us or None); passes[s] is side s's list of passes."""
+    every = [p for side in passes for p in side]
+    keys = [k for k in passes[0][0] if all(k in p for p in every)]
     out = []
     for k in keys:
-        a = statistics.median(float(p[k]["median_us"]) for p in passes_a)
-        b = statistics.median(float(p[k]["median_us"]) for p in passes_b)
-        out.append((k, a, b, route(passes_a[-1][k]), route(passes_b[-1][k]),
-                    floor_of(passes_a + passes_b, k)))
+        us = [statistics.median(float(p[k]["median_us"]) for p in side) for side in passes]
+        out.append((k, us, [route(side[-1][k]) for side in passes], floor_of(every, k)))
     return out
 
 
@@ -120,58 +121,84 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
+def letter(s):
+    return chr(ord("A") + s)
+
+
 def report(opts, passes, out, when):
     """Prints the table of the passes so far to `out` and writes --csv; returns the cases."""
-    cases = compare(*passes)
+    cases = compare(passes)
     if not cases:
-        print("no case ran on both sides", file=out)
+        print("no case ran on every side", file=out)
         return 0
+    n = len(passes)
     rounds = len(passes[0])
-    print("A: %s\nB: %s\n%d round%s%s; medians over rounds of each pass's median, us" %
-          (opts.a, opts.b, rounds, "" if rounds == 1 else "s", " (%s)" % when if when else ""),
-          file=out)
-    timing = {p[k].get("timing", "") for p in passes[0] + passes[1] for k in p}
+    for s in range(n):
+        print("%s: %s" % (letter(s), opts.sides[s]), file=out)
+    print("%d round%s%s; medians over rounds of each pass's median, us" %
+          (rounds, "" if rounds == 1 else "s", " (%s)" % when if when else ""), file=out)
+    timing = {p[k].get("timing", "") for side in passes for p in side for k in p}
     if "host_wall_clock" in timing:
         print("no GPU: these are host-reference times (one wall-clock call per case), not the "
               "library's kernels", file=out)
     width = max(len(label(c[0])) for c in cases)
-    # The floor (the cold read of the case's bytes, measured by both sides in the same run) and
-    # B over it: where every case has one, the A/B is also the benchmark table.
-    floors = all(c[5] is not None for c in cases)
-    fl = lambda text: (" %10s %9s" % text) if floors else ""
-    print("%-*s %10s %10s %7s%s  %s" % (width, "case", "A", "B", "B / A", fl(("floor", "B x fl")),
-                                        "A route -> B route"), file=out)
-    for k, a, b, ra, rb, f in cases:
-        print("%-*s %10.2f %10.2f %7.3f%s  %s%s" % (
-            width, label(k), a, b, b / a,
-            fl(("%.2f" % f, "%.2f" % (b / f))) if floors else "", ra,
-            "" if ra == rb else " -> " + rb), file=out)
-    geo_floor = fl(("%.2f" % geomean([c[5] for c in cases]),
-                    "%.2f" % geomean([c[2] / c[5] for c in cases]))) if floors else ""
-    print("%-*s %10.2f %10.2f %7.3f%s" % (width, "geomean", geomean([c[1] for c in cases]),
-                                          geomean([c[2] for c in cases]),
-                                          geomean([c[2] / c[1] for c in cases]), geo_floor),
-          file=out)
+    # The floor (the cold read of the case's bytes, measured by every side in the same run) and
+    # each side over it: where every case has one, the A/B is also the benchmark table.
+    floors = all(c[3] is not None for c in cases)
+    others = range(1, n)
+    head = "%-*s %10s" % (width, "case", "A")
+    for s in others:
+        head += " %10s %7s" % (letter(s), "%s / A" % letter(s))
+    if floors:
+        head += " %10s" % "floor" + "".join(" %9s" % ("%s x fl" % letter(s)) for s in others)
+    print(head + "  A route -> other routes", file=out)
+    for k, us, routes, f in cases:
+        line = "%-*s %10.2f" % (width, label(k), us[0])
+        for s in others:
+            line += " %10.2f %7.3f" % (us[s], us[s] / us[0])
+        if floors:
+            line += " %10.2f" % f + "".join(" %9.2f" % (us[s] / f) for s in others)
+        line += "  " + routes[0] + "".join(
+            " -> %s%s" % ("" if n == 2 else letter(s) + ": ", routes[s])
+            for s in others if routes[s] != routes[0])
+        print(line, file=out)
+    line = "%-*s %10.2f" % (width, "geomean", geomean([c[1][0] for c in cases]))
+    for s in others:
+        line += " %10.2f %7.3f" % (geomean([c[1][s] for c in cases]),
+                                   geomean([c[1][s] / c[1][0] for c in cases]))
+    if floors:
+        line += " %10.2f" % geomean([c[3] for c in cases]) + "".join(
+            " %9.2f" % geomean([c[1][s] / c[3] for c in cases]) for s in others)
+    print(line, file=out)
     out.flush()
     if opts.csv:
         with open(opts.csv, "w", newline="") as f:
             w = csv.writer(f)
+            # Two sides: the columns of the original A/B; each further side appends its own.
+            extra = [letter(s).lower() for s in range(2, n)]
             w.writerow(list(KEY) + ["a_us", "b_us", "b_over_a", "a_route", "b_route",
-                                    "floor_us", "b_x_floor"])
-            for k, a, b, ra, rb, fu in cases:
-                w.writerow(list(k) + ["%.2f" % a, "%.2f" % b, "%.4f" % (b / a), ra, rb,
-                                      "" if fu is None else "%.2f" % fu,
-                                      "" if fu is None else "%.3f" % (b / fu)])
+                                    "floor_us", "b_x_floor"] +
+                       [c + suffix for c in extra
+                        for suffix in ("_us", "_over_a", "_route", "_x_floor")])
+            for k, us, routes, fu in cases:
+                x_floor = lambda v: "" if fu is None else "%.3f" % (v / fu)
+                row = list(k) + ["%.2f" % us[0], "%.2f" % us[1], "%.4f" % (us[1] / us[0]),
+                                 routes[0], routes[1], "" if fu is None else "%.2f" % fu,
+                                 x_floor(us[1])]
+                for s in range(2, n):
+                    row += ["%.2f" % us[s], "%.4f" % (us[s] / us[0]), routes[s], x_floor(us[s])]
+                w.writerow(row)
     return len(cases)
 
 
 def main(argv):
     split = argv.index("--") if "--" in argv else len(argv)
     parser = argparse.ArgumentParser(
-        usage="%(prog)s [--rounds N] [--csv PATH] A B [-- mla_bench arguments ...]",
+        usage="%(prog)s [--rounds N] [--csv PATH] A B [C ...] [-- mla_bench arguments ...]",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("a", help="side A: 'NAME=VALUE ... BINARY'")
-    parser.add_argument("b", help="side B: 'NAME=VALUE ... BINARY'")
+    parser.add_argument("sides", nargs="+", metavar="SIDE",
+                        help="A, B, ...: 'NAME=VALUE ... BINARY' each; every other side is "
+                             "compared with A")
     parser.add_argument("--rounds", type=int, default=3,
                         help="passes of each side (>= 1; default 3)")
     parser.add_argument("--csv", default="", help="where the per-case rows go")
@@ -179,15 +206,19 @@ def main(argv):
     bench_args = argv[split + 1:]
     if opts.rounds < 1:
         parser.error("--rounds must be >= 1")
+    if len(opts.sides) < 2 or len(opts.sides) > 26:
+        parser.error("2 to 26 sides (got %d)" % len(opts.sides))
     try:
-        sides = [parse_side(opts.a), parse_side(opts.b)]
+        sides = [parse_side(text) for text in opts.sides]
     except ValueError as e:
         parser.error(str(e))
-    passes = ([], [])
+    n = len(sides)
+    passes = tuple([] for _ in range(n))
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(opts.rounds):
-            # A then B in even rounds, B then A in odd ones: drift within a round cancels.
-            order = (0, 1) if r % 2 == 0 else (1, 0)
+            # The order rotates by one side each round (two sides: A B, then B A), so that every
+            # side runs in every position of a round and drift within a round cancels.
+            order = [(r + i) % n for i in range(n)]
             for s in order:
                 env, binary = sides[s]
                 passes[s].append(run_side(env, binary, bench_args,

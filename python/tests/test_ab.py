@@ -132,3 +132,41 @@ def test_no_floor_columns_without_floors(fake_bench, tmp_path, capsys, monkeypat
                     "--extra_flag"]) == 0
     assert all(r["floor_us"] == "" for r in csv.DictReader(open(out)))
     assert "B x fl" not in capsys.readouterr().out  # (the tmp path holds "floor")
+
+
+def test_three_sides_rotate_and_compare_with_a(fake_bench, tmp_path, capsys, monkeypatch):
+    counter = tmp_path / "counter"
+    monkeypatch.setenv("FAKE_COUNTER", str(counter))
+    monkeypatch.setenv("FAKE_FLOOR", "1")
+    out = tmp_path / "ab.csv"
+    rc = ab.main(["--rounds", "3", "--csv", str(out), "FAKE_SCALE=1 " + fake_bench,
+                  "FAKE_SCALE=0.5 " + fake_bench, "FAKE_SCALE=2 " + fake_bench, "--",
+                  "--extra_flag"])
+    assert rc == 0
+    assert counter.read_text() == "9"  # 3 rounds x 3 sides
+    # Passes in order: r0 A(0) B(1) C(2), r1 B(3) C(4) A(5), r2 C(6) A(7) B(8).
+    # A: 10 + {0, 5, 7} -> 15; B: 5 + {1, 3, 8} -> 8; C: 20 + {2, 4, 6} -> 24.
+    # 128 heads: A 105, B 53, C 204. Floors: 4 + median(0..8) = 8 and 44.
+    rows = list(csv.DictReader(open(out)))
+    assert [(r["a_us"], r["b_us"], r["c_us"]) for r in rows] == [
+        ("15.00", "8.00", "24.00"), ("105.00", "53.00", "204.00")]
+    assert float(rows[0]["c_over_a"]) == pytest.approx(24 / 15, abs=1e-4)
+    assert [(r["floor_us"], r["b_x_floor"], r["c_x_floor"]) for r in rows] == [
+        ("8.00", "%.3f" % (8 / 8), "%.3f" % (24 / 8)), ("44.00", "%.3f" % (53 / 44),
+                                                      "%.3f" % (204 / 44))]
+    assert rows[1]["c_route"] == "wgmma 64/1"
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert lines[0].startswith("A: ") and lines[2].startswith("C: ")
+    assert "C / A" in lines[4] and "C x fl" in lines[4]
+    geo = [l for l in lines if l.startswith("geomean")][0].split()
+    # geomean A, B, B / A, C, C / A, floor, B x fl, C x fl
+    assert float(geo[5]) == pytest.approx(((24 / 15) * (204 / 105)) ** 0.5, abs=1e-3)
+    assert float(geo[6]) == pytest.approx((8 * 44) ** 0.5, abs=1e-2)
+
+
+def test_one_side_is_a_usage_error(fake_bench, capsys):
+    with pytest.raises(SystemExit) as info:
+        ab.main([fake_bench])
+    assert info.value.code == 2
+    assert "2 to 26 sides" in capsys.readouterr().err
