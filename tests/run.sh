@@ -9,8 +9,9 @@
 #    else none; builds everything and runs ctest (GPU tests skip without a GPU). Then the host
 #    code (backend none) built with ThreadSanitizer in $MLA_TSAN_BUILD_DIR (default build-tsan/)
 #    and every host test run in it (the thread-safety stress test among them; not the installed
-#    package's consumer, which is not instrumented): under a minute on 2 cores. Skipped with a
-#    notice where a ThreadSanitizer program cannot run; MLA_SKIP_TSAN=1 skips it on purpose.
+#    package's consumer, which is not instrumented): its tests take ~1.5 minutes on 2 cores,
+#    after its build. Skipped with a notice where a ThreadSanitizer program cannot run;
+#    MLA_SKIP_TSAN=1 skips it on purpose.
 # 3. AMD compile check in $MLA_HIP_BUILD_DIR (default build-hip/): backend hip through Debian's
 #    clang-19 for gfx940 (library, tests and benchmark compiled and linked; its ctest run, GPU
 #    tests skip), plus the gfx942 device-only assembly of every kernel, and the gfx950 (MI355)
