@@ -1,0 +1,138 @@
+"""tests/ctest_grouped.py off the GPU: a stand-in ctest (the JSON test list, and a run of the
+other tests) and a stand-in GoogleTest binary whose cases pass, fail, skip, need an environment
+setting, or crash the process; checks the grouping into processes, the per-case results, the
+rerun of a crashed chunk's cases one by one, and the exit status."""
+import json
+import os
+import stat
+import sys
+
+import pytest
+
+from conftest import REPO_ROOT
+
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests"))
+import ctest_grouped  # noqa: E402
+
+GTEST = r'''#!/usr/bin/env python3
+import os, sys
+names = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--gtest_filter=")][0]
+assert "--gtest_also_run_disabled_tests" in sys.argv
+with open(os.environ["FAKE_PROCS"], "a") as f:
+    f.write(names + "\n")
+names = names.split(":")
+print("[==========] Running %d tests from 1 test suite." % len(names))
+for n in names:
+    print("[ RUN      ] " + n)
+    if n.endswith("crash"):
+        sys.stdout.flush()
+        os._exit(134)
+    if n.endswith("skip"):
+        print("[  SKIPPED ] %s (0 ms)" % n)
+    elif n.endswith("fail") or (n.endswith("env") and os.environ.get("NEED") != "1"):
+        print("[  FAILED  ] %s, where GetParam() = (x, 1) (3 ms)" % n)
+    else:
+        print("[       OK ] %s (1 ms)" % n)
+print("[  PASSED  ] 1 test.")
+'''
+
+CTEST = r'''#!/usr/bin/env python3
+import json, os, re, sys
+if "--show-only=json-v1" in sys.argv:
+    print(open(os.environ["FAKE_LIST"]).read())
+    sys.exit(0)
+pattern = sys.argv[sys.argv.index("-R") + 1]
+for i, name in enumerate(re.findall(r"[A-Za-z_]+", pattern[2:-2])):
+    print("%d/9 Test  #%d: %s ....................   %s    0.01 sec" % (
+        i + 1, i + 1, name, "***Failed" if name.endswith("fail") else "Passed"))
+'''
+
+
+def make_exe(path, text):
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return str(path)
+
+
+def gtest_case(name, exe, env=None):
+    props = [{"name": "WORKING_DIRECTORY", "value": "/"}]
+    if env:
+        props.append({"name": "ENVIRONMENT", "value": env})
+    return {"name": name + "  # GetParam() = 1" + (".env" if env else ""),
+            "command": [exe, "--gtest_filter=" + name, "--gtest_also_run_disabled_tests"],
+            "properties": props}
+
+
+@pytest.fixture
+def fakes(tmp_path, monkeypatch):
+    gtest = make_exe(tmp_path / "fake_gtest", GTEST)
+    ctest = make_exe(tmp_path / "fake_ctest", CTEST)
+    monkeypatch.setenv("FAKE_PROCS", str(tmp_path / "procs"))
+    monkeypatch.setenv("FAKE_LIST", str(tmp_path / "list.json"))
+    monkeypatch.delenv("NEED", raising=False)
+
+    def write_list(tests):
+        (tmp_path / "list.json").write_text(json.dumps({"tests": tests}))
+
+    return gtest, ctest, write_list, tmp_path
+
+
+def test_groups_by_executable_and_environment_in_chunks(fakes, capsys):
+    gtest, ctest, write_list, tmp = fakes
+    names = ["S.a_pass", "S.b_skip", "P/S.c_pass/1", "S.d_pass", "S.e_pass"]
+    write_list([gtest_case(n, gtest) for n in names] +
+               [gtest_case("S.f_env", gtest, ["NEED=1"]), gtest_case("S.g_env", gtest)] +
+               [{"name": "single_pass", "command": ["/bin/true"], "properties": []}])
+    rc = ctest_grouped.main(["--ctest", ctest, "--build", str(tmp), "-j", "3", "--chunk", "2"])
+    assert rc == 1  # S.g_env runs without NEED=1 and fails
+    procs = (tmp / "procs").read_text().split()
+    # 5 plain cases and S.g_env (the same executable, arguments and environment) in chunks of 2,
+    # the NEED=1 case alone; S.g_env failed in its chunk, so it runs once more alone.
+    assert sorted(procs) == sorted(["S.a_pass:S.b_skip", "P/S.c_pass/1:S.d_pass",
+                                    "S.e_pass:S.g_env", "S.f_env", "S.g_env"])
+    out = capsys.readouterr().out
+    assert "8 tests in 4 processes (+ ctest for 1): 6 passed, 1 skipped, 1 failed" in out
+    assert "FAILED: S.g_env  # GetParam() = 1" in out
+
+
+def test_a_crashed_chunk_is_rerun_case_by_case(fakes, capsys):
+    gtest, ctest, write_list, tmp = fakes
+    write_list([gtest_case(n, gtest) for n in ["S.a_pass", "S.b_crash", "S.c_pass"]])
+    rc = ctest_grouped.main(["--ctest", ctest, "--build", str(tmp), "--chunk", "8"])
+    assert rc == 1
+    procs = (tmp / "procs").read_text().split()
+    assert procs == ["S.a_pass:S.b_crash:S.c_pass", "S.b_crash", "S.c_pass"]
+    out = capsys.readouterr().out
+    assert "3 tests in 1 processes (+ ctest for 0): 2 passed, 0 skipped, 0 failed, " \
+           "1 without a result" in out
+    assert "NO RESULT: S.b_crash" in out
+
+
+def test_singles_go_to_ctest_and_count_in_the_exit_status(fakes, capsys):
+    gtest, ctest, write_list, tmp = fakes
+    write_list([gtest_case("S.a_pass", gtest),
+                {"name": "install_fail", "command": ["/bin/false"], "properties": []},
+                {"name": "c_api_pass", "command": ["/bin/true"], "properties": []}])
+    assert ctest_grouped.main(["--ctest", ctest, "--build", str(tmp), "-E", "install_"]) == 1
+    assert "FAILED: install_fail" in capsys.readouterr().out
+    write_list([gtest_case("S.a_pass", gtest),
+                {"name": "c_api_pass", "command": ["/bin/true"], "properties": []}])
+    assert ctest_grouped.main(["--ctest", ctest, "--build", str(tmp)]) == 0
+    assert "2 tests in 1 processes (+ ctest for 1): 2 passed" in capsys.readouterr().out
+
+
+def test_a_case_that_fails_only_beside_others_is_told_apart(fakes, capsys, monkeypatch):
+    # S.b_env fails in the chunk (NEED unset there) and passes alone (the stand-in sets NEED
+    # for single-case runs), as a case hit by an earlier case's sticky error.
+    gtest, ctest, write_list, tmp = fakes
+    make_exe(tmp / "fake_gtest", GTEST.replace(
+        'names = names.split(":")',
+        'names = names.split(":")\nif len(names) == 1: os.environ["NEED"] = "1"'))
+    write_list([gtest_case(n, gtest) for n in ["S.a_pass", "S.b_env", "S.c_fail"]])
+    assert ctest_grouped.main(["--ctest", ctest, "--build", str(tmp)]) == 1
+    procs = (tmp / "procs").read_text().split()
+    assert procs == ["S.a_pass:S.b_env:S.c_fail", "S.b_env", "S.c_fail"]
+    out = capsys.readouterr().out
+    assert "3 tests in 1 processes (+ ctest for 0): 1 passed, 0 skipped, 2 failed" in out
+    assert "FAILED ONLY BESIDE OTHERS: S.b_env" in out
+    assert "FAILED: S.c_fail" in out
