@@ -7,13 +7,19 @@ trivial GPU case takes ~1.5 s that way (process, CUDA context, the library's fir
 the whole suite ~290 s of device time at -j12, most of it start-up. This driver reads the test
 list from CTest itself (`ctest --show-only=json-v1`, with -R / -E as ctest takes them), groups
 the GoogleTest cases by (executable, arguments, ENVIRONMENT, WORKING_DIRECTORY), runs each group
-in chunks of --chunk cases through one --gtest_filter, and reads each case's result from
-GoogleTest's output ([       OK ], [  FAILED  ], [  SKIPPED ]). A chunk's cases that end
-without a result (a crash, a timeout) or failed are rerun one per process, so that every failure
-is pinned on its case, and one that fails only beside others (an earlier case's sticky CUDA
-error, say) is reported as such. Tests that are not single GoogleTest
-cases (the C API, install and Python package tests, with their fixtures and timeouts) go to one
-`ctest -R` run of their own, in parallel with the groups.
+in chunks of --chunk cases through one --gtest_filter, and takes each case's result from
+GoogleTest's JSON report (from its text, tracked case by case, where the process died before
+writing one). A process that exits non-zero with no failed case (a fault at exit, a sanitizer
+report) fails its cases, as ctest would. Failed cases and those without a result (a crash, a
+timeout) are rerun one per process, so that every failure is pinned on its case; one that fails
+or crashes only beside others (an earlier case's sticky CUDA error, say) stays a failure and is
+reported as such. Only cases with no CTest property beyond an environment, a working directory
+and gtest_discover_tests' skip expression are grouped; every other test (the C API, install and
+Python package tests with their fixtures and timeouts, or a case with WILL_FAIL, TIMEOUT, ...)
+goes to one `ctest -R` run with the same -E, in parallel with the groups; DISABLED tests are not
+run (nor does ctest run them). Cases now share a process: a case that depends on the library
+reading an environment variable for the first time (the switches are read once per process)
+passes under ctest and may not here (it is then reported as failing only beside others).
 
   tests/ctest_grouped.py --build build -j 12 -E 'install_' --log-dir /tmp/ctest_logs
 
@@ -27,13 +33,19 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 FILTER = "--gtest_filter="
+DEFAULT_SKIP = ["\\[  SKIPPED \\]"]  # gtest_discover_tests' SKIP_REGULAR_EXPRESSION
+GROUPABLE = {"ENVIRONMENT", "WORKING_DIRECTORY", "SKIP_REGULAR_EXPRESSION"}
+RUN = re.compile(r"^\[ RUN      \] (\S+)")
 RESULT = re.compile(r"^\[\s+(OK|FAILED|SKIPPED)\s+\] (\S+?)(?:, where .*)?(?: \(\d+ ms\))?$")
-CTEST_RESULT = re.compile(
-    r"Test +#\d+: (\S+) \.+\s*(?:\*\*\*)?(Passed|Failed|Skipped|Not Run|Timeout|Exception)")
+CTEST_LINE = re.compile(r"Test +#\d+: (.+?) \.+\s*(.*?)\s+[\d.]+ sec")
+# Results: OK and SKIPPED pass; every other one is a failure.
+PASSING = ("OK", "SKIPPED")
 
 
 def list_tests(ctest, build, include, exclude):
@@ -53,81 +65,130 @@ def properties(test):
 
 
 def split(tests):
-    """(groups, singles): groups maps (exe, other args, env, cwd) to [(ctest name, gtest name)];
-    singles are the ctest names of everything else."""
-    groups, singles = {}, []
+    """(groups, singles, disabled): groups maps (exe, other args, env, cwd) to [(ctest name,
+    gtest name)]: the single GoogleTest cases with no CTest property beyond an environment, a
+    working directory and gtest_discover_tests' skip expression. Every other test (fixtures,
+    timeouts, WILL_FAIL, patterns, names a joined filter cannot hold) goes to ctest itself;
+    DISABLED ones are not run, as ctest does not run them."""
+    groups, singles, disabled = {}, [], []
     for t in tests:
+        p = properties(t)
+        if p.get("DISABLED"):
+            disabled.append(t["name"])
+            continue
         cmd = t.get("command") or []
         filters = [a for a in cmd[1:] if a.startswith(FILTER)]
         gname = filters[0][len(FILTER):] if len(filters) == 1 else ""
-        if not gname or gname.startswith("-") or any(c in gname for c in "*?:"):  # a pattern
+        plain = gname and not any(c in gname for c in "*?:-")  # '-' starts a filter's negatives
+        if (not plain or set(p) - GROUPABLE or
+                p.get("SKIP_REGULAR_EXPRESSION", DEFAULT_SKIP) != DEFAULT_SKIP):
             singles.append(t["name"])
             continue
-        p = properties(t)
         key = (cmd[0], tuple(a for a in cmd[1:] if not a.startswith(FILTER)),
                tuple(p.get("ENVIRONMENT", [])), p.get("WORKING_DIRECTORY", ""))
         groups.setdefault(key, []).append((t["name"], gname))
-    return groups, singles
+    return groups, singles, disabled
 
 
-def run_gtest(key, gnames, timeout):
-    """Runs one process over `gnames`; returns ({gtest name: OK/FAILED/SKIPPED}, output)."""
+def run_gtest(key, gnames, timeout, tmp):
+    """One process over `gnames`. Returns (results, output, crashed): results maps a gtest name
+    to OK / FAILED / SKIPPED as GoogleTest's JSON report gives them (its text where the process
+    did not get to write one); crashed is the case that was running when the process died or
+    timed out (None when it ended normally), and a process that exits non-zero with no case
+    failed makes every case of it FAILED (a fault at exit, a sanitizer report: ctest fails
+    those too)."""
     exe, args, env_list, cwd = key
     env = dict(os.environ)
     for item in env_list:
         name, _, value = item.partition("=")
         env[name] = value
-    cmd = [exe, FILTER + ":".join(gnames)] + list(args)
+    report = os.path.join(tmp, "%d.json" % threading.get_ident())
+    if os.path.exists(report):
+        os.remove(report)
+    cmd = [exe, FILTER + ":".join(gnames)] + list(args) + [
+        "--gtest_color=no", "--gtest_brief=0", "--gtest_repeat=1", "--gtest_output=json:" + report]
+    rc, timed_out = None, False
     try:
         done = subprocess.run(cmd, env=env, cwd=cwd or None, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, errors="replace",
-                              timeout=timeout)
-        out = done.stdout
+                              stderr=subprocess.STDOUT, timeout=timeout)
+        out, rc = done.stdout.decode(errors="replace"), done.returncode
     except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (
-            e.stdout or "")
+        out = (e.stdout or b"").decode(errors="replace")
         out += "\n[ctest_grouped] timed out after %d s\n" % timeout
-    results = {}
+        timed_out = True
+    except OSError as e:  # no such executable, a filter too long for one argument
+        return {}, "[ctest_grouped] %s: %s\n" % (exe, e), None
+    results, running = {}, None
     for line in out.splitlines():
+        m = RUN.match(line)
+        if m:
+            running = m.group(1)
+            continue
         m = RESULT.match(line.rstrip())
-        if m and m.group(2) not in results:
-            results[m.group(2)] = m.group(1)
-    return results, out
+        if m and m.group(2) == running:
+            results[running] = m.group(1)
+            running = None
+    crashed = running if (timed_out or rc != 0) else None
+    if not timed_out and rc is not None:
+        try:
+            with open(report) as f:
+                doc = json.load(f)
+            results = {}
+            for suite in doc.get("testsuites", []):
+                for case in suite.get("testsuite", []):
+                    name = "%s.%s" % (suite["name"], case["name"])
+                    results[name] = ("FAILED" if case.get("failures") else
+                                     "SKIPPED" if case.get("result") == "SKIPPED" else "OK")
+        except (OSError, ValueError, KeyError):
+            pass  # no report (the process died): the text's results stand
+        if rc != 0 and crashed is None and not any(r == "FAILED" for r in results.values()):
+            results = {g: "FAILED" for g in results}  # it failed after its cases
+    return results, out, crashed
 
 
-def run_chunk(key, chunk, timeout, log):
-    """A chunk of one group. Cases without a result, and failed ones, are rerun one per process:
-    a crash is pinned on its case, and a case that fails only beside others (an earlier case's
-    sticky error, say) is told apart from one that fails alone; both count as failures."""
+def run_chunk(key, chunk, timeout, tmp, log):
+    """A chunk of one group. Cases without a result and failed ones are rerun one per process,
+    so that a failure is pinned on its case; a case that failed or crashed only beside others
+    (an earlier case's sticky CUDA error, say) stays a failure and is reported as such."""
     gnames = [g for _, g in chunk]
-    results, out = run_gtest(key, gnames, timeout)
+    results, out, crashed = run_gtest(key, gnames, timeout, tmp)
     log.append(out)
     again = [g for g in gnames if results.get(g, "FAILED") == "FAILED"]
     # Only where GoogleTest got going (a binary that does not start fails every case alike).
     if again and len(gnames) > 1 and "[==========] Running" in out:
         for g in again:
-            one, out1 = run_gtest(key, [g], timeout)
+            one, out1, _ = run_gtest(key, [g], timeout, tmp)
             log.append(out1)
-            if g in results and one.get(g) == "OK":
-                one[g] = "FAILED ONLY BESIDE OTHERS"
-            results[g] = one.get(g, "NO RESULT")
+            alone = one.get(g, "NO RESULT")
+            if g == crashed and alone in PASSING:
+                alone = "CRASHED ONLY BESIDE OTHERS"
+            elif results.get(g) == "FAILED" and alone in PASSING:
+                alone = "FAILED ONLY BESIDE OTHERS"
+            results[g] = alone
     return [(name, results.get(g, "NO RESULT")) for name, g in chunk]
 
 
-def run_singles(ctest, build, names, jobs, timeout, log):
+def run_singles(ctest, build, names, exclude, jobs, timeout, log):
+    """The tests that are not plain GoogleTest cases, through ctest (fixtures, timeouts and
+    the rest of their properties as ctest applies them; the same -E, so that no fixture it
+    leaves out comes back)."""
     if not names:
         return []
-    pattern = "^(" + "|".join(re.escape(n) for n in names) + ")$"
-    cmd = [ctest, "--test-dir", build, "-R", pattern, "-j", str(jobs), "--timeout",
-           str(timeout)]
-    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          errors="replace")
+    cmd = [ctest, "--test-dir", build, "-R",
+           "^(" + "|".join(re.escape(n) for n in names) + ")$", "-j", str(jobs),
+           "--timeout", str(timeout)]
+    if exclude:
+        cmd += ["-E", exclude]
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          errors="replace", text=True)
     log.append(done.stdout)
     seen = {}
     for line in done.stdout.splitlines():
-        m = CTEST_RESULT.search(line)
+        m = CTEST_LINE.search(line)
         if m:
-            seen[m.group(1)] = {"Passed": "OK", "Skipped": "SKIPPED"}.get(m.group(2), "FAILED")
+            status = m.group(2)
+            seen[m.group(1)] = ("OK" if status == "Passed" else
+                                "SKIPPED" if "Skipped" in status else "FAILED")
     return [(n, seen.get(n, "NO RESULT")) for n in names]
 
 
@@ -149,16 +210,16 @@ def main(argv):
         parser.error("-j and --chunk must be >= 1")
     start = time.time()
     tests = list_tests(opts.ctest, opts.build, opts.include, opts.exclude)
-    groups, singles = split(tests)
+    groups, singles, disabled = split(tests)
     work = []
     for key, cases in groups.items():
         for i in range(0, len(cases), opts.chunk):
             work.append((key, cases[i:i + opts.chunk]))
     logs = [[] for _ in range(len(work) + 1)]
-    with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        rest = pool.submit(run_singles, opts.ctest, opts.build, singles,
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+        rest = pool.submit(run_singles, opts.ctest, opts.build, singles, opts.exclude,
                            max(1, opts.jobs // 4), opts.timeout, logs[-1])
-        futures = [pool.submit(run_chunk, key, chunk, opts.timeout, logs[i])
+        futures = [pool.submit(run_chunk, key, chunk, opts.timeout, tmp, logs[i])
                    for i, (key, chunk) in enumerate(work)]
         results = [r for f in futures for r in f.result()] + rest.result()
     if opts.log_dir:
@@ -169,13 +230,15 @@ def main(argv):
     counts = {}
     for _, r in results:
         counts[r] = counts.get(r, 0) + 1
-    bad = [(n, r) for n, r in results if r not in ("OK", "SKIPPED")]
+    bad = [(n, r) for n, r in results if r not in PASSING]
     print("%d tests in %d processes (+ ctest for %d): %d passed, %d skipped, %d failed, "
-          "%d without a result; %.0f s" % (
+          "%d without a result%s; %.0f s" % (
               len(results), len(work), len(singles), counts.get("OK", 0),
               counts.get("SKIPPED", 0),
-              counts.get("FAILED", 0) + counts.get("FAILED ONLY BESIDE OTHERS", 0),
-              counts.get("NO RESULT", 0), time.time() - start))
+              sum(v for k, v in counts.items() if k not in PASSING and k != "NO RESULT"),
+              counts.get("NO RESULT", 0),
+              ", %d disabled (not run)" % len(disabled) if disabled else "",
+              time.time() - start))
     for n, r in bad:
         print("  %s: %s" % (r, n))
     return 1 if bad or not results else 0

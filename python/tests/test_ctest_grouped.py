@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.join(REPO_ROOT, "tests"))
 import ctest_grouped  # noqa: E402
 
 GTEST = r'''#!/usr/bin/env python3
-import os, sys
+import json, os, sys
 names = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--gtest_filter=")][0]
 assert "--gtest_also_run_disabled_tests" in sys.argv
 with open(os.environ["FAKE_PROCS"], "a") as f:
@@ -34,6 +34,19 @@ for n in names:
     else:
         print("[       OK ] %s (1 ms)" % n)
 print("[  PASSED  ] 1 test.")
+report = [a.split(":", 1)[1] for a in sys.argv[1:] if a.startswith("--gtest_output=json:")]
+if report and not os.environ.get("FAKE_NO_JSON"):  # GoogleTest's report, as a finished run writes it
+    suites = {}
+    for n in names:
+        suite, case = n.split(".", 1)
+        result = {"name": case, "result": "SKIPPED" if n.endswith("skip") else "COMPLETED"}
+        if n.endswith("fail") or (n.endswith("env") and os.environ.get("NEED") != "1"):
+            result["failures"] = [{"failure": "x"}]
+        suites.setdefault(suite, []).append(result)
+    json.dump({"testsuites": [{"name": k, "testsuite": v} for k, v in suites.items()]},
+              open(report[0], "w"))
+if any(n.endswith("atexit") for n in names):
+    sys.exit(66)  # every case passed, then the process fails (a sanitizer report at exit)
 '''
 
 CTEST = r'''#!/usr/bin/env python3
@@ -42,7 +55,8 @@ if "--show-only=json-v1" in sys.argv:
     print(open(os.environ["FAKE_LIST"]).read())
     sys.exit(0)
 pattern = sys.argv[sys.argv.index("-R") + 1]
-for i, name in enumerate(re.findall(r"[A-Za-z_]+", pattern[2:-2])):
+names = [re.sub(r"\\(.)", r"\1", n) for n in re.split(r"(?<!\\)\|", pattern[2:-2])]
+for i, name in enumerate(names):
     print("%d/9 Test  #%d: %s ....................   %s    0.01 sec" % (
         i + 1, i + 1, name, "***Failed" if name.endswith("fail") else "Passed"))
 '''
@@ -136,3 +150,37 @@ def test_a_case_that_fails_only_beside_others_is_told_apart(fakes, capsys, monke
     assert "3 tests in 1 processes (+ ctest for 0): 1 passed, 0 skipped, 2 failed" in out
     assert "FAILED ONLY BESIDE OTHERS: S.b_env" in out
     assert "FAILED: S.c_fail" in out
+
+
+def test_a_process_that_fails_after_its_cases_fails_them(fakes, capsys, monkeypatch):
+    gtest, ctest, write_list, tmp = fakes
+    write_list([gtest_case(n, gtest) for n in ["S.a_pass", "S.b_atexit"]])
+    assert ctest_grouped.main(["--ctest", ctest, "--build", str(tmp)]) == 1
+    out = capsys.readouterr().out
+    # Alone, S.a_pass passes (its chunk's failure stays on it) and S.b_atexit fails again.
+    assert "FAILED ONLY BESIDE OTHERS: S.a_pass" in out
+    assert "FAILED: S.b_atexit" in out
+
+
+def test_the_text_stands_in_for_a_missing_report(fakes, capsys, monkeypatch):
+    gtest, ctest, write_list, tmp = fakes
+    monkeypatch.setenv("FAKE_NO_JSON", "1")
+    write_list([gtest_case(n, gtest) for n in ["S.a_pass", "P/S.b/2_skip", "S.c_fail"]])
+    assert ctest_grouped.main(["--ctest", ctest, "--build", str(tmp)]) == 1
+    assert "3 tests in 1 processes (+ ctest for 0): 1 passed, 1 skipped, 1 failed" in \
+        capsys.readouterr().out
+
+
+def test_properties_beyond_the_plain_ones_go_to_ctest_and_disabled_ones_do_not_run(fakes, capsys):
+    gtest, ctest, write_list, tmp = fakes
+    timed = gtest_case("S.t_pass", gtest)
+    timed["properties"].append({"name": "TIMEOUT", "value": 5.0})
+    off = gtest_case("S.d_fail", gtest)
+    off["properties"].append({"name": "DISABLED", "value": True})
+    dash = gtest_case("S.x-y_pass", gtest)
+    write_list([gtest_case("S.a_pass", gtest), timed, off, dash])
+    assert ctest_grouped.main(["--ctest", ctest, "--build", str(tmp)]) == 0
+    procs = (tmp / "procs").read_text().split()
+    assert procs == ["S.a_pass"]  # the others: through the stand-in ctest, or not at all
+    assert "3 tests in 1 processes (+ ctest for 2): 3 passed, 0 skipped, 0 failed, 0 without " \
+        "a result, 1 disabled (not run)" in capsys.readouterr().out
