@@ -35,7 +35,7 @@ for n in names:
         print("[       OK ] %s (1 ms)" % n)
 print("[  PASSED  ] 1 test.")
 report = [a.split(":", 1)[1] for a in sys.argv[1:] if a.startswith("--gtest_output=json:")]
-if report and not os.environ.get("FAKE_NO_JSON"):  # GoogleTest's report, as a finished run writes it
+if report and not os.environ.get("FAKE_NO_JSON"):  # the report a finished run writes
     suites = {}
     for n in names:
         suite, case = n.split(".", 1)
