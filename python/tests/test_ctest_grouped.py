@@ -184,3 +184,11 @@ def test_properties_beyond_the_plain_ones_go_to_ctest_and_disabled_ones_do_not_r
     assert procs == ["S.a_pass"]  # the others: through the stand-in ctest, or not at all
     assert "3 tests in 1 processes (+ ctest for 2): 3 passed, 0 skipped, 0 failed, 0 without " \
         "a result, 1 disabled (not run)" in capsys.readouterr().out
+
+
+def test_no_jobs_or_chunk_is_a_usage_error(capsys):
+    for bad in (["-j", "0"], ["--chunk", "0"]):
+        with pytest.raises(SystemExit) as info:
+            ctest_grouped.main(["--build", "/nonexistent"] + bad)
+        assert info.value.code == 2
+        assert "-j and --chunk must be >= 1" in capsys.readouterr().err
