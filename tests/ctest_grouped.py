@@ -13,11 +13,13 @@ writing one). A process that exits non-zero with no failed case (a fault at exit
 report) fails its cases, as ctest would. Failed cases and those without a result (a crash, a
 timeout) are rerun one per process, so that every failure is pinned on its case; one that fails
 or crashes only beside others (an earlier case's sticky CUDA error, say) stays a failure and is
-reported as such. Only cases with no CTest property beyond an environment, a working directory
-and gtest_discover_tests' skip expression are grouped; every other test (the C API, install and
-Python package tests with their fixtures and timeouts, or a case with WILL_FAIL, TIMEOUT, ...)
-goes to one `ctest -R` run with the same -E, in parallel with the groups; DISABLED tests are not
-run (nor does ctest run them). Cases now share a process: a case that depends on the library
+reported as such. Only cases with no CTest property beyond an environment, a working directory,
+gtest_discover_tests' skip expression and records without effect on a run (DEF_SOURCE_LINE,
+LABELS) are grouped; every other test (the C API, install and Python package tests with their
+fixtures and timeouts, or a case with WILL_FAIL, TIMEOUT, ...) goes to `ctest -R` with the same
+-E (in runs of names that one regular expression holds), in parallel with the groups, and the
+reasons are counted on the first lines of the output; DISABLED tests are not run (nor does ctest
+run them). Cases now share a process: a case that depends on the library
 reading an environment variable for the first time (the switches are read once per process)
 passes under ctest and may not here (it is then reported as failing only beside others).
 
@@ -40,7 +42,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 FILTER = "--gtest_filter="
 DEFAULT_SKIP = ["\\[  SKIPPED \\]"]  # gtest_discover_tests' SKIP_REGULAR_EXPRESSION
-GROUPABLE = {"ENVIRONMENT", "WORKING_DIRECTORY", "SKIP_REGULAR_EXPRESSION"}
+GROUPABLE = {"ENVIRONMENT", "WORKING_DIRECTORY", "SKIP_REGULAR_EXPRESSION",
+             "DEF_SOURCE_LINE", "LABELS"}  # the last two: records for IDEs and -L, no effect
+REGEX_CHARS = 4000  # names per ctest -R run: CMake's regular expressions have a size limit
 RUN = re.compile(r"^\[ RUN      \] (\S+)")
 RESULT = re.compile(r"^\[\s+(OK|FAILED|SKIPPED)\s+\] (\S+?)(?:, where .*)?(?: \(\d+ ms\))?$")
 CTEST_LINE = re.compile(r"Test +#\d+: (.+?) \.+\s*(.*?)\s+[\d.]+ sec")
@@ -65,12 +69,13 @@ def properties(test):
 
 
 def split(tests):
-    """(groups, singles, disabled): groups maps (exe, other args, env, cwd) to [(ctest name,
+    """(groups, singles, disabled, why): groups maps (exe, other args, env, cwd) to [(ctest name,
     gtest name)]: the single GoogleTest cases with no CTest property beyond an environment, a
     working directory and gtest_discover_tests' skip expression. Every other test (fixtures,
     timeouts, WILL_FAIL, patterns, names a joined filter cannot hold) goes to ctest itself;
     DISABLED ones are not run, as ctest does not run them."""
     groups, singles, disabled = {}, [], []
+    why = {}  # reason -> count of tests sent to ctest, printed so a new CMake's change shows
     for t in tests:
         p = properties(t)
         if p.get("DISABLED"):
@@ -80,14 +85,20 @@ def split(tests):
         filters = [a for a in cmd[1:] if a.startswith(FILTER)]
         gname = filters[0][len(FILTER):] if len(filters) == 1 else ""
         plain = gname and not any(c in gname for c in "*?:-")  # '-' starts a filter's negatives
-        if (not plain or set(p) - GROUPABLE or
-                p.get("SKIP_REGULAR_EXPRESSION", DEFAULT_SKIP) != DEFAULT_SKIP):
+        skip = p.get("SKIP_REGULAR_EXPRESSION", DEFAULT_SKIP)
+        reasons = (([] if plain else ["not one plain --gtest_filter name"]) +
+                   sorted(set(p) - GROUPABLE) +
+                   ([] if list(skip) == DEFAULT_SKIP or skip == DEFAULT_SKIP[0]
+                    else ["SKIP_REGULAR_EXPRESSION=%r" % (skip,)]))
+        if reasons:
             singles.append(t["name"])
+            for r in reasons:
+                why[r] = why.get(r, 0) + 1
             continue
         key = (cmd[0], tuple(a for a in cmd[1:] if not a.startswith(FILTER)),
                tuple(p.get("ENVIRONMENT", [])), p.get("WORKING_DIRECTORY", ""))
         groups.setdefault(key, []).append((t["name"], gname))
-    return groups, singles, disabled
+    return groups, singles, disabled, why
 
 
 def run_gtest(key, gnames, timeout, tmp):
@@ -171,24 +182,32 @@ def run_chunk(key, chunk, timeout, tmp, log):
 def run_singles(ctest, build, names, exclude, jobs, timeout, log):
     """The tests that are not plain GoogleTest cases, through ctest (fixtures, timeouts and
     the rest of their properties as ctest applies them; the same -E, so that no fixture it
-    leaves out comes back)."""
-    if not names:
-        return []
-    cmd = [ctest, "--test-dir", build, "-R",
-           "^(" + "|".join(re.escape(n) for n in names) + ")$", "-j", str(jobs),
-           "--timeout", str(timeout)]
-    if exclude:
-        cmd += ["-E", exclude]
-    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          errors="replace", text=True)
-    log.append(done.stdout)
+    leaves out comes back). The names go to -R in runs of at most REGEX_CHARS characters."""
+    batches, batch, size = [], [], 0
+    for n in names:
+        e = re.escape(n)
+        if batch and size + len(e) + 1 > REGEX_CHARS:
+            batches.append(batch)
+            batch, size = [], 0
+        batch.append(e)
+        size += len(e) + 1
+    if batch:
+        batches.append(batch)
     seen = {}
-    for line in done.stdout.splitlines():
-        m = CTEST_LINE.search(line)
-        if m:
-            status = m.group(2)
-            seen[m.group(1)] = ("OK" if status == "Passed" else
-                                "SKIPPED" if "Skipped" in status else "FAILED")
+    for batch in batches:
+        cmd = [ctest, "--test-dir", build, "-R", "^(" + "|".join(batch) + ")$", "-j", str(jobs),
+               "--timeout", str(timeout)]
+        if exclude:
+            cmd += ["-E", exclude]
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              errors="replace", text=True)
+        log.append(done.stdout)
+        for line in done.stdout.splitlines():
+            m = CTEST_LINE.search(line)
+            if m:
+                status = m.group(2)
+                seen[m.group(1)] = ("OK" if status == "Passed" else
+                                    "SKIPPED" if "Skipped" in status else "FAILED")
     return [(n, seen.get(n, "NO RESULT")) for n in names]
 
 
@@ -210,7 +229,9 @@ def main(argv):
         parser.error("-j and --chunk must be >= 1")
     start = time.time()
     tests = list_tests(opts.ctest, opts.build, opts.include, opts.exclude)
-    groups, singles, disabled = split(tests)
+    groups, singles, disabled, why = split(tests)
+    for reason, count in sorted(why.items()):
+        print("to ctest: %d tests (%s)" % (count, reason))
     work = []
     for key, cases in groups.items():
         for i in range(0, len(cases), opts.chunk):

@@ -55,6 +55,8 @@ if "--show-only=json-v1" in sys.argv:
     print(open(os.environ["FAKE_LIST"]).read())
     sys.exit(0)
 pattern = sys.argv[sys.argv.index("-R") + 1]
+with open(os.path.join(os.path.dirname(os.environ["FAKE_LIST"]), "ctest_runs"), "a") as f:
+    f.write(pattern + "\n")
 names = [re.sub(r"\\(.)", r"\1", n) for n in re.split(r"(?<!\\)\|", pattern[2:-2])]
 for i, name in enumerate(names):
     print("%d/9 Test  #%d: %s ....................   %s    0.01 sec" % (
@@ -184,6 +186,33 @@ def test_properties_beyond_the_plain_ones_go_to_ctest_and_disabled_ones_do_not_r
     assert procs == ["S.a_pass"]  # the others: through the stand-in ctest, or not at all
     assert "3 tests in 1 processes (+ ctest for 2): 3 passed, 0 skipped, 0 failed, 0 without " \
         "a result, 1 disabled (not run)" in capsys.readouterr().out
+
+
+def test_records_without_effect_group_and_other_properties_are_counted(fakes, capsys):
+    gtest, ctest, write_list, tmp = fakes
+    lined = gtest_case("S.a_pass", gtest)
+    lined["properties"].append({"name": "DEF_SOURCE_LINE", "value": "/x/test.cpp:12"})
+    odd = gtest_case("S.b_pass", gtest)
+    odd["properties"].append({"name": "RUN_SERIAL", "value": True})
+    write_list([lined, odd])
+    assert ctest_grouped.main(["--ctest", ctest, "--build", str(tmp)]) == 0
+    assert (tmp / "procs").read_text().split() == ["S.a_pass"]
+    out = capsys.readouterr().out
+    assert "to ctest: 1 tests (RUN_SERIAL)" in out
+    assert "2 tests in 1 processes (+ ctest for 1): 2 passed" in out
+
+
+def test_many_singles_go_to_ctest_in_runs_a_regular_expression_holds(fakes, capsys):
+    gtest, ctest, write_list, tmp = fakes
+    names = ["single_%03d_with_a_long_name_pass" % i for i in range(400)]
+    names[123] = names[123][:-4] + "fail"
+    write_list([{"name": n, "command": ["/bin/true"], "properties": []} for n in names])
+    assert ctest_grouped.main(["--ctest", ctest, "--build", str(tmp)]) == 1
+    runs = (tmp / "ctest_runs").read_text().split()
+    assert len(runs) >= 3 and max(len(r) for r in runs) <= ctest_grouped.REGEX_CHARS + 4
+    out = capsys.readouterr().out
+    assert "400 tests in 0 processes (+ ctest for 400): 399 passed, 0 skipped, 1 failed" in out
+    assert "FAILED: single_123_with_a_long_name_fail" in out
 
 
 def test_no_jobs_or_chunk_is_a_usage_error(capsys):
