@@ -68,6 +68,26 @@ def properties(test):
     return {p["name"]: p["value"] for p in test.get("properties", [])}
 
 
+def direct_command(cmd):
+    """The GoogleTest command line of a registration: CMake 4.3+ registers discovered cases as
+    `cmake -D TEST_EXECUTABLE=... -D TEST_FILTER=... -D TEST_EXTRA_ARGS=... -P LaunchTest.cmake`,
+    which runs `exe --gtest_filter=F --gtest_also_run_disabled_tests extra...`; that line is
+    returned (None when it uses an executor or an XML report, which a group cannot share)."""
+    if len(cmd) < 3 or cmd[-2] != "-P" or not cmd[-1].endswith("LaunchTest.cmake"):
+        return cmd
+    defs = {}
+    for flag, value in zip(cmd[1:-2:2], cmd[2:-2:2]):
+        if flag != "-D":
+            return None
+        name, _, text = value.partition("=")
+        defs[name] = text
+    if defs.get("TEST_EXECUTOR") or defs.get("TEST_XML_OUTPUT") or "TEST_EXECUTABLE" not in defs:
+        return None
+    extra = [a for a in defs.get("TEST_EXTRA_ARGS", "").split(";") if a]
+    return [defs["TEST_EXECUTABLE"], FILTER + defs.get("TEST_FILTER", ""),
+            "--gtest_also_run_disabled_tests"] + extra
+
+
 def split(tests):
     """(groups, singles, disabled, why): groups maps (exe, other args, env, cwd) to [(ctest name,
     gtest name)]: the single GoogleTest cases with no CTest property beyond an environment, a
@@ -81,7 +101,7 @@ def split(tests):
         if p.get("DISABLED"):
             disabled.append(t["name"])
             continue
-        cmd = t.get("command") or []
+        cmd = direct_command(t.get("command") or []) or []
         filters = [a for a in cmd[1:] if a.startswith(FILTER)]
         gname = filters[0][len(FILTER):] if len(filters) == 1 else ""
         plain = gname and not any(c in gname for c in "*?:-")  # '-' starts a filter's negatives

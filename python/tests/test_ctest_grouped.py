@@ -215,6 +215,28 @@ def test_many_singles_go_to_ctest_in_runs_a_regular_expression_holds(fakes, caps
     assert "FAILED: single_123_with_a_long_name_fail" in out
 
 
+def test_cmake_4_launch_script_registrations_group_like_direct_ones(fakes, capsys):
+    gtest, ctest, write_list, tmp = fakes
+
+    def launched(name, executor=""):
+        case = gtest_case(name, gtest)
+        case["command"] = ["/usr/bin/cmake", "-D", "TEST_EXECUTABLE=" + gtest, "-D",
+                           "TEST_EXECUTOR=" + executor, "-D", "TEST_FILTER=" + name, "-D",
+                           "TEST_XML_OUTPUT=", "-D", "TEST_EXTRA_ARGS=", "-P",
+                           "/usr/share/cmake-4.4/Modules/GoogleTest/LaunchTest.cmake"]
+        return case
+
+    write_list([launched("S.a_pass"), launched("S.b_fail"), gtest_case("S.c_pass", gtest),
+                launched("S.d_pass", executor="valgrind")])
+    assert ctest_grouped.main(["--ctest", ctest, "--build", str(tmp)]) == 1
+    # one process for the three (launch script or not), S.b_fail again alone; the executor's
+    # case goes to ctest
+    assert (tmp / "procs").read_text().split() == ["S.a_pass:S.b_fail:S.c_pass", "S.b_fail"]
+    out = capsys.readouterr().out
+    assert "to ctest: 1 tests (not one plain --gtest_filter name)" in out
+    assert "4 tests in 1 processes (+ ctest for 1): 3 passed, 0 skipped, 1 failed" in out
+
+
 def test_no_jobs_or_chunk_is_a_usage_error(capsys):
     for bad in (["-j", "0"], ["--chunk", "0"]):
         with pytest.raises(SystemExit) as info:
