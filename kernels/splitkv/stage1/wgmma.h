@@ -24,8 +24,8 @@
 //     too, and V is decoded once per tile.
 //   2, producer: moves bytes only: 16-byte asynchronous copies (cp.async, one warp per 16 rows
 //     of a tile, a row's 512 latent bytes per instruction, the 64 rope bytes of 8 rows per
-//     instruction) into a kStages-deep ring of shared tiles
-//     that complete on the stage's "full" mbarrier (cp.async.mbarrier.arrive); rows past the end
+//     instruction in CTAs of many tiles, with each row's latent copy in short ones) into a
+//     kStages-deep ring of shared tiles that complete on the stage's "full" mbarrier (cp.async.mbarrier.arrive); rows past the end
 //     are zero-filled by the same copies. Consumer warps release a stage through its "empty"
 //     mbarrier. (One bulk copy per 576-byte row was measured first: the copy engine then moved
 //     only 2.35 TB/s on bs256 kv8192, 515 us for a 295 us floor.)
@@ -395,25 +395,72 @@ MLA_DEVICE void store_o_slots(const float (&o)[2 * Cfg::kPairs][Cfg::N / 2],
 }  // namespace wgmma_detail
 
 // ---- producer warpgroup: the cache rows, kStages tiles ahead --------------------------------
-template <class Cfg>
-MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
-                               const WgmmaShared<Cfg>& sh, int pw, int lane) {
-    namespace hw = arch::sm90;
-    // Warp pw copies rows pw + 4 i (i < 16) of each tile, in two blocks of 8 rows: each row's
-    // 16-byte pieces 0..31 (the latent dims, from the latent row) by one instruction, a lane a
-    // piece; then pieces 32..35 of the block's 8 rows (the rope dims, from the rope row: the same
-    // row further on for a 576-wide cache) by one instruction, lane l: row 8 b + l / 4, piece
-    // l % 4. A row past the end is zero-filled (source size 0).
-    // (The rope copies were 4 lanes per row, ~31 shared wavefronts each by ncu: 44 % of all at 16
-    // rows. 8 rows per copy, A/B on the H200: bs256 kv8192 H16 390 -> 359 us, H128 189 -> 184,
-    // but splits of <= 1024 tokens 2-6 % slower (bs4 kv8192 21.3 -> 22.5), whether the rope
-    // copies go first, last or per block; not understood yet: docs/notes/stage1_wgmma.md.)
+namespace wgmma_detail {
+
+// The producer's copies of one tile, warp pw: rows pw + 4 i (i < kTileTokens / 4), each row's
+// 16-byte pieces 0..31 (the latent dims, from the latent row: src of row pw + 4 i is lane i's
+// my_src) by one instruction, a lane a piece, and pieces 32..35 (the rope dims, from the rope
+// row: the same row further on for a 576-wide cache). A row past `valid` is zero-filled (source
+// size 0). Two ways to copy the rope pieces:
+//   * in blocks: after each block of 8 rows' latent pieces, the rope pieces of those 8 rows by
+//     one instruction (lane l: row 8 b + l / 4, piece l % 4);
+//   * per row: lanes 0..3 with each row's latent copy (4 lanes of a 32-lane instruction).
+// The per-row copies are ~31 shared wavefronts each by ncu (44 % of all at 16 rows). In blocks,
+// A/B on the H200: bs256 kv8192 H16 390 -> 359 us, H128 189 -> 184, but CTAs of <= 16 tiles
+// 2-6 % slower (bs4 kv8192 21.3 -> 22.5), whether the rope copies go first, last or per block.
+// ncu: the same cycles at its locked base clock (bs4 kv8192: 23.8k vs 23.7k), 8 % more at boost
+// clock (26.9k vs 24.9k): a latency effect, not understood yet (docs/notes/stage1_wgmma.md).
+// So the producer picks by its CTA's tile count; the threshold from A/Bs of 17, 33 and 9 (9:
+// bs4 kv8192 22.4 -> 20.7, bs32 kv1024 21.3 -> 19.7, bs64 kv1024 28.4 -> 27.6 us; 16-tile
+// CTAs lose per row: bs1 kv65536 36.5 -> 41.4 at 17).
+constexpr int kRopeBlockMinTiles = 9;
+
+template <class Cfg, bool kRopeBlocks>
+MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_t* my_rope,
+                               int valid, int pw, int lane) {
     constexpr int kPieces = Cfg::kRowBytes / 16;
     constexpr int kLatentPieces = kKvLoraRank / 16;  // fp8: one byte per dim
     constexpr int kRopePieces = kPieces - kLatentPieces;
     static_assert(kLatentPieces == 32 && kRopePieces == 4,
                   "a latent piece per lane, the rope pieces of 8 rows per instruction");
     constexpr int kBlockRows = 32 / kRopePieces;
+#pragma unroll 1
+    for (int b = 0; b < Cfg::kTileTokens / 4 / kBlockRows; ++b) {
+#pragma unroll
+        for (int j = 0; j < kBlockRows; ++j) {
+            const int i = kBlockRows * b + j;
+            const int row = pw + 4 * i;
+            const uint8_t* src = reinterpret_cast<const uint8_t*>(
+                __shfl_sync(0xffffffffu, reinterpret_cast<uintptr_t>(my_src), i));
+            uint8_t* d = dst + row * Cfg::kRowPitch;
+            arch::copy_16_async(d + 16 * lane, src + 16 * lane, row < valid);
+            if (!kRopeBlocks) {
+                const uint8_t* rope = reinterpret_cast<const uint8_t*>(
+                    __shfl_sync(0xffffffffu, reinterpret_cast<uintptr_t>(my_rope), i));
+                if (lane < kRopePieces)
+                    arch::copy_16_async(d + 16 * (kLatentPieces + lane), rope + 16 * lane,
+                                        row < valid);
+            }
+        }
+        if (kRopeBlocks) {
+            const int i = kBlockRows * b + lane / kRopePieces;
+            const int piece = lane % kRopePieces;
+            const int row = pw + 4 * i;
+            const uint8_t* rope = reinterpret_cast<const uint8_t*>(
+                __shfl_sync(0xffffffffu, reinterpret_cast<uintptr_t>(my_rope), i));
+            arch::copy_16_async(dst + row * Cfg::kRowPitch + 16 * (kLatentPieces + piece),
+                                rope + 16 * piece, row < valid);
+        }
+    }
+}
+
+}  // namespace wgmma_detail
+
+template <class Cfg>
+MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
+                               const WgmmaShared<Cfg>& sh, int pw, int lane) {
+    namespace hw = arch::sm90;
+    const bool rope_blocks = rows.n_tiles >= wgmma_detail::kRopeBlockMinTiles;
     for (int t = 0; t < rows.n_tiles; ++t) {
         const int stage = t % Cfg::kStages;
         const int use = t / Cfg::kStages;
@@ -426,25 +473,10 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         const int64_t my_slot = my_row < valid ? cache_slot(p, work, tile_tok0 + my_row) : 0;
         const uint8_t* my_src = p.kv + my_slot * p.kv_stride_bytes;
         const uint8_t* my_rope = p.kpe + my_slot * p.kpe_stride_bytes;
-#pragma unroll 1
-        for (int b = 0; b < Cfg::kTileTokens / 4 / kBlockRows; ++b) {
-#pragma unroll
-            for (int j = 0; j < kBlockRows; ++j) {
-                const int i = kBlockRows * b + j;
-                const int row = pw + 4 * i;
-                const uint8_t* src = reinterpret_cast<const uint8_t*>(
-                    __shfl_sync(0xffffffffu, reinterpret_cast<uintptr_t>(my_src), i));
-                arch::copy_16_async(dst + row * Cfg::kRowPitch + 16 * lane, src + 16 * lane,
-                                    row < valid);
-            }
-            const int i = kBlockRows * b + lane / kRopePieces;
-            const int piece = lane % kRopePieces;
-            const int row = pw + 4 * i;
-            const uint8_t* rope = reinterpret_cast<const uint8_t*>(
-                __shfl_sync(0xffffffffu, reinterpret_cast<uintptr_t>(my_rope), i));
-            arch::copy_16_async(dst + row * Cfg::kRowPitch + 16 * (kLatentPieces + piece),
-                                rope + 16 * piece, row < valid);
-        }
+        if (rope_blocks)
+            wgmma_detail::copy_tile_rows<Cfg, true>(dst, my_src, my_rope, valid, pw, lane);
+        else
+            wgmma_detail::copy_tile_rows<Cfg, false>(dst, my_src, my_rope, valid, pw, lane);
         hw::copy_async_arrive_noinc(&sh.full[stage]);
     }
     hw::copy_async_wait_all();  // leave only once this thread's copies have landed
