@@ -701,6 +701,50 @@ int64_t pages_for(int64_t kv_len, int64_t page_size) {
 // Each element's page list ends in page_list_tail entries of 0x7fffffff. The reference accepts
 // them (it reads only the pages an element needs) and gives the results of the same problem
 // without tails.
+// The test inputs' normal values (NormalStream, a ziggurat): moments, tail fractions and the
+// whole CDF (Kolmogorov-Smirnov) of 4M values against the unit normal, each bound at about 6
+// standard errors (the KS bound at p = 0.001), and replay by copy.
+TEST(NormalStreamTest, DrawsUnitNormalValues) {
+    constexpr int n = 4000000;
+    mla_test::NormalStream stream(20261202);
+    std::vector<double> z(n);
+    double sum = 0.0, sum2 = 0.0, sum4 = 0.0;
+    for (double& v : z) {
+        v = stream.next();
+        sum += v;
+        sum2 += v * v;
+        sum4 += v * v * v * v;
+    }
+    const double mean = sum / n, var = sum2 / n - mean * mean;
+    EXPECT_LT(std::fabs(mean), 6.0 / std::sqrt(n));
+    EXPECT_LT(std::fabs(var - 1.0), 6.0 * std::sqrt(2.0 / n));
+    EXPECT_LT(std::fabs(sum4 / n - 3.0), 6.0 * std::sqrt(96.0 / n));
+    for (double k : {1.0, 2.0, 3.0, 3.6541528853610088, 4.0, 4.5}) {
+        const double p = std::erfc(k / std::sqrt(2.0));
+        const double beyond = static_cast<double>(
+            std::count_if(z.begin(), z.end(), [k](double v) { return std::fabs(v) > k; }));
+        EXPECT_NEAR(beyond / n, p, 6.0 * std::sqrt(p * (1.0 - p) / n) + 1.0 / n) << "|z| > " << k;
+    }
+    std::sort(z.begin(), z.end());
+    double ks = 0.0;
+    for (int i = 0; i < n; ++i) {
+        const double cdf = 0.5 * std::erfc(-z[i] / std::sqrt(2.0));
+        ks = std::max(ks, std::max(std::fabs(cdf - static_cast<double>(i) / n),
+                                   std::fabs(cdf - static_cast<double>(i + 1) / n)));
+    }
+    EXPECT_LT(ks, 1.95 / std::sqrt(n));
+
+    mla_test::NormalStream a(7), other(8);
+    mla_test::NormalStream replay = a;
+    int same_as_other = 0;
+    for (int i = 0; i < 1000; ++i) {
+        const double v = a.next();
+        ASSERT_EQ(v, replay.next()) << "draw " << i;
+        same_as_other += v == other.next();
+    }
+    EXPECT_EQ(same_as_other, 0);
+}
+
 TEST(ProblemOptions, PageListTailsHoldSentinelsThatAreNeverRead) {
     for (int page_size : {1, 16, 64}) {
         SCOPED_TRACE("page_size " + std::to_string(page_size));

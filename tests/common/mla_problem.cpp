@@ -1,6 +1,7 @@
 // Random MLA decode problems in every SPEC format (see mla_problem.h).
 //
-// Determinism: std::mt19937_64 engines feed unit normal distributions. Q comes from an engine
+// Determinism: std::mt19937_64 engines feed unit normal streams (NormalStream, a ziggurat on
+// their raw draws: the same values on every standard library). Q comes from an engine
 // seeded with spec.seed ((token, head, dim) order); the cache values of batch element b come
 // from an engine seeded with a splitmix64 mix of spec.seed and b ((position, dim) order), so
 // the elements are generated in parallel and the values depend on neither the thread count
@@ -50,17 +51,6 @@ bool is_fp8(mla_dtype dtype) {
 }
 
 int storage_bytes(mla_dtype dtype) { return dtype == MLA_DTYPE_BF16 ? 2 : 1; }
-
-// A copyable stream of randn values (copy it to replay).
-class NormalStream {
-public:
-    explicit NormalStream(uint64_t seed) : engine_(seed) {}
-    double next() { return normal_(engine_); }
-
-private:
-    std::mt19937_64 engine_;
-    std::normal_distribution<double> normal_{0.0, 1.0};
-};
 
 void require(bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument("make_problem: " + what);
@@ -455,7 +445,55 @@ void fill_cache(const ProblemSpec& spec, HostProblem& p) {
     });
 }
 
+// The ziggurat's layers: layer i (1..255) is the rectangle of width x[i] between heights f[i]
+// and f[i + 1] (f = exp(-x^2 / 2)); layer 0 is the strip under f(r) plus the tail beyond r, as
+// a rectangle of width x[0] = v / f(r). Every layer has the area v.
+struct Ziggurat {
+    static constexpr int kLayers = 256;
+    static constexpr double kR = 3.6541528853610088;  // where the tail starts
+    static constexpr double kV = 4.92867323399e-3;    // the area of a layer
+    double x[kLayers + 1];
+    double f[kLayers + 1];
+    Ziggurat() {
+        auto pdf = [](double v) { return std::exp(-0.5 * v * v); };
+        x[0] = kV / pdf(kR);
+        x[1] = kR;
+        for (int i = 2; i < kLayers; ++i)
+            x[i] = std::sqrt(-2.0 * std::log(kV / x[i - 1] + pdf(x[i - 1])));
+        x[kLayers] = 0.0;
+        for (int i = 0; i <= kLayers; ++i) f[i] = pdf(x[i]);
+    }
+};
+
+const Ziggurat& ziggurat() {
+    static const Ziggurat table;
+    return table;
+}
+
 }  // namespace
+
+double NormalStream::next() {
+    const Ziggurat& z = ziggurat();
+    for (;;) {
+        const uint64_t bits = engine_();
+        const int i = static_cast<int>(bits & 255u);
+        const double u = static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0;  // [-1, 1)
+        const double x = u * z.x[i];
+        if (std::fabs(x) < z.x[i + 1]) return x;  // inside the layer's core
+        auto open01 = [&] { return (static_cast<double>(engine_() >> 11) + 1.0) * 0x1.0p-53; };
+        if (i == 0) {  // the tail beyond r (Marsaglia, 1964)
+            double a, b;
+            do {
+                a = -std::log(open01()) / Ziggurat::kR;
+                b = -std::log(open01());
+            } while (b + b < a * a);
+            return u < 0.0 ? -(Ziggurat::kR + a) : Ziggurat::kR + a;
+        }
+        // The wedge between the core and the curve: below the curve at a uniform height?
+        const double y = z.f[i] + (open01() - 0x1.0p-53) * (z.f[i + 1] - z.f[i]);  // [0, 1)
+        if (y < std::exp(-0.5 * x * x)) return x;
+    }
+}
 
 HostProblem make_problem(const ProblemSpec& spec) {
     check_spec(spec);
