@@ -239,7 +239,8 @@ def main(argv):
     parser.add_argument("-E", dest="exclude", default="", help="ctest -E: names to leave out")
     parser.add_argument("-j", dest="jobs", type=int, default=os.cpu_count() or 2,
                         help="processes at once")
-    parser.add_argument("--chunk", type=int, default=64, help="GoogleTest cases per process")
+    parser.add_argument("--chunk", type=int, default=16,
+                        help="at most this many GoogleTest cases per process")
     parser.add_argument("--timeout", type=int, default=900,
                         help="seconds per process (a chunk, or the ctest run of the rest)")
     parser.add_argument("--log-dir", default="", help="where each process's output goes")
@@ -254,8 +255,11 @@ def main(argv):
         print("to ctest: %d tests (%s)" % (count, reason))
     work = []
     for key, cases in groups.items():
-        for i in range(0, len(cases), opts.chunk):
-            work.append((key, cases[i:i + opts.chunk]))
+        # Dealt round-robin: neighbours in the list (the same test for each format, often the
+        # slow ones together) land in different processes, so no chunk collects the slow cases.
+        n = -(-len(cases) // opts.chunk)
+        for i in range(n):
+            work.append((key, cases[i::n]))
     logs = [[] for _ in range(len(work) + 1)]
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=opts.jobs) as pool:
         rest = pool.submit(run_singles, opts.ctest, opts.build, singles, opts.exclude,
