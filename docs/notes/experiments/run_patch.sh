@@ -5,15 +5,17 @@
 # `timeout` of ~570 s; every log goes into one tarball under $OUT (the file-count limit holds):
 #   1. builds the tree (A: mla_bench), the tree with PATCH (B: everything) and with each further
 #      patch (C, D, ...: mla_bench), in parallel;
-#   2. one A/B/C... with bench/ab.py (2 rounds, fp8 e4m3fn, floors measured by every pass, each
-#      side against A, the order rotating each round) on $MLA_AB_FILTER, by default the 14 cases
-#      of the sixth and seventh sessions (the eight competition shapes, H16 q_len 2 / 4, H128
-#      bs64 kv4096, bs1 kv65536): ~150 s for two sides, ~215 s for three;
+#   2. one A/B/C... with bench/ab.py (2 rounds; the formats in $MLA_AB_FORMATS, fp8_e4m3fn
+#      unless set; floors measured by every pass; each side against A, the order rotating each
+#      round) on $MLA_AB_FILTER, by default the 14 cases of the sixth and seventh sessions (the
+#      eight competition shapes, H16 q_len 2 / 4, H128 bs64 kv4096, bs1 kv65536): ~150 s for
+#      two sides, ~215 s for three;
 #   3. B's whole GPU suite (-E install_: CI runs those) through tests/ctest_grouped.py with the
 #      time left (~260 s on the H200 in the seventh session).
 # Each step has its own timeout; a step cut short leaves what it wrote.
 set -u
 [ $# -ge 1 ] || { echo "usage: $0 PATCH [PATCH2 ...]"; exit 2; }
+FORMATS=${MLA_AB_FORMATS:-fp8_e4m3fn}
 F=${MLA_AB_FILTER:-'bs(4|32|64|256)/kv(1024|8192)/h16/q1/|bs128/kv4096/h16/q[24]/|bs64/kv4096/h128/q1/|bs1/kv65536/h16/q1/'}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; W=$(mktemp -d)
 CM="-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a -DMLA_BACKEND=cuda"
@@ -41,7 +43,7 @@ for s in "${sides[@]}"; do
 done
 echo "builds $SECONDS s"
 timeout 300 python3 bench/ab.py --rounds 2 --csv "$W/ab.csv" "${sides[@]}" -- \
-  --mla_formats=fp8_e4m3fn --mla_extra --mla_iters=20 "--benchmark_filter=$F" > "$W/ab.log" 2>&1
+  "--mla_formats=$FORMATS" --mla_extra --mla_iters=20 "--benchmark_filter=$F" > "$W/ab.log" 2>&1
 echo "ab rc=$? $SECONDS s"; tail -18 "$W/ab.log"
 left=$((560 - SECONDS))
 if [ $left -gt 60 ]; then
