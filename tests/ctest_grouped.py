@@ -68,22 +68,33 @@ def properties(test):
     return {p["name"]: p["value"] for p in test.get("properties", [])}
 
 
+LAUNCH_DEFS = {"TEST_EXECUTABLE", "TEST_EXECUTOR", "TEST_FILTER", "TEST_XML_OUTPUT",
+               "TEST_EXTRA_ARGS"}
+
+
 def direct_command(cmd):
     """The GoogleTest command line of a registration: CMake 4.3+ registers discovered cases as
     `cmake -D TEST_EXECUTABLE=... -D TEST_FILTER=... -D TEST_EXTRA_ARGS=... -P LaunchTest.cmake`,
     which runs `exe --gtest_filter=F --gtest_also_run_disabled_tests extra...`; that line is
-    returned (None when it uses an executor or an XML report, which a group cannot share)."""
+    returned. None (the case goes to ctest) for anything a group cannot reproduce exactly: an
+    executor, an XML report, a setting this driver does not know, or extra arguments whose CMake
+    list expansion needs more than splitting at ';' (escapes, brackets)."""
     if len(cmd) < 3 or cmd[-2] != "-P" or not cmd[-1].endswith("LaunchTest.cmake"):
         return cmd
-    defs = {}
-    for flag, value in zip(cmd[1:-2:2], cmd[2:-2:2]):
-        if flag != "-D":
-            return None
-        name, _, text = value.partition("=")
-        defs[name] = text
-    if defs.get("TEST_EXECUTOR") or defs.get("TEST_XML_OUTPUT") or "TEST_EXECUTABLE" not in defs:
+    middle = cmd[1:-2]
+    if len(middle) % 2 or any(flag != "-D" for flag in middle[0::2]):
         return None
-    extra = [a for a in defs.get("TEST_EXTRA_ARGS", "").split(";") if a]
+    defs = {}
+    for value in middle[1::2]:
+        name, _, text = value.partition("=")
+        if name not in LAUNCH_DEFS:
+            return None
+        defs[name] = text
+    extra_text = defs.get("TEST_EXTRA_ARGS", "")
+    if (defs.get("TEST_EXECUTOR") or defs.get("TEST_XML_OUTPUT") or
+            "TEST_EXECUTABLE" not in defs or any(c in extra_text for c in "\\[]")):
+        return None
+    extra = extra_text.split(";") if extra_text else []
     return [defs["TEST_EXECUTABLE"], FILTER + defs.get("TEST_FILTER", ""),
             "--gtest_also_run_disabled_tests"] + extra
 

@@ -238,6 +238,27 @@ def test_cmake_4_launch_script_registrations_group_like_direct_ones(fakes, capsy
     assert "4 tests in 1 processes (+ ctest for 1): 3 passed, 0 skipped, 1 failed" in out
 
 
+def test_launch_script_forms_a_group_cannot_reproduce_go_to_ctest():
+    exe, script = "/b/t", "/usr/share/cmake-4.4/Modules/GoogleTest/LaunchTest.cmake"
+
+    def launch(*defs):
+        cmd = ["/usr/bin/cmake"]
+        for d in defs:
+            cmd += ["-D", d]
+        return cmd + ["-P", script]
+
+    plain = launch("TEST_EXECUTABLE=" + exe, "TEST_FILTER=S.a", "TEST_EXTRA_ARGS=--x;--y=1")
+    assert ctest_grouped.direct_command(plain) == [
+        exe, "--gtest_filter=S.a", "--gtest_also_run_disabled_tests", "--x", "--y=1"]
+    for bad in (launch("TEST_EXECUTABLE=" + exe, "TEST_FILTER=S.a", "TEST_EXTRA_ARGS=--a\\;b"),
+                launch("TEST_EXECUTABLE=" + exe, "TEST_FILTER=S.a", "TEST_EXTRA_ARGS=--c=[1;2]"),
+                launch("TEST_EXECUTABLE=" + exe, "TEST_FILTER=S.a", "TEST_NEW_SETTING=1"),
+                launch("TEST_EXECUTABLE=" + exe, "TEST_FILTER=S.a", "TEST_XML_OUTPUT=/x.xml"),
+                ["/usr/bin/cmake", "-DTEST_EXECUTOR=valgrind", "-D", "TEST_EXECUTABLE=" + exe,
+                 "-D", "TEST_FILTER=S.a", "-P", script]):
+        assert ctest_grouped.direct_command(bad) is None, bad
+
+
 def test_no_jobs_or_chunk_is_a_usage_error(capsys):
     for bad in (["-j", "0"], ["--chunk", "0"]):
         with pytest.raises(SystemExit) as info:

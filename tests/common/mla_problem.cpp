@@ -1,7 +1,7 @@
 // Random MLA decode problems in every SPEC format (see mla_problem.h).
 //
 // Determinism: std::mt19937_64 engines feed unit normal streams (NormalStream, a ziggurat on
-// their raw draws: the same values on every standard library). Q comes from an engine
+// their raw draws: no standard library's normal_distribution in between). Q comes from an engine
 // seeded with spec.seed ((token, head, dim) order); the cache values of batch element b come
 // from an engine seeded with a splitmix64 mix of spec.seed and b ((position, dim) order), so
 // the elements are generated in parallel and the values depend on neither the thread count

@@ -14,10 +14,11 @@ namespace mla_test {
 
 // A copyable stream of unit normal values (copy it to replay): raw std::mt19937_64 draws turned
 // into normals by the ziggurat method (Marsaglia and Tsang, 2000: 256 layers; the layer from a
-// draw's low 8 bits, the position from its high 53, a fresh draw per rejection), so the values
-// are the same on every standard library (std::normal_distribution's are not) and cost ~5 ns
-// each instead of ~38: making the caches was most of the GPU suite's host time (a bs256 kv8192
-// fp8 problem: 86 s to make, 9 s for its reference, on 2 cores).
+// draw's low 8 bits, the position from its high 53, a fresh draw per rejection): the values
+// depend on the engine's draws and on libm's exp / log rounding only (std::normal_distribution's
+// algorithm differs between standard libraries), and cost ~5 ns each instead of ~38: making
+// the caches was most of the GPU suite's host time (a bs256 kv8192 fp8 problem: 86 s to make,
+// 9 s for its reference, on 2 cores).
 class NormalStream {
 public:
     explicit NormalStream(uint64_t seed) : engine_(seed) {}

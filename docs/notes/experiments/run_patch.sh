@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One device call for kernel experiments kept as patches against the tree:
 #   bash docs/notes/experiments/run_patch.sh PATCH [PATCH2 ...]
-# Run from the repository root on the GPU machine (the device tool's working directory), under a
-# `timeout` of ~570 s; every log goes into one tarball under $OUT (the file-count limit holds):
+# Run on the GPU machine (from anywhere in the checkout: it works in the repository root) under
+# a `timeout` of ~570 s; every log goes into one tarball under $OUT (the file-count limit holds):
 #   1. builds the tree (A: mla_bench), the tree with PATCH (B: everything) and with each further
 #      patch (C, D, ...: mla_bench), in parallel;
 #   2. one A/B/C... with bench/ab.py (2 rounds; the formats in $MLA_AB_FORMATS, fp8_e4m3fn
@@ -19,35 +19,43 @@ FORMATS=${MLA_AB_FORMATS:-fp8_e4m3fn}
 F=${MLA_AB_FILTER:-'bs(4|32|64|256)/kv(1024|8192)/h16/q1/|bs128/kv4096/h16/q[24]/|bs64/kv4096/h128/q1/|bs1/kv65536/h16/q1/'}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; W=$(mktemp -d)
 CM="-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a -DMLA_BACKEND=cuda"
-ROOT=$(pwd)
-trap 'tar -czf "$OUT/run_patch.tgz" -C "$W" .' EXIT
-(cmake -S "$ROOT" -B /tmp/b-a $CM && timeout 200 cmake --build /tmp/b-a -j4 --target mla_bench) \
-  > "$W/build-a.log" 2>&1 &
-sides=(/tmp/b-a/bench/mla_bench); n=0
+patches=()
 for patch in "$@"; do
-  n=$((n + 1)); src=/tmp/src-$n; bld=/tmp/b-$n
-  rm -rf "$src" && mkdir -p "$src"
+  p=$(realpath -e "$patch") || { echo "no patch $patch"; exit 2; }
+  patches+=("$p")
+done
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)  # this script is docs/notes/experiments/run_patch.sh
+cd "$ROOT" || exit 1
+trap 'tar -czf "$OUT/run_patch.tgz" -C "$W" .' EXIT
+# Fresh build folders every call (not under $W, which is packed): a warm machine keeps /tmp, and
+# tar restores old mtimes, so ninja would keep objects built from an earlier call's sources.
+B=$(mktemp -d /tmp/run_patch_builds.XXXXXX)
+{ (cmake -S "$ROOT" -B "$B/a" $CM && timeout 200 cmake --build "$B/a" -j4 --target mla_bench) \
+    > "$W/build-a.log" 2>&1; echo "a rc=$?" >> "$W/build-rc.txt"; } &
+sides=("$B/a/bench/mla_bench"); n=0
+for patch in "${patches[@]}"; do
+  n=$((n + 1)); src=$B/src-$n; bld=$B/$n
+  mkdir -p "$src"
   tar --exclude='./build*' --exclude=./.git -cf - . | tar -xf - -C "$src"
-  (cd "$src" && patch -p1 < "$(realpath -e "$ROOT/$patch" 2>/dev/null || echo "$patch")") \
-    > "$W/patch-$n.log" 2>&1 ||
-    { echo "PATCH $patch FAILED"; cat "$W/patch-$n.log"; exit 1; }
+  if ! (cd "$src" && patch -p1 --batch --forward < "$patch") > "$W/patch-$n.log" 2>&1; then
+    echo "PATCH $patch FAILED"; cat "$W/patch-$n.log"; kill $(jobs -p) 2>/dev/null; wait; exit 1
+  fi
   target=$([ $n -eq 1 ] && echo all || echo mla_bench)
-  (cmake -S "$src" -B "$bld" $CM && timeout 250 cmake --build "$bld" -j8 --target $target) \
-    > "$W/build-$n.log" 2>&1 &
+  { (cmake -S "$src" -B "$bld" $CM && timeout 250 cmake --build "$bld" -j8 --target $target) \
+      > "$W/build-$n.log" 2>&1; echo "$n rc=$?" >> "$W/build-rc.txt"; } &
   sides+=("$bld/bench/mla_bench")
   echo "side $n: $patch" | tee -a "$W/sides.txt"
 done
 wait
-for s in "${sides[@]}"; do
-  [ -x "$s" ] || { echo "BUILD FAILED: $s"; tail -30 "$W"/build-*.log; exit 1; }
-done
+cat "$W/build-rc.txt"
+if grep -qv " rc=0" "$W/build-rc.txt"; then echo "BUILD FAILED"; tail -n 30 "$W"/build-*.log; exit 1; fi
 echo "builds $SECONDS s"
 timeout 300 python3 bench/ab.py --rounds 2 --csv "$W/ab.csv" "${sides[@]}" -- \
   "--mla_formats=$FORMATS" --mla_extra --mla_iters=20 "--benchmark_filter=$F" > "$W/ab.log" 2>&1
 echo "ab rc=$? $SECONDS s"; tail -18 "$W/ab.log"
 left=$((560 - SECONDS))
 if [ $left -gt 60 ]; then
-  timeout $left python3 "$ROOT/tests/ctest_grouped.py" --build /tmp/b-1 -j 12 -E install_ \
+  timeout $left python3 "$ROOT/tests/ctest_grouped.py" --build "$B/1" -j 12 -E install_ \
     --log-dir "$W/suite" > "$W/suite.log" 2>&1
   echo "suite rc=$? $SECONDS s"; grep -v "^to ctest" "$W/suite.log" | head -20
 fi
