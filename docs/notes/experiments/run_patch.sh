@@ -7,7 +7,7 @@
 #      patch (C, D, ...: mla_bench), in parallel;
 #   2. one A/B/C... with bench/ab.py (2 rounds; the formats in $MLA_AB_FORMATS, fp8_e4m3fn
 #      unless set; floors measured by every pass; each side against A, the order rotating each
-#      round) on $MLA_AB_FILTER, by default the 14 cases of the sixth and seventh sessions (the
+#      round; $MLA_AB_TIMEOUT s at most, 300 unless set) on $MLA_AB_FILTER, by default the 14 cases of the sixth and seventh sessions (the
 #      eight competition shapes, H16 q_len 2 / 4, H128 bs64 kv4096, bs1 kv65536): ~150 s for
 #      two sides, ~215 s for three;
 #   3. B's whole GPU suite (-E install_: CI runs those) through tests/ctest_grouped.py with the
@@ -50,7 +50,7 @@ wait
 cat "$W/build-rc.txt"
 if grep -qv " rc=0" "$W/build-rc.txt"; then echo "BUILD FAILED"; tail -n 30 "$W"/build-*.log; exit 1; fi
 echo "builds $SECONDS s"
-timeout 300 python3 bench/ab.py --rounds 2 --csv "$W/ab.csv" "${sides[@]}" -- \
+timeout "${MLA_AB_TIMEOUT:-300}" python3 bench/ab.py --rounds 2 --csv "$W/ab.csv" "${sides[@]}" -- \
   "--mla_formats=$FORMATS" --mla_extra --mla_iters=20 "--benchmark_filter=$F" > "$W/ab.log" 2>&1
 echo "ab rc=$? $SECONDS s"; tail -18 "$W/ab.log"
 left=$((560 - SECONDS))
