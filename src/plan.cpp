@@ -160,6 +160,12 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     2: 129 us for 64 tiles), 64 rows 3.0 us (bs64 kv4096 H128: 189 us; bs128 kv4096 H16
 //     q_len 4: 195 us); its two consumer warpgroups work on two tiles at once. Its fixed cost
 //     (Q^T prologue of up to 64 rows, pipeline fill) is an estimate.
+//   wgmma, bf16 cache (16 and 32 rows only; the H200, eighth session, bench/ab.py): 32 rows
+//     3.25 us a tile (bs64 kv4096 H128: 412 us for two waves of 64 tiles; bs128 kv4096 H16
+//     q_len 2: 212 us for one wave). 16 rows 2.05 us, a guess at 1.5x e4m3fn's: the shapes it
+//     serves are bound by bandwidth (bs256 kv8192 H16: 703 us, 1.29x its floor). A tile is
+//     twice fp8's bytes (no decode), P^T a bf16 pair (the value products twice) and only two
+//     stages fit.
 //   mma16, fp8 latent + bf16 rope (DeepSeek-V3.2): NOT measured, a guess: the fp8 kernel's
 //     2.4 us plus a little for the rope's 128-byte (not 64-byte) rows and its own four bf16
 //     MMAs per tile and warp of the second dim split: 2.6 us. Calibrate with
@@ -174,6 +180,7 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         // e4m3fnuz has no hardware conversion: its bit-operation decode costs 1.34x / 1.24x /
         // 1.14x per tile at 16 / 32 / 64 rows (bench, same session).
         const bool fnuz = f == splitkv::KvFormat::kFp8E4M3FNUZ;
+        if (f == splitkv::KvFormat::kBf16) return {rows <= 16 ? 2.05 : 3.25, 2, 3.0};
         if (rows <= 16) return {fnuz ? 1.84 : 1.37, 2, 3.0};
         if (rows <= 32) return {fnuz ? 2.5 : 2.0, 2, 3.0};
         return {fnuz ? 3.4 : 3.0, 2, 3.0};
@@ -220,7 +227,7 @@ constexpr int kInvariantRows = 16;
 
 bool invariant_shape(const mla_decode_params& p, splitkv::KvFormat format,
                      const DeviceInfo& device, SplitKvShape* shape) {
-    const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(kInvariantVariant);
+    const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(kInvariantVariant, format);
     if (stage1.rows_per_cta[0] != kInvariantRows || stage1.tile_tokens <= 0 ||
         kInvariantSplitTokens % stage1.tile_tokens != 0)
         return false;
@@ -250,7 +257,7 @@ void for_each_candidate(const Stage1Choice& choice, const Stage1Problem& problem
         if (choice.forced ? variant != choice.variant
                           : !stage1_can_serve(variant, problem, device, nullptr, 0))
             continue;
-        const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(variant);
+        const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(variant, problem.format);
         for (int rows : stage1.rows_per_cta) {
             if (rows > 0 && stage1.tile_tokens > 0) visit(variant, stage1.tile_tokens, rows);
         }

@@ -71,17 +71,21 @@ bool stage1_can_serve(Stage1Variant variant, const Stage1Problem& problem,
                 return false;
             }
             if (problem.format != splitkv::KvFormat::kFp8E4M3FN &&
-                problem.format != splitkv::KvFormat::kFp8E4M3FNUZ) {
+                problem.format != splitkv::KvFormat::kFp8E4M3FNUZ &&
+                problem.format != splitkv::KvFormat::kBf16) {
                 // A bf16 rope beside fp8 latent codes (kFp8*Bf16Rope): its tiles would need a
-                // second layout and a bf16 score product; mma16 serves it.
+                // second layout and a bf16 score product; MXFP4 a decode the consumers cannot
+                // afford (docs/notes/stage1_wgmma.md); mma16 serves them.
                 if (say)
                     std::snprintf(reason, reason_bytes,
-                                  "it has kernels for fp8 caches only (rope dims in the latent's "
-                                  "fp8 dtype), not %s",
+                                  "it has kernels for fp8 and bf16 caches only (rope dims in the "
+                                  "latent's dtype), not %s",
                                   splitkv::kv_traits(problem.format).name);
                 return false;
             }
-            return true;  // any head count, q_len and Q dtype
+            // Any head count, q_len and Q dtype; bf16 at 16 and 32 rows per CTA only, which
+            // the planner's candidates (splitkv::stage1_shape) already say.
+            return true;
     }
     if (say) std::snprintf(reason, reason_bytes, "not a stage-1 variant");
     return false;

@@ -137,7 +137,8 @@ TEST(Stage1Select, WgmmaDeclinesABf16RopeBesideAnFp8Latent) {
         EXPECT_FALSE(mla::stage1_can_serve(Stage1Variant::kWgmma, problem, nvidia(9, 0), reason,
                                            sizeof(reason)));
         if (mla::stage1_variant_built(Stage1Variant::kWgmma)) {
-            EXPECT_TRUE(contains(reason, "fp8 caches only") && contains(reason, name)) << reason;
+            EXPECT_TRUE(contains(reason, "fp8 and bf16 caches only") && contains(reason, name))
+                << reason;
         }
         const mla::Stage1Choice c =
             mla::choose_stage1_variant(mla::parse_stage1_request("wgmma"), problem, nvidia(9, 0));
@@ -501,7 +502,10 @@ TEST(PlanCreate, BatchInvariantPlansIgnoreTheBatchTheDeviceAndTheEnvironment) {
                     EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kMma16));
                     EXPECT_EQ(plan.rows_per_cta, 16);
                     // mma16's tile of this build (64 tokens; 32 on AMD)
-                    const int tile = mla::splitkv::stage1_shape(Stage1Variant::kMma16).tile_tokens;
+                    const int tile = mla::splitkv::stage1_shape(
+                                             Stage1Variant::kMma16,
+                                             static_cast<KvFormat>(plan.kv_format))
+                                             .tile_tokens;
                     EXPECT_EQ(plan.tile_tokens, tile);
                     const int chunk = mla::kInvariantSplitTokens;
                     EXPECT_EQ(plan.tiles_per_split, chunk / tile);
@@ -541,12 +545,71 @@ TEST(PlanCreate, Bf16RopeBesideAnFp8LatentRunsOnMma16) {
                     << plan.description;
                 if (options.stage1.forced && mla::stage1_variant_built(Stage1Variant::kWgmma) &&
                     !d.amd && d.cc_major == 9) {
-                    EXPECT_TRUE(contains(plan.description, "fp8 caches only"))
+                    EXPECT_TRUE(contains(plan.description, "fp8 and bf16 caches only"))
                         << plan.description;
                 }
             }
         }
     }
+}
+
+// bf16 caches on the wgmma variant: only at 16 and 32 rows per CTA (its 64-row tile ring does
+// not fit shared memory), whether the planner picks it or MLA_DECODE_STAGE1=wgmma forces it;
+// and with the cost table's guess (plan.cpp) the planner picks it at 32 rows for bs64 kv4096
+// H128, where mma16 takes 851 us on the H200.
+TEST(PlanCreate, Bf16CachesRunOnWgmmaAt16Or32RowsOnly) {
+    const bool built = mla::stage1_variant_built(Stage1Variant::kWgmma);
+    const mla::Stage1Problem bf16{KvFormat::kBf16, 128, 1, MLA_DTYPE_BF16};
+    EXPECT_EQ(mla::stage1_can_serve(Stage1Variant::kWgmma, bf16, nvidia(9, 0), nullptr, 0),
+              built);
+    mla::PlanOptions forced;
+    forced.stage1 = mla::parse_stage1_request("wgmma");
+    for (const mla::PlanOptions& options : {mla::PlanOptions(), forced}) {
+        for (int heads : {16, 64, 128}) {
+            for (int q_len : {1, 2, 4}) {
+                for (auto [batch, max_kv] : {std::pair{1, 100}, {4, 8192}, {64, 4096},
+                                             {256, 8192}}) {
+                    SCOPED_TRACE(::testing::Message()
+                                 << "heads " << heads << " q_len " << q_len << " batch "
+                                 << batch << " max_kv " << max_kv << " forced "
+                                 << options.stage1.forced);
+                    mla_decode_params p = host_fields(batch, max_kv, MLA_DTYPE_BF16);
+                    p.num_heads = heads;
+                    p.max_q_len = q_len;
+                    p.total_q = batch * q_len;
+                    p.q_stride_token = heads * 576;
+                    p.o_stride_token = heads * 512;
+                    mla::DevicePlan plan;
+                    ASSERT_EQ(mla::plan_create(p, nvidia(9, 0), options, &plan),
+                              MLA_STATUS_SUCCESS)
+                        << mla_last_error_message();
+                    if (plan.variant == static_cast<int>(Stage1Variant::kWgmma)) {
+                        EXPECT_LE(plan.rows_per_cta, 32) << plan.description;
+                    }
+                    if (built && options.stage1.forced) {
+                        EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kWgmma))
+                            << plan.description;
+                    }
+                }
+            }
+        }
+    }
+    if (!built) return;
+    mla_decode_params p = host_fields(64, 4096, MLA_DTYPE_BF16);
+    p.num_heads = 128;
+    p.q_stride_token = 128 * 576;
+    p.o_stride_token = 128 * 512;
+    mla::DevicePlan plan;
+    ASSERT_EQ(mla::plan_create(p, nvidia(9, 0), mla::PlanOptions(), &plan), MLA_STATUS_SUCCESS)
+        << mla_last_error_message();
+    EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kWgmma)) << plan.description;
+    EXPECT_EQ(plan.rows_per_cta, 32) << plan.description;
+    std::printf("bf16 bs64 kv4096 H128: %s\n", plan.description);
+    p = host_fields(256, 8192, MLA_DTYPE_BF16);
+    ASSERT_EQ(mla::plan_create(p, nvidia(9, 0), mla::PlanOptions(), &plan), MLA_STATUS_SUCCESS)
+        << mla_last_error_message();
+    EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kWgmma)) << plan.description;
+    std::printf("bf16 bs256 kv8192 H16: %s\n", plan.description);
 }
 
 // By default (mla::PlanOptions(), MLA_DECODE_PDL unset or not "0") the reduce is a

@@ -11,15 +11,16 @@
 #if defined(MLA_HAVE_GPU_RUNTIME)
 namespace mla::splitkv {
 
-// What a plan needs to know of a stage-1 variant in this build: the query rows per CTA it has
-// kernels for (work.h; the plan picks one, Params::rows_per_cta), and cache tokens per tile
-// (the split granularity). tile_tokens 0: this build has no such kernel.
+// What a plan needs to know of a stage-1 variant in this build for a cache format: the query
+// rows per CTA it has kernels for (work.h; the plan picks one, Params::rows_per_cta), and cache
+// tokens per tile (the split granularity). tile_tokens 0: this build has no such kernel. (Which
+// formats a variant serves at all is stage1_can_serve's: src/stage1_select.cpp.)
 struct Stage1Shape {
     static constexpr int kMaxRowOptions = 3;
     int rows_per_cta[kMaxRowOptions];  // 0 = unused slot
     int tile_tokens;
 };
-Stage1Shape stage1_shape(Stage1Variant variant);
+Stage1Shape stage1_shape(Stage1Variant variant, KvFormat format);
 
 // Queues the split-metadata kernel (params.split_meta != nullptr), which fills split_meta and
 // row_meta from the device-resident indptrs, in splits of whole tiles of `tile_tokens` (the
@@ -84,10 +85,12 @@ extern template gpu::error_t launch_stage1_mma16<KvFormat::kFp8E4M3FNBf16Rope>(c
 extern template gpu::error_t launch_stage1_mma16<KvFormat::kFp8E4M3FNUZBf16Rope>(const Params&,
                                                                                 gpu::stream_t);
 
-// Variant wgmma (sm_90a builds only, MLA_HAVE_STAGE1_WGMMA): fp8 caches; the kernel of
-// params.rows_per_cta (16, 32 or 64 rows per CTA).
+// Variant wgmma (sm_90a builds only, MLA_HAVE_STAGE1_WGMMA): fp8 and bf16 caches; the kernel
+// of params.rows_per_cta (16, 32 or 64 rows per CTA; bf16: 16 or 32).
 template <KvFormat F>
 gpu::error_t launch_stage1_wgmma(const Params& params, gpu::stream_t stream);
+template <>
+gpu::error_t launch_stage1_wgmma<KvFormat::kBf16>(const Params& params, gpu::stream_t stream);
 extern template gpu::error_t launch_stage1_wgmma<KvFormat::kFp8E4M3FN>(const Params&,
                                                                        gpu::stream_t);
 extern template gpu::error_t launch_stage1_wgmma<KvFormat::kFp8E4M3FNUZ>(const Params&,

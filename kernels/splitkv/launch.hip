@@ -29,13 +29,16 @@ gpu::error_t launch_mma16(const Params& params, KvFormat format, gpu::stream_t s
 
 }  // namespace
 
-Stage1Shape stage1_shape(Stage1Variant variant) {
+Stage1Shape stage1_shape(Stage1Variant variant, KvFormat format) {
     switch (variant) {
         case Stage1Variant::kMma16: return {{Mma16Shape::kRows, 0, 0}, Mma16Shape::kTileTokens};
         case Stage1Variant::kWgmma:
 #if defined(MLA_HAVE_STAGE1_WGMMA)
+            // bf16: two 74.75 KB stages fit beside Q^T of 16 or 32 rows, not of 64 (wgmma.h)
+            if (format == KvFormat::kBf16) return {{16, 32, 0}, kWgmmaTileTokens};
             return {{16, 32, 64}, kWgmmaTileTokens};
 #else
+            (void)format;
             break;  // not in this build
 #endif
     }
@@ -53,9 +56,11 @@ gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFor
                 e = launch_stage1_wgmma<KvFormat::kFp8E4M3FN>(params, stream);
             else if (format == KvFormat::kFp8E4M3FNUZ)
                 e = launch_stage1_wgmma<KvFormat::kFp8E4M3FNUZ>(params, stream);
+            else if (format == KvFormat::kBf16)
+                e = launch_stage1_wgmma<KvFormat::kBf16>(params, stream);
 #endif
-            break;  // other formats (bf16, MXFP4, a bf16 rope beside fp8): plans never choose
-                    // wgmma (stage1_can_serve)
+            break;  // other formats (MXFP4, a bf16 rope beside fp8): plans never choose wgmma
+                    // (stage1_can_serve)
     }
     if (e != gpu::kSuccess || params.split_meta == nullptr) return e;
     // Stage 1 stays a plain launch: a dependent reduce reads the split metadata (prepare's

@@ -194,6 +194,15 @@ MLA_DEVICE uint32_t e4m3x2_hi_to_f16x2(uint32_t codes) {
     return d;
 }
 
+// ---- f32 -> bf16x2 ---------------------------------------------------------------------------
+// Two floats as a bf16x2 word (lo in the lower half), each rounded to nearest even by one
+// conversion (cvt puts its first source in the upper half).
+MLA_DEVICE uint32_t f32x2_to_bf16x2(float lo, float hi) {
+    uint32_t d;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+    return d;
+}
+
 // ---- warpgroup roles ------------------------------------------------------------------------
 // Index of this thread's warpgroup / warp, made visibly warp-uniform for the compiler (a value
 // derived from threadIdx alone counts as divergent, which makes ptxas serialize wgmma inside

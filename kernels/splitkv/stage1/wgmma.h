@@ -1,19 +1,25 @@
-// Stage 1, Hopper warpgroup variant ("wgmma", sm_90a only, fp8 caches): one CTA per (batch
-// element, split, block of kRows query rows). The rows of an element are its (query token, head)
-// pairs, r = t * num_heads + h, so one CTA serves 16 heads x 4 query tokens, or 64 of 128 heads,
-// and every KV tile it reads serves all of them: HBM traffic does not grow with heads x q_len
-// (heads 128 take two CTAs that read the same tiles at the same time, the second from L2).
+// Stage 1, Hopper warpgroup variant ("wgmma", sm_90a only, fp8 and bf16 caches): one CTA per
+// (batch element, split, block of kRows query rows). The rows of an element are its (query
+// token, head) pairs, r = t * num_heads + h, so one CTA serves 16 heads x 4 query tokens, or 64
+// of 128 heads, and every KV tile it reads serves all of them: HBM traffic does not grow with
+// heads x q_len (heads 128 take two CTAs that read the same tiles at the same time, the second
+// from L2).
 //
 // Operands are swapped so that 16 rows waste no matrix work: tokens are wgmma's M (64), query
 // rows its N.
 //     S^T [64 tokens x N rows]  = K [64 x 576]    * Q^T [576 x N]
 //     O^T [512 dims  x N rows] += V^T [512 x 64]  * P^T [64 x N]
 // A fragments are built in registers from the raw cache tile (fp8 codes decoded to f16: e4m3fn
-// by the hardware conversion, e4m3fnuz by bit operations, WgmmaDecode); B operands (Q^T, P^T)
-// sit in shared memory in the K-major core-matrix layout that wgmma reads through a descriptor
-// (arch/nvidia/sm90.h). Q^T is f16 after a per-row power-of-two scale, exact for bf16 and fp8 Q
-// down to 2^-24 of the row's largest element (f16's subnormal floor); every product accumulates
-// in f32.
+// by the hardware conversion, e4m3fnuz by bit operations, WgmmaDecode; bf16 values as stored,
+// WgmmaBf16Decode); B operands (Q^T, P^T) sit in shared memory in the K-major core-matrix
+// layout that wgmma reads through a descriptor (arch/nvidia/sm90.h). Q^T is f16 after a per-row
+// power-of-two scale, exact for bf16 and fp8 Q down to 2^-24 of the row's largest element (f16's
+// subnormal floor); every product accumulates in f32.
+// bf16 caches (2 bytes a dim: a 64-token tile is twice fp8's): Q^T stays bf16 (no scale: bf16
+// has f32's exponent range), S^T and O^T are bf16 products, and P^T is written as a bf16 pair
+// hi + lo (P = hi + lo to ~2^-16 relative, more than f16's precision; f16 P would need f16 V,
+// which overflows) that O^T adds in two products per k-step. Only 16 and 32 rows: two 74.75 KB
+// stages fit beside Q^T of 16 or 32 rows (18 / 36 KB), not beside 64 rows' 72 KB.
 //
 // Warpgroups (setmaxnreg moves registers from the producer to the consumers):
 //   0 and 1, consumers, alternating tiles ("seesaw"): consumer w computes S^T of tiles 2i + w
@@ -38,16 +44,24 @@
 //     which the decoder pairs as (0, 1) and (2, 3) for e4m3fn (k index 2t + j + 8e <-> dim
 //     64c + 16t + 4s + 2e + j) and as (0, 2) and (1, 3) for e4m3fnuz (k index 2t + j + 8e <->
 //     dim 64c + 16t + 4s + 2j + e). Q^T is written in shared memory in exactly that order.
+//     bf16 (128 bytes a chunk): two 16-byte loads at bytes 128c + 16t and 128c + 64 + 16t, so
+//     the 4 lanes of a row read 64 contiguous bytes; step s takes 8 bytes (s % 2) of load s / 2,
+//     dims 64c + 32 (s / 2) + 8t + 4 (s % 2) + {0..3}, paired as they lie (k index 2t + j + 8e
+//     <-> dim ... + 2e + j): bf16x2 words are A registers as loaded.
 //   * S^T row m = 16 w + 8 h + g (warp w of the warpgroup) is tile token 16 w + T(g, h),
 //     T(g, h) = g + h for even g, ((g + 3) mod 8) + 8 + h for odd g; its P is PV k index 8 h + g
 //     of k-step w, so P^T is stored by stmatrix.trans straight from the S^T fragments. With the
-//     row pitch of 592 bytes (80 mod 128) this order keeps every shared load free of bank
-//     conflicts: the two rows of one 8-lane phase of the 16-byte K loads (g = 2i, 2i+1) are 4 or
-//     12 rows (64 bytes mod 128) apart, and each 4-byte V load reads 4 rows of one parity.
+//     row pitch of 592 bytes (80 mod 128; bf16: 1168, 16 mod 128) this order keeps every shared
+//     load free of bank conflicts: the two rows of one 8-lane phase of the 16-byte K loads
+//     (g = 2i, 2i+1) are 4 or 12 rows (64 bytes mod 128) apart, and each 4-byte V load reads 4
+//     rows of one parity. bf16's 8-byte V loads (16-lane phases, lanes g < 4 or g >= 4): lane
+//     (g, t) reads row r(t) at 8g bytes, the rows r(t) of t = 0..3 are 2t (+ 1) or 12, 14, 8, 10
+//     (+ 1): 16 r(t) mod 128 = 0, 32, 64, 96 in some order, so 16 lanes fill 128 bytes once.
 //   * O^T rows: m-blocks 2p and 2p+1 (p = 0..3; consumer p / 2) are built together from 4-byte
 //     loads of 4 token rows (those of PV k indices 2t, 2t+1, 2t+8, 2t+9): lane g of warp w holds
 //     dims 128p + 32w + 4g + {0, 1} (m-block 2p, rows g and g+8) and + {2, 3} (m-block 2p+1). So
-//     each lane owns 4 consecutive output dims per (p, row): one 8-byte store of bf16 O.
+//     each lane owns 4 consecutive output dims per (p, row): one 8-byte store of bf16 O. bf16
+//     caches: 8-byte loads (the same 4 dims, 2 bytes each), regrouped by byte permutes.
 #pragma once
 
 #include "arch/device.h"
@@ -63,11 +77,76 @@ namespace mla::splitkv {
 // fp8 codes -> f16 A fragments. e4m3fn: the hardware conversion, exact values, codes paired as
 // they lie (bytes 0, 1 and 2, 3 of a word). e4m3fnuz (no hardware type): the bit operations of
 // arch/fp8.h, values times kScale, codes paired (0, 2) and (1, 3).
+//
+// What the kernel asks of a format's decoder (WgmmaDecode, WgmmaBf16Decode):
+//   kDimBytes          bytes of a dim in the cache row (1 fp8, 2 bf16)
+//   kScoreMma, kValueMma  the wgmma types of S^T = K Q^T and O^T += V^T P^T
+//   kQF16              Q^T scaled per row into f16 (fp8 K); else bf16 as loaded
+//   kPParts            P^T buffers per tile: 1 (f16 P), 2 (bf16 P = hi + lo)
+//   kScale             the value of a decoded element over the stored one (epilogue, scores)
+//   kKLoads            16-byte K loads per lane, row and chunk of 64 dims; k_load_offset
+//   k_fragments        the A fragments of a chunk's 4 k16 steps from both rows' loads
+//   qt_place           the first of the two k-steps (of 36) and the quad index t of 8 Q dims
+//   q_words            two Q^T words (k 2t, 2t+1 and 2t+8, 2t+9) from two bf16 pairs of Q
+//   VWord, load_v      a token row's 4 value dims
+//   v_fragments        V^T A fragments from 4 token rows' VWords
+//   p_words            P of two accumulators as B words (hi, and lo where kPParts == 2)
 template <arch::Fp8Flavor kFlavor>
 struct WgmmaDecode {
     static constexpr bool kAdjacentPairs = kFlavor == arch::Fp8Flavor::kE4M3FN;
     static constexpr float kScale = kAdjacentPairs ? 1.0f : arch::kFp8F16Scale<kFlavor>;
+    static constexpr int kDimBytes = 1;
+    static constexpr arch::MmaType kScoreMma = arch::MmaType::kF16;
+    static constexpr arch::MmaType kValueMma = arch::MmaType::kF16;
+    static constexpr bool kQF16 = true;
+    static constexpr int kPParts = 1;
+    static constexpr int kKLoads = 1;
+    using VWord = uint32_t;
+    MLA_DEVICE static constexpr int k_load_offset(int c, int) { return 64 * c; }
+    // Dims d0 .. d0 + 7 (d0 % 8 == 0): chunk d0 / 64, quad (d0 % 64) / 16, steps (d0 % 16) / 4
+    // and the next.
+    MLA_DEVICE static void qt_place(int d0, int& step0, int& t) {
+        step0 = (d0 / 64) * 4 + (d0 % 16) / 4;
+        t = (d0 % 64) / 16;
+    }
+    // wa = Q dims (e0, e1), wb = (e2, e3) as bf16 pairs, times up, as f16 pairs in the
+    // decoder's order: lo = k indices 2t, 2t+1, hi = 2t+8, 2t+9.
+    MLA_DEVICE static void q_words(uint32_t wa, uint32_t wb, float up, uint32_t& lo,
+                                   uint32_t& hi) {
+        auto f = [&](uint32_t word, int upper) {
+            return arch::bf16_to_float(static_cast<uint16_t>(upper ? word >> 16 : word)) * up;
+        };
+        if constexpr (kAdjacentPairs) {  // k = 2t, 2t+1 <- e0, e1;  k = 2t+8, 2t+9 <- e2, e3
+            lo = arch::pack_f16x2(f(wa, 0), f(wa, 1));
+            hi = arch::pack_f16x2(f(wb, 0), f(wb, 1));
+        } else {  // k = 2t, 2t+1 <- e0, e2;  k = 2t+8, 2t+9 <- e1, e3
+            lo = arch::pack_f16x2(f(wa, 0), f(wb, 0));
+            hi = arch::pack_f16x2(f(wa, 1), f(wb, 1));
+        }
+    }
+    MLA_DEVICE static void p_words(float e0, float e1, uint32_t& hi, uint32_t&) {
+        hi = arch::pack_f16x2(e0, e1);  // P <= 2^kLazyRescaleLog2: f16 holds it to 2^-11
+    }
+    MLA_DEVICE static VWord load_v(const uint8_t* src) {
+        return *reinterpret_cast<const uint32_t*>(src);
+    }
 #if defined(MLA_ARCH_SM90)
+    // The A fragments of the 4 k16 steps of a chunk: a[st] = {row g lo, row g+8 lo, row g hi,
+    // row g+8 hi} from word st of each row's load.
+    MLA_DEVICE static void k_fragments(const uint4 (&r0)[kKLoads], const uint4 (&r1)[kKLoads],
+                                       uint32_t (&a)[4][4]) {
+        const uint32_t w0[4] = {r0[0].x, r0[0].y, r0[0].z, r0[0].w};
+        const uint32_t w1[4] = {r1[0].x, r1[0].y, r1[0].z, r1[0].w};
+#pragma unroll
+        for (int st = 0; st < 4; ++st) {
+            const arch::Quad k0 = pairs(w0[st]);
+            const arch::Quad k1 = pairs(w1[st]);
+            a[st][0] = k0.lo;
+            a[st][1] = k1.lo;
+            a[st][2] = k0.hi;
+            a[st][3] = k1.hi;
+        }
+    }
     // Two f16x2 words of the four codes of w: lo = the first pair, hi = the second.
     MLA_DEVICE static arch::Quad pairs(uint32_t w) {
         if constexpr (kAdjacentPairs) {
@@ -113,15 +192,93 @@ struct WgmmaDecode {
 #endif
 };
 
+// bf16 values as stored: K and V^T fragments are the loaded words (V^T regrouped by byte
+// permutes), Q^T is Q's bf16 as loaded, P a bf16 pair hi + lo.
+struct WgmmaBf16Decode {
+    static constexpr float kScale = 1.0f;
+    static constexpr int kDimBytes = 2;
+    static constexpr arch::MmaType kScoreMma = arch::MmaType::kBF16;
+    static constexpr arch::MmaType kValueMma = arch::MmaType::kBF16;
+    static constexpr bool kQF16 = false;
+    static constexpr int kPParts = 2;
+    static constexpr int kKLoads = 2;
+    using VWord = uint2;
+    // Chunk c (128 bytes): 64 contiguous bytes per row and load (see the header).
+    MLA_DEVICE static constexpr int k_load_offset(int c, int l) { return 128 * c + 64 * l; }
+    // Dims d0 .. d0 + 7 (d0 % 8 == 0): chunk d0 / 64, load (d0 % 64) / 32 (steps 2 l, 2 l + 1),
+    // quad (d0 % 32) / 8.
+    MLA_DEVICE static void qt_place(int d0, int& step0, int& t) {
+        step0 = (d0 / 64) * 4 + 2 * ((d0 % 64) / 32);
+        t = (d0 % 32) / 8;
+    }
+    MLA_DEVICE static void q_words(uint32_t wa, uint32_t wb, float, uint32_t& lo, uint32_t& hi) {
+        lo = wa;  // k = 2t, 2t+1 <- e0, e1
+        hi = wb;  // k = 2t+8, 2t+9 <- e2, e3
+    }
+    MLA_DEVICE static VWord load_v(const uint8_t* src) {
+        return *reinterpret_cast<const uint2*>(src);
+    }
+#if defined(MLA_ARCH_SM90)
+    // hi = bf16(e) (nearest), lo = bf16(e - hi): e - hi is exact in f32, so hi + lo carries 16
+    // significant bits of e (P <= 2^kLazyRescaleLog2; the lo of a P below 2^-133 is lost, far
+    // under f32's accumulation of the row sum).
+    MLA_DEVICE static void p_words(float e0, float e1, uint32_t& hi, uint32_t& lo) {
+        hi = arch::sm90::f32x2_to_bf16x2(e0, e1);
+        lo = arch::sm90::f32x2_to_bf16x2(e0 - arch::bits_float(hi << 16),
+                                         e1 - arch::bits_float(hi & 0xffff0000u));
+    }
+    MLA_DEVICE static void k_fragments(const uint4 (&r0)[kKLoads], const uint4 (&r1)[kKLoads],
+                                       uint32_t (&a)[4][4]) {
+#pragma unroll
+        for (int l = 0; l < kKLoads; ++l) {
+            const uint32_t w0[4] = {r0[l].x, r0[l].y, r0[l].z, r0[l].w};
+            const uint32_t w1[4] = {r1[l].x, r1[l].y, r1[l].z, r1[l].w};
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {  // step 2 l + h: bytes 8h .. 8h + 7 of the load
+                a[2 * l + h][0] = w0[2 * h];      // row g,     k 2t, 2t+1   <- dims +0, +1
+                a[2 * l + h][1] = w1[2 * h];      // row g + 8
+                a[2 * l + h][2] = w0[2 * h + 1];  // row g,     k 2t+8, 2t+9 <- dims +2, +3
+                a[2 * l + h][3] = w1[2 * h + 1];  // row g + 8
+            }
+        }
+    }
+    // Dims D..D+3 (x: D, D+1; y: D+2, D+3) of the tokens of PV k indices 2t, 2t+1, 2t+8, 2t+9
+    // (w0..w3) as the A fragments of V^T: ax = dims D (rows g) and D+1 (rows g+8), ay = dims D+2
+    // and D+3; each register a k index pair (2t, 2t+1) or (2t+8, 2t+9), the lower token low.
+    MLA_DEVICE static void v_fragments(uint2 w0, uint2 w1, uint2 w2, uint2 w3, uint32_t (&ax)[4],
+                                       uint32_t (&ay)[4]) {
+        ax[0] = arch::byte_perm(w0.x, w1.x, 0x5410u);
+        ax[1] = arch::byte_perm(w0.x, w1.x, 0x7632u);
+        ax[2] = arch::byte_perm(w2.x, w3.x, 0x5410u);
+        ax[3] = arch::byte_perm(w2.x, w3.x, 0x7632u);
+        ay[0] = arch::byte_perm(w0.y, w1.y, 0x5410u);
+        ay[1] = arch::byte_perm(w0.y, w1.y, 0x7632u);
+        ay[2] = arch::byte_perm(w2.y, w3.y, 0x5410u);
+        ay[3] = arch::byte_perm(w2.y, w3.y, 0x7632u);
+    }
+#endif
+};
+
+// The decoder of a format: fp8 caches by flavour, bf16 as stored.
+template <KvFormat F>
+struct WgmmaDecodeOf {
+    static_assert(F == KvFormat::kFp8E4M3FN || F == KvFormat::kFp8E4M3FNUZ,
+                  "the wgmma variant serves fp8 and bf16 caches (rope in the latent's dtype)");
+    using type = WgmmaDecode<F == KvFormat::kFp8E4M3FNUZ ? arch::Fp8Flavor::kE4M3FNUZ
+                                                         : arch::Fp8Flavor::kE4M3FN>;
+};
+template <>
+struct WgmmaDecodeOf<KvFormat::kBf16> {
+    using type = WgmmaBf16Decode;
+};
+
 template <KvFormat F, int kRows>
 struct WgmmaConfig {
-    static_assert(F == KvFormat::kFp8E4M3FN || F == KvFormat::kFp8E4M3FNUZ,
-                  "the wgmma variant serves fp8 caches");
     static_assert(kRows == 16 || kRows == 32 || kRows == 64, "16, 32 or 64 rows per CTA");
-    static constexpr arch::Fp8Flavor kFlavor =
-        F == KvFormat::kFp8E4M3FNUZ ? arch::Fp8Flavor::kE4M3FNUZ : arch::Fp8Flavor::kE4M3FN;
+    static_assert(F != KvFormat::kBf16 || kRows <= 32,
+                  "bf16 caches: 16 or 32 rows (two bf16 stages do not fit beside 64 rows' Q^T)");
     static constexpr int N = kRows;  // wgmma's N: every product covers all rows
-    using Decode = WgmmaDecode<kFlavor>;
+    using Decode = typename WgmmaDecodeOf<F>::type;
 
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
@@ -146,22 +303,25 @@ struct WgmmaConfig {
     // Even and odd k16 steps of S^T in two accumulator chains where the registers allow.
     static constexpr bool kSplitSChain = N <= 32;
 
-    // Cache tile: 64 rows of 576 fp8 codes, pitch 592 (see the bank notes above).
-    static constexpr int kRowBytes = kHeadDimQk;
+    // Cache tile: 64 rows of 576 fp8 codes (bf16 values), pitch 592 (1168; see the bank notes
+    // above: 16 mod 32).
+    static constexpr int kRowBytes = kHeadDimQk * Decode::kDimBytes;
     static constexpr int kRowPitch = kRowBytes + 16;
+    static_assert(kRowPitch % 32 == 16, "rows 4 apart in opposite halves of the banks");
     static constexpr int kStageBytes = kTileTokens * kRowPitch;
-    static constexpr int kChunks = kHeadDimQk / 64;  // 16-byte K loads per lane and row
-    static constexpr int kQtStepBytes = N * 32;      // one k16 step of Q^T: N rows x 16 f16
+    static constexpr int kChunks = kHeadDimQk / 64;  // chunks of 4 k16 steps
+    static constexpr int kQtStepBytes = N * 32;      // one k16 step of Q^T: N rows x 16 halves
     static constexpr int kQtBytes = (kHeadDimQk / 16) * kQtStepBytes;
-    static constexpr int kPtStepBytes = N * 32;      // one k16 step of P^T: N rows x 16 f16
-    static constexpr int kPtBytes = (kTileTokens / 16) * kPtStepBytes;
+    static constexpr int kPtStepBytes = N * 32;      // one k16 step of P^T: N rows x 16 halves
+    static constexpr int kPtBytes = (kTileTokens / 16) * kPtStepBytes;  // one part
+    static constexpr int kPParts = Decode::kPParts;  // per tile: P, or bf16 hi and lo
 
-    // Shared memory: Q^T | P^T per consumer | rescale factors and maxima per consumer | tile
-    // maxima (per consumer x 2 buffers x 4 warps) | row sums | score coefficient | token end |
-    // mbarriers | the stage ring (as many stages as fit, up to 6).
+    // Shared memory: Q^T | P^T per consumer (kPParts parts) | rescale factors and maxima per
+    // consumer | tile maxima (per consumer x 2 buffers x 4 warps) | row sums | score coefficient
+    // | token end | mbarriers | the stage ring (as many stages as fit, up to 6).
     static constexpr int kOffQt = 0;
     static constexpr int kOffPt = kOffQt + kQtBytes;
-    static constexpr int kOffAlpha = kOffPt + kConsumers * kPtBytes;
+    static constexpr int kOffAlpha = kOffPt + kConsumers * kPParts * kPtBytes;
     static constexpr int kOffMax = kOffAlpha + kConsumers * N * 4;
     static constexpr int kOffRed = kOffMax + kConsumers * N * 4;
     static constexpr int kOffSum = kOffRed + kConsumers * 2 * 4 * N * 4;
@@ -194,7 +354,7 @@ struct WgmmaConfig {
 template <class Cfg>
 struct WgmmaShared {
     uint8_t* qt;
-    uint8_t* pt;      // per consumer: Cfg::kPtBytes
+    uint8_t* pt;      // per consumer: Cfg::kPParts x Cfg::kPtBytes
     float* alpha;     // per consumer: N rescale factors of its latest tile
     float* max;       // per consumer: N row maxima after its latest tile
     // The epilogue reuses red (N row addresses), coef (N row scales) and max (N final maxima).
@@ -234,37 +394,30 @@ struct WgmmaRows {
 #if defined(MLA_ARCH_SM90)
 namespace wgmma_detail {
 
-// Q^T, f16: k-step s, row n, k index k at  s * step_bytes + (n/8) * 256 + (k/8) * 128 + (n%8) * 16
-// + (k%8) * 2. Writes 8 consecutive dims d0 .. d0+7 (d0 % 8 == 0) of row n, given as bf16 pairs
-// w[0..3] (dims (d0, d0+1), ...), scaled by `up` into f16, in the K fragment's dim order.
-template <bool kAdjacentPairs>
+// Q^T, f16 (bf16 for a bf16 cache): k-step s, row n, k index k at  s * step_bytes + (n/8) * 256
+// + (k/8) * 128 + (n%8) * 16 + (k%8) * 2. Writes 8 consecutive dims d0 .. d0+7 (d0 % 8 == 0) of
+// row n, given as bf16 pairs w[0..3] (dims (d0, d0+1), ...), in the K fragment's dim order:
+// dims d0 + 4s .. +3 are the k indices 2t, 2t+1, 2t+8, 2t+9 of k-step step0 + s (Decode::qt_place),
+// scaled by `up` into f16 where Decode::kQF16.
+template <class Decode>
 MLA_DEVICE void write_qt8(uint8_t* qt, int step_bytes, int n, int d0, const uint32_t (&w)[4],
                           float up) {
-    const int chunk = d0 / 64, t = (d0 % 64) / 16, s0 = (d0 % 16) / 4;
-    auto f = [&](uint32_t word, int hi) {
-        return arch::bf16_to_float(static_cast<uint16_t>(hi ? word >> 16 : word)) * up;
-    };
+    int step0 = 0, t = 0;
+    Decode::qt_place(d0, step0, t);
     uint8_t* row = qt + (n / 8) * 256 + (n % 8) * 16 + 4 * t;  // k = 2t
 #pragma unroll
     for (int s = 0; s < 2; ++s) {  // dims d0 + 4s .. +3: words w[2s] = (e0, e1), w[2s+1] = (e2, e3)
-        uint8_t* step = row + (chunk * 4 + s0 + s) * step_bytes;
-        if constexpr (kAdjacentPairs) {
-            // k = 2t, 2t+1 <- dims e0, e1;  k = 2t+8, 2t+9 <- dims e2, e3
-            *reinterpret_cast<uint32_t*>(step) = arch::pack_f16x2(f(w[2 * s], 0), f(w[2 * s], 1));
-            *reinterpret_cast<uint32_t*>(step + 128) =
-                arch::pack_f16x2(f(w[2 * s + 1], 0), f(w[2 * s + 1], 1));
-        } else {
-            // k = 2t, 2t+1 <- dims e0, e2;  k = 2t+8, 2t+9 <- dims e1, e3
-            *reinterpret_cast<uint32_t*>(step) = arch::pack_f16x2(f(w[2 * s], 0), f(w[2 * s + 1], 0));
-            *reinterpret_cast<uint32_t*>(step + 128) =
-                arch::pack_f16x2(f(w[2 * s], 1), f(w[2 * s + 1], 1));
-        }
+        uint8_t* step = row + (step0 + s) * step_bytes;
+        uint32_t lo, hi;
+        Decode::q_words(w[2 * s], w[2 * s + 1], up, lo, hi);
+        *reinterpret_cast<uint32_t*>(step) = lo;          // k = 2t, 2t+1
+        *reinterpret_cast<uint32_t*>(step + 128) = hi;    // k = 2t+8, 2t+9
     }
 }
 
 // Q prologue of the consumer warps (warp cw of the Cfg::kProducerWarp = 8 consumer warps): rows
-// cw, cw + 8, ... as f16 Q^T with a per-row power-of-two scale, each row's score coefficient
-// and token end.
+// cw, cw + 8, ... as f16 Q^T with a per-row power-of-two scale (bf16 caches: bf16 Q^T as
+// loaded), each row's score coefficient and token end.
 template <class Cfg>
 MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                         const WgmmaShared<Cfg>& sh, int cw, int lane) {
@@ -289,15 +442,20 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
             for (int k = 0; k < 4; ++k)
                 amax_bits = max(amax_bits, max(w[i][k] & 0x7fffu, (w[i][k] >> 16) & 0x7fffu));
         }
-        float amax = arch::bf16_to_float(static_cast<uint16_t>(amax_bits));
+        int k = 0;  // bf16 Q^T: no scale
+        if constexpr (Cfg::Decode::kQF16) {
+            float amax = arch::bf16_to_float(static_cast<uint16_t>(amax_bits));
 #pragma unroll
-        for (int mask = 16; mask > 0; mask >>= 1) amax = fmaxf(amax, arch::shfl_xor(amax, mask));
-        const int k = f16_row_scale_exponent(amax);
+            for (int mask = 16; mask > 0; mask >>= 1)
+                amax = fmaxf(amax, arch::shfl_xor(amax, mask));
+            k = f16_row_scale_exponent(amax);
+        }
         const float up = exp2_int(k);
 #pragma unroll
         for (int i = 0; i < kPerLane; ++i) {
             const int piece = lane + 32 * i;
-            if (piece < kPieces) write_qt8<Cfg::Decode::kAdjacentPairs>(sh.qt, Cfg::kQtStepBytes, r, 8 * piece, w[i], up);
+            if (piece < kPieces)
+                write_qt8<typename Cfg::Decode>(sh.qt, Cfg::kQtStepBytes, r, 8 * piece, w[i], up);
         }
         if (lane == 0) {
             sh.coef[r] = q_coef * exp2_int(-k);
@@ -308,45 +466,51 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
     }
 }
 
-// S^T of one tile over 36 k16 steps (unscaled): A = decoded K of the lane's two token rows,
-// 4 steps per 16-byte load, the next chunk's loads in flight while this one's products run;
-// with Cfg::kSplitSChain even and odd steps accumulate separately (summed into s).
+// S^T of one tile over 36 k16 steps (unscaled): A = K of the lane's two token rows (decoded
+// where fp8), 4 steps per chunk of Decode::kKLoads 16-byte loads, the next chunk's loads in
+// flight while this one's products run; with Cfg::kSplitSChain even and odd steps accumulate
+// separately (summed into s).
 template <class Cfg>
 MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, uint64_t qt_desc0,
                                float (&s)[Cfg::N / 2]) {
     namespace hw = arch::sm90;
+    using Decode = typename Cfg::Decode;
     constexpr int N = Cfg::N;
+    constexpr int L = Decode::kKLoads;
     float s_odd[N / 2];
 #pragma unroll
     for (int i = 0; i < N / 2; ++i) s[i] = s_odd[i] = 0.0f;
-    uint4 r0 = *reinterpret_cast<const uint4*>(k_row0);
-    uint4 r1 = *reinterpret_cast<const uint4*>(k_row1);
+    uint4 r0[L], r1[L];
+#pragma unroll
+    for (int l = 0; l < L; ++l) {
+        r0[l] = *reinterpret_cast<const uint4*>(k_row0 + Decode::k_load_offset(0, l));
+        r1[l] = *reinterpret_cast<const uint4*>(k_row1 + Decode::k_load_offset(0, l));
+    }
 #pragma unroll
     for (int c = 0; c < Cfg::kChunks; ++c) {
-        const uint32_t w0[4] = {r0.x, r0.y, r0.z, r0.w};
-        const uint32_t w1[4] = {r1.x, r1.y, r1.z, r1.w};
+        uint4 c0[L], c1[L];
+#pragma unroll
+        for (int l = 0; l < L; ++l) {
+            c0[l] = r0[l];
+            c1[l] = r1[l];
+        }
         if (c + 1 < Cfg::kChunks) {
-            r0 = *reinterpret_cast<const uint4*>(k_row0 + 64 * (c + 1));
-            r1 = *reinterpret_cast<const uint4*>(k_row1 + 64 * (c + 1));
+#pragma unroll
+            for (int l = 0; l < L; ++l) {
+                r0[l] = *reinterpret_cast<const uint4*>(k_row0 + Decode::k_load_offset(c + 1, l));
+                r1[l] = *reinterpret_cast<const uint4*>(k_row1 + Decode::k_load_offset(c + 1, l));
+            }
         }
         uint32_t a[4][4];
-#pragma unroll
-        for (int st = 0; st < 4; ++st) {
-            const arch::Quad k0 = Cfg::Decode::pairs(w0[st]);
-            const arch::Quad k1 = Cfg::Decode::pairs(w1[st]);
-            a[st][0] = k0.lo;
-            a[st][1] = k1.lo;
-            a[st][2] = k0.hi;
-            a[st][3] = k1.hi;
-        }
+        Decode::k_fragments(c0, c1, a);
         hw::wgmma_fence();
 #pragma unroll
         for (int st = 0; st < 4; ++st) {
             const uint64_t desc = qt_desc0 + (((c * 4 + st) * Cfg::kQtStepBytes) >> 4);
             if (Cfg::kSplitSChain && (st & 1))
-                hw::Wgmma<arch::MmaType::kF16, N>::run(s_odd, a[st], desc, c * 4 + st > 1);
+                hw::Wgmma<Decode::kScoreMma, N>::run(s_odd, a[st], desc, c * 4 + st > 1);
             else
-                hw::Wgmma<arch::MmaType::kF16, N>::run(s, a[st], desc, c + st > 0);
+                hw::Wgmma<Decode::kScoreMma, N>::run(s, a[st], desc, c + st > 0);
         }
         hw::wgmma_commit();
         hw::wgmma_wait<1>();
@@ -412,18 +576,23 @@ namespace wgmma_detail {
 // clock (26.9k vs 24.9k): a latency effect, not understood yet (docs/notes/stage1_wgmma.md).
 // So the producer picks by its CTA's tile count; the threshold from A/Bs of 17, 33 and 9 (9:
 // bs4 kv8192 22.4 -> 20.7, bs32 kv1024 21.3 -> 19.7, bs64 kv1024 28.4 -> 27.6 us; 16-tile
-// CTAs lose per row: bs1 kv65536 36.5 -> 41.4 at 17).
+// CTAs lose per row: bs1 kv65536 36.5 -> 41.4 at 17). bf16 tiles take the same threshold
+// (not measured for them).
 constexpr int kRopeBlockMinTiles = 9;
 
+// bf16 rows (72 pieces): two latent pieces per lane and row (lane, lane + 32), the rope pieces
+// of 4 rows per instruction in blocks, or lanes 0..7 per row.
 template <class Cfg, bool kRopeBlocks>
 MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_t* my_rope,
                                int valid, int pw, int lane) {
     constexpr int kPieces = Cfg::kRowBytes / 16;
-    constexpr int kLatentPieces = kKvLoraRank / 16;  // fp8: one byte per dim
+    constexpr int kLatentPieces = kKvLoraRank * Cfg::Decode::kDimBytes / 16;
     constexpr int kRopePieces = kPieces - kLatentPieces;
-    static_assert(kLatentPieces == 32 && kRopePieces == 4,
-                  "a latent piece per lane, the rope pieces of 8 rows per instruction");
+    constexpr int kLatentPerLane = kLatentPieces / 32;
+    static_assert(kLatentPieces % 32 == 0 && 32 % kRopePieces == 0,
+                  "whole latent pieces per lane, the rope pieces of whole rows per instruction");
     constexpr int kBlockRows = 32 / kRopePieces;
+    static_assert((Cfg::kTileTokens / 4) % kBlockRows == 0, "whole blocks of rows per warp");
 #pragma unroll 1
     for (int b = 0; b < Cfg::kTileTokens / 4 / kBlockRows; ++b) {
 #pragma unroll
@@ -433,7 +602,10 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
             const uint8_t* src = reinterpret_cast<const uint8_t*>(
                 __shfl_sync(0xffffffffu, reinterpret_cast<uintptr_t>(my_src), i));
             uint8_t* d = dst + row * Cfg::kRowPitch;
-            arch::copy_16_async(d + 16 * lane, src + 16 * lane, row < valid);
+#pragma unroll
+            for (int k = 0; k < kLatentPerLane; ++k)
+                arch::copy_16_async(d + 16 * (lane + 32 * k), src + 16 * (lane + 32 * k),
+                                    row < valid);
             if (!kRopeBlocks) {
                 const uint8_t* rope = reinterpret_cast<const uint8_t*>(
                     __shfl_sync(0xffffffffu, reinterpret_cast<uintptr_t>(my_rope), i));
@@ -518,7 +690,8 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     // V^T fragments of k indices 2t, 2t+1, 2t+8, 2t+9 (t = t4): tokens s_row_token(2t, 0),
     // s_row_token(2t+1, 0) (v_pair rows further on) and the next token of each.
     const int v_row = Cfg::s_row_token(2 * t4, 0);
-    const int v_off = v_row * Cfg::kRowPitch + Cfg::kValueDims * w + 32 * wq + 4 * g;
+    constexpr int kDimBytes = Cfg::Decode::kDimBytes;
+    const int v_off = v_row * Cfg::kRowPitch + kDimBytes * (Cfg::kValueDims * w + 32 * wq + 4 * g);
     const int v_pair = (Cfg::s_row_token(2 * t4 + 1, 0) - v_row) * Cfg::kRowPitch;
 
     for (int i = 0; 2 * i < rows.n_tiles; ++i) {
@@ -589,10 +762,11 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 m_run[jj] = m_new;
                 l_run[jj] *= alpha[jj];
             }
-            // 3. P^T (f16), the rescale factors and the new maxima into this consumer's buffer,
-            //    once the other consumer has added this consumer's previous tile.
+            // 3. P^T (f16; bf16 hi and lo), the rescale factors and the new maxima into this
+            //    consumer's buffer, once the other consumer has added its previous tile.
             if (i > 0) hw::mbarrier_wait(&sh.p_empty[w], (i - 1) & 1);
-            uint32_t pf[N / 4];  // P (f16x2) as 8x8 blocks: (row block h, column block j) at 2j + h
+            // P as 8x8 blocks: (row block h, column block j) at 2j + h; part 1: bf16 lo
+            uint32_t pf[Cfg::kPParts][N / 4];
 #pragma unroll
             for (int k = 0; k < N / 2; k += 2) {
                 const int jj = Cfg::slot_of(k);
@@ -600,17 +774,20 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 const float e1 = arch::fast_exp2(s[k + 1] - m_use[jj + 1]);
                 l_run[jj] += e0;
                 l_run[jj + 1] += e1;
-                pf[k / 2] = arch::pack_f16x2(e0, e1);
+                Cfg::Decode::p_words(e0, e1, pf[0][k / 2], pf[Cfg::kPParts - 1][k / 2]);
             }
             // P^T[n][kk] of PV k-step wq, kk = 8 h + g: block (h, j) transposed is the core matrix
             // (n / 8 = j, kk / 8 = h) at 256 j + 128 h; lane L gives row L % 8 of block
             // 4 G + L / 8, which is 16 L bytes into the step, + 512 G.
-            const uint32_t pt_lane =
-                hw::smem_addr(sh.pt + w * Cfg::kPtBytes + wq * Cfg::kPtStepBytes + 16 * lane);
+            const uint32_t pt_lane = hw::smem_addr(sh.pt + w * Cfg::kPParts * Cfg::kPtBytes +
+                                                   wq * Cfg::kPtStepBytes + 16 * lane);
 #pragma unroll
-            for (int gq = 0; gq < N / 16; ++gq)
-                hw::stmatrix_x4_trans(pt_lane + 512 * gq, pf[4 * gq], pf[4 * gq + 1],
-                                      pf[4 * gq + 2], pf[4 * gq + 3]);
+            for (int part = 0; part < Cfg::kPParts; ++part)
+#pragma unroll
+                for (int gq = 0; gq < N / 16; ++gq)
+                    hw::stmatrix_x4_trans(pt_lane + part * Cfg::kPtBytes + 512 * gq,
+                                          pf[part][4 * gq], pf[part][4 * gq + 1],
+                                          pf[part][4 * gq + 2], pf[part][4 * gq + 3]);
             if (wq == 0 && g == 0) {
 #pragma unroll
                 for (int jj = 0; jj < Cfg::kCols; ++jj) {
@@ -656,15 +833,16 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             }
 
             const uint8_t* v_tile = sh.stages + stage * Cfg::kStageBytes + v_off;
-            uint32_t vw[kPairs][4];
+            typename Cfg::Decode::VWord vw[kPairs][4];
             auto load_v = [&](int kk) {
 #pragma unroll
                 for (int pp = 0; pp < kPairs; ++pp) {
-                    const uint8_t* src = v_tile + (16 * kk) * Cfg::kRowPitch + 128 * pp;
-                    vw[pp][0] = *reinterpret_cast<const uint32_t*>(src);
-                    vw[pp][1] = *reinterpret_cast<const uint32_t*>(src + v_pair);
-                    vw[pp][2] = *reinterpret_cast<const uint32_t*>(src + Cfg::kRowPitch);
-                    vw[pp][3] = *reinterpret_cast<const uint32_t*>(src + v_pair + Cfg::kRowPitch);
+                    const uint8_t* src =
+                        v_tile + (16 * kk) * Cfg::kRowPitch + 128 * kDimBytes * pp;
+                    vw[pp][0] = Cfg::Decode::load_v(src);
+                    vw[pp][1] = Cfg::Decode::load_v(src + v_pair);
+                    vw[pp][2] = Cfg::Decode::load_v(src + Cfg::kRowPitch);
+                    vw[pp][3] = Cfg::Decode::load_v(src + v_pair + Cfg::kRowPitch);
                 }
             };
             load_v(0);
@@ -684,11 +862,17 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                     if (lane == 0) hw::mbarrier_arrive(&sh.empty[stage]);
                 }
                 hw::wgmma_fence();
-                const uint64_t desc = pt_desc0 + ((b * Cfg::kPtBytes + kk * Cfg::kPtStepBytes) >> 4);
+                constexpr arch::MmaType kType = Cfg::Decode::kValueMma;
 #pragma unroll
-                for (int pp = 0; pp < kPairs; ++pp) {
-                    hw::Wgmma<arch::MmaType::kF16, N>::run(o[2 * pp], ax[f][pp], desc, true);
-                    hw::Wgmma<arch::MmaType::kF16, N>::run(o[2 * pp + 1], ay[f][pp], desc, true);
+                for (int part = 0; part < Cfg::kPParts; ++part) {  // bf16: P = hi + lo
+                    const uint64_t desc =
+                        pt_desc0 + (((b * Cfg::kPParts + part) * Cfg::kPtBytes +
+                                     kk * Cfg::kPtStepBytes) >> 4);
+#pragma unroll
+                    for (int pp = 0; pp < kPairs; ++pp) {
+                        hw::Wgmma<kType, N>::run(o[2 * pp], ax[f][pp], desc, true);
+                        hw::Wgmma<kType, N>::run(o[2 * pp + 1], ay[f][pp], desc, true);
+                    }
                 }
                 hw::wgmma_commit();
                 // The products of k-step kk - 1 are done: their fragments may be rewritten.
