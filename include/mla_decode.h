@@ -71,7 +71,7 @@ extern "C" {
 
 #define MLA_DECODE_VERSION_MAJOR 0
 #define MLA_DECODE_VERSION_MINOR 5
-#define MLA_DECODE_VERSION_PATCH 5
+#define MLA_DECODE_VERSION_PATCH 6
 /* Single comparable number: major * 10000 + minor * 100 + patch. */
 #define MLA_DECODE_VERSION                                                                      \
     (MLA_DECODE_VERSION_MAJOR * 10000 + MLA_DECODE_VERSION_MINOR * 100 + MLA_DECODE_VERSION_PATCH)
@@ -209,10 +209,10 @@ typedef enum mla_dtype {
  *     beside FP8 codes has kernels of its own (640-byte tile rows: 512 codes, then 64 bf16
  *     values; the rope's scores on the bf16 matrix product, f32 accumulation, added to the
  *     latent's after their kv_scale; no f16 range limit on the rope), on the warp-level stage-1
- *     variant only (the Hopper warpgroup variant reads 576-dim fp8 rows only; forcing it with
- *     MLA_DECODE_STAGE1=wgmma leaves the planner's choice, and the plan's description says
- *     why). An MXFP4 row's 18 block scales cover all 576 dims (scales 16 and 17 are the
- *     rope's), so a split MXFP4 cache has no defined scale layout.
+ *     variant only (the Hopper warpgroup variant reads 576-dim rows of one dtype, fp8 or bf16,
+ *     only; forcing it with MLA_DECODE_STAGE1=wgmma leaves the planner's choice, and the plan's
+ *     description says why). An MXFP4 row's 18 block scales cover all 576 dims (scales 16 and
+ *     17 are the rope's), so a split MXFP4 cache has no defined scale layout.
  *   - LSE: rows lse_stride_token floats apart (0, the default: num_heads, dense); the heads of a
  *     row are contiguous. LSE[t, h] = lse[t * lse_stride_token + h].
  * Split forms change no plan, except a BF16 rope beside an FP8 latent: the kernels read the
@@ -378,7 +378,7 @@ typedef struct mla_decode_params {
  * environment switches MLA_DECODE_NUM_SPLITS and MLA_DECODE_STAGE1 do not apply.
  * Cost: no faster variant (wgmma) and no split count fitted to the batch, so calls can take
  * longer than in the default mode, most for few elements on short caches (idle compute units)
- * and for fp8 caches with 128 heads or q_len > 1 (wgmma's shapes): mla_bench
+ * and for fp8 and bf16 caches with 128 heads or q_len > 1 (wgmma's shapes): mla_bench
  * --mla_batch_invariant measures it per shape. The results are as accurate as the default
  * mode's (the same numerics), not bitwise equal to them. The host reference accepts the flag
  * and ignores it (its rows never depend on the batch).

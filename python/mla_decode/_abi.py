@@ -18,7 +18,7 @@ import os
 import sys
 import threading
 
-__version__ = "0.5.5"
+__version__ = "0.5.6"
 ABI_VERSION = (0, 5)  # major, minor of the header this module mirrors
 
 KV_LORA_RANK = 512

@@ -7,11 +7,11 @@
 #      patch (C, D, ...: mla_bench), in parallel;
 #   2. one A/B/C... with bench/ab.py (2 rounds; the formats in $MLA_AB_FORMATS, fp8_e4m3fn
 #      unless set; floors measured by every pass; each side against A, the order rotating each
-#      round; $MLA_AB_TIMEOUT s at most, 300 unless set) on $MLA_AB_FILTER, by default the 14 cases of the sixth and seventh sessions (the
-#      eight competition shapes, H16 q_len 2 / 4, H128 bs64 kv4096, bs1 kv65536): ~150 s for
-#      two sides, ~215 s for three;
+#      round; at most $MLA_AB_TIMEOUT s, 300 unless set) on $MLA_AB_FILTER, by default the 14
+#      cases of the sixth and seventh sessions (the eight competition shapes, H16 q_len 2 / 4,
+#      H128 bs64 kv4096, bs1 kv65536): ~115 s for three sides on one format, ~200 s on two;
 #   3. B's whole GPU suite (-E install_: CI runs those) through tests/ctest_grouped.py with the
-#      time left (~260 s on the H200 in the seventh session).
+#      time left (~112 s on the H200 in the eighth session; builds take ~27 s).
 # Each step has its own timeout; a step cut short leaves what it wrote.
 set -u
 [ $# -ge 1 ] || { echo "usage: $0 PATCH [PATCH2 ...]"; exit 2; }
