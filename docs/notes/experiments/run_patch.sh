@@ -12,6 +12,10 @@
 #      H128 bs64 kv4096, bs1 kv65536): ~115 s for three sides on one format, ~200 s on two;
 #   3. B's whole GPU suite (-E install_: CI runs those) through tests/ctest_grouped.py with the
 #      time left (~112 s on the H200 in the eighth session; builds take ~27 s).
+#   With $MLA_SMOKE set (a GoogleTest filter of test_gpu_paths, e.g.
+#   'AllFormats/GpuFormatHeads.*fp8_e4m3fn*:Fp8Q/GpuFp8Query.*'), B's cases of that filter run
+#   first, forced to wgmma, within $MLA_SMOKE_TIMEOUT s (90 unless set); the call stops there
+#   if they fail or hang (a never-run kernel's first call).
 # Each step has its own timeout; a step cut short leaves what it wrote.
 set -u
 [ $# -ge 1 ] || { echo "usage: $0 PATCH [PATCH2 ...]"; exit 2; }
@@ -50,6 +54,12 @@ wait
 cat "$W/build-rc.txt"
 if grep -qv " rc=0" "$W/build-rc.txt"; then echo "BUILD FAILED"; tail -n 30 "$W"/build-*.log; exit 1; fi
 echo "builds $SECONDS s"
+if [ -n "${MLA_SMOKE:-}" ]; then  # a new kernel's first run: stop here if it fails or hangs
+  (cd "$B/1/tests" && MLA_DECODE_STAGE1=wgmma timeout "${MLA_SMOKE_TIMEOUT:-90}" \
+    ./test_gpu_paths "--gtest_filter=$MLA_SMOKE") > "$W/smoke.log" 2>&1
+  rc=$?; echo "smoke rc=$rc $SECONDS s"; grep -E "^\[  (PASSED|FAILED) |tests ran" "$W/smoke.log"
+  if [ $rc -ne 0 ]; then grep -m 20 -E "Failure|error|Expected|Which is" "$W/smoke.log"; exit 1; fi
+fi
 timeout "${MLA_AB_TIMEOUT:-300}" python3 bench/ab.py --rounds 2 --csv "$W/ab.csv" "${sides[@]}" -- \
   "--mla_formats=$FORMATS" --mla_extra --mla_iters=20 "--benchmark_filter=$F" > "$W/ab.log" 2>&1
 echo "ab rc=$? $SECONDS s"; tail -18 "$W/ab.log"
