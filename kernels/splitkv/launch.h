@@ -89,10 +89,9 @@ extern template gpu::error_t launch_stage1_mma16<KvFormat::kFp8E4M3FNUZBf16Rope>
 // of params.rows_per_cta (16, 32 or 64 rows per CTA; bf16: 16 or 32).
 template <KvFormat F>
 gpu::error_t launch_stage1_wgmma(const Params& params, gpu::stream_t stream);
-template <>
-gpu::error_t launch_stage1_wgmma<KvFormat::kBf16>(const Params& params, gpu::stream_t stream);
 extern template gpu::error_t launch_stage1_wgmma<KvFormat::kFp8E4M3FN>(const Params&,
                                                                        gpu::stream_t);
+extern template gpu::error_t launch_stage1_wgmma<KvFormat::kBf16>(const Params&, gpu::stream_t);
 extern template gpu::error_t launch_stage1_wgmma<KvFormat::kFp8E4M3FNUZ>(const Params&,
                                                                          gpu::stream_t);
 

@@ -69,6 +69,7 @@
 #include "splitkv/epilogue.h"
 #include "splitkv/q_prologue.h"
 #include "splitkv/softmax.h"
+#include "splitkv/stage1/launcher.h"
 #include "splitkv/variants.h"
 #include "splitkv/work.h"
 
@@ -980,6 +981,37 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows>::kThreads, 1)
     hw::named_barrier_sync(1, Cfg::kConsumerThreads);
     wgmma_consumer<Cfg>(p, work, rows, sh, warp / 4, warp % 4, lane);
 #endif
+}
+
+namespace wgmma_detail {
+template <KvFormat F, int kRows>
+gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
+    using Cfg = WgmmaConfig<F, kRows>;
+    static std::atomic<bool> prepared[kMaxDevices];
+    const gpu::error_t e =
+        set_shared_bytes_once(stage1_wgmma_kernel<F, kRows>, Cfg::kSmemBytes, prepared);
+    if (e != gpu::kSuccess) return e;
+    stage1_wgmma_kernel<F, kRows>
+        <<<stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
+    return gpu::get_last_error();
+}
+}  // namespace wgmma_detail
+
+// The launcher, instantiated per format in instantiations/stage1_wgmma_*.hip: the kernel of
+// params.rows_per_cta. bf16 has no 64-row kernel (two bf16 stages do not fit beside 64 rows'
+// Q^T; the planner never asks for it: stage1_shape).
+template <KvFormat F>
+gpu::error_t launch_stage1_wgmma(const Params& params, gpu::stream_t stream) {
+    switch (params.rows_per_cta) {
+        case 16: return wgmma_detail::launch_rows<F, 16>(params, stream);
+        case 32: return wgmma_detail::launch_rows<F, 32>(params, stream);
+        case 64:
+            if constexpr (F != KvFormat::kBf16)
+                return wgmma_detail::launch_rows<F, 64>(params, stream);
+            break;
+        default: break;
+    }
+    return gpu::kErrorInvalidValue;
 }
 
 }  // namespace mla::splitkv
