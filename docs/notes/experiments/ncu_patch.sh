@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# One device call: Nsight Compute (--set full, SASS source page) of a kernel experiment's stage 1:
+#   bash docs/notes/experiments/ncu_patch.sh [PATCH]      (no PATCH: the tree as it is)
+# Run on the GPU machine under a `timeout`; cases in $MLA_NCU_CASES (default the 64-row H128
+# case), format in $MLA_NCU_FORMAT (fp8_e4m3fn unless set). Builds mla_bench (~15 s), profiles
+# the second stage-1 launch of each case (~10 s each), and leaves under $OUT one tarball with,
+# per case, bench/ncu_sass_summary.py's summary, the source page (SASS, CSV) and the details
+# page. Ninth session: 25 s for one case.
+set -u
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; W=$(mktemp -d)
+pack() {
+  tar -czf "$OUT/ncu_patch.tgz.tmp" -C "$W" . && mv "$OUT/ncu_patch.tgz.tmp" "$OUT/ncu_patch.tgz"
+}
+trap pack EXIT
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)  # this script is docs/notes/experiments/ncu_patch.sh
+cd "$ROOT" || exit 1
+F=${MLA_NCU_FORMAT:-fp8_e4m3fn}
+CM="-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a -DMLA_BACKEND=cuda"
+S=$(mktemp -d /tmp/ncu_src.XXXX); B=$(mktemp -d /tmp/ncu_build.XXXX)
+tar --exclude='./build*' --exclude=./.git -cf - . | tar -xf - -C "$S"
+if [ $# -ge 1 ]; then
+  (cd "$S" && patch -p1 --batch < "$(realpath -e "$1")") > "$W/patch.log" 2>&1 \
+    || { echo "PATCH FAILED"; cat "$W/patch.log"; exit 1; }
+fi
+(cmake -S "$S" -B "$B" $CM && timeout 250 cmake --build "$B" -j16 --target mla_bench) \
+  > "$W/build.log" 2>&1 || { echo "BUILD FAILED"; tail -30 "$W/build.log"; exit 1; }
+echo "build $SECONDS s"
+for c in ${MLA_NCU_CASES:-bs64/kv4096/h128/q1}; do
+  n=$(echo "$c" | tr / _)
+  timeout 120 ncu --kernel-name regex:stage1_wgmma --launch-skip 1 --launch-count 1 --set full \
+    --import-source no -o "$W/$n" "$B/bench/mla_bench" "--mla_formats=$F" --mla_extra \
+    --mla_iters=2 --mla_no_check "--benchmark_filter=$F/$c/" > "$W/$n.log" 2>&1
+  ncu -i "$W/$n.ncu-rep" --page source --csv --print-source sass > "$W/$n.sass.csv" 2>/dev/null
+  ncu -i "$W/$n.ncu-rep" --page details --csv > "$W/$n.details.csv" 2>/dev/null
+  python3 bench/ncu_sass_summary.py "$W/$n.sass.csv" --top 30 > "$W/$n.summary" 2>&1
+  rm -f "$W/$n.ncu-rep"
+  echo "== $c $SECONDS s"; head -40 "$W/$n.summary"
+  grep -E '"(Duration|Elapsed Cycles|Executed Ipc Active|Issue Slots Busy|L2 Hit Rate)"' \
+    "$W/$n.details.csv" | head -8 | cut -c1-220
+  pack
+done
+echo "total $SECONDS s"
