@@ -177,19 +177,27 @@ __global__ void probe(Out out, int mode, int rounds) {
 #endif
 }
 
-static void launch(const Out& o, int mode, int rounds, int grid) {
-    cudaLaunchAttribute attr[1] = {};
+// A launch of `grid` CTAs of `threads` in clusters of 2, with the kernel's shared memory;
+// `attr` must outlive the config.
+static cudaLaunchConfig_t cluster_config(int grid, int threads, cudaLaunchAttribute (&attr)[1]) {
+    attr[0] = {};
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = 2;
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(kThreads);
+    cfg.blockDim = dim3(threads);
     cfg.dynamicSmemBytes = kKernelSmem;
     cfg.stream = 0;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
+    return cfg;
+}
+
+static void launch(const Out& o, int mode, int rounds, int grid) {
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = cluster_config(grid, kThreads, attr);
     CK(cudaLaunchKernelEx(&cfg, probe, o, mode, rounds));
 }
 
@@ -271,17 +279,8 @@ int main() {
                   stress_grid, err[2]);
     report("4 stress", err[2] == 0, line);
 
-    cudaLaunchAttribute attr[1] = {};
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 2;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(stress_grid);
-    cfg.blockDim = dim3(384);  // the kernel's
-    cfg.dynamicSmemBytes = kKernelSmem;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = cluster_config(stress_grid, 384, attr);  // the kernel's 384
     int clusters = 0;
     CK(cudaOccupancyMaxActiveClusters(&clusters, probe, &cfg));
     std::snprintf(line, sizeof line, "(%d clusters of 2 x 227,904 B resident of %d SMs)",
