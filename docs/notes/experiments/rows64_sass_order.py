@@ -13,6 +13,8 @@ kernels: LDG 0x981, STS 0x988, LDS 0x984, LDL 0x983, STL 0x387, LDGSTS 0xfae, BR
 Build the cubin: the compile command of stage1_wgmma_fp8.hip.o (ninja -t commands) with
 '--generate-code=...' replaced by '-arch=sm_90a', '-c' by '-cubin' and '-o file.cubin'.
 Run: python3 rows64_sass_order.py file.cubin
+kCross instances (exp_rows64_crossover / _cross_v2) print their producer's letters instead, with
+T = st.shared::cluster to the peer: each piece's "SSTT" should be followed by its G.
 """
 import struct
 import sys
@@ -44,11 +46,25 @@ def producer_body(code):
     return body, during, total
 
 
+def cross_body(code):
+    """The crossover producer (kCross instances, no LDGSTS): its memory ops and branches from the
+    first refill load on, T = remote st.shared::cluster (0x385), S = local STS (0x388 there)."""
+    ops = [struct.unpack_from('<Q', code, i)[0] & 0xfff for i in range(0, len(code), 16)]
+    letters = dict(OPS)
+    letters.update({0x385: 'T', 0x388: 'S'})
+    first_t = min(i for i, o in enumerate(ops) if o == 0x385)
+    start = max(i for i, o in enumerate(ops[:first_t]) if o == 0x981) - 40
+    return ''.join(letters[o] for o in ops[start:] if o in letters)
+
+
 if __name__ == '__main__':
     for n, code in sorted(text_sections(sys.argv[1]).items()):
         if 'rows64_kernel' not in n:
             continue
         fmt = {'1': 'e4m3fn', '2': 'e4m3fnuz'}.get(n.split('KvFormatE')[1][0], n)
+        if 'Lb1E' in n:  # exp_rows64_crossover: each piece's SSTT should be followed by its G
+            print('%-9s crossover: ' % fmt + cross_body(code))
+            continue
         body, during, total = producer_body(code)
         print('%-9s LDGs during the stores: %2d of %2d; spills in the body: %d STL, %d LDL'
               % (fmt, during, total, body.count('s'), body.count('l')))
