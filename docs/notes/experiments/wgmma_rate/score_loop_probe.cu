@@ -1,0 +1,193 @@
+// Cycles of the wgmma variant's score loop (wgmma_detail::score_products, the real code) and
+// value loop (a copy of the kernel's) on
+// one 64-token tile in shared memory, for one consumer warpgroup alone or two at once, by
+// rows per CTA and fp8 flavour. Compare with wgmma_rate_probe.cu (the bare wgmma rate: an
+// m64n64k16 every ~33 cycles for one warpgroup, ~65 each for two).
+// Build and run from the repository root:
+//   nvcc -gencode arch=compute_90a,code=sm_90a -std=c++17 -O3 -DMLA_BACKEND_CUDA=1 -Ikernels -Iinclude
+//     -o /tmp/slp docs/notes/experiments/wgmma_rate/score_loop_probe.cu && /tmp/slp
+#include <cstdio>
+#include "splitkv/launch.h"
+#include "splitkv/stage1/wgmma.h"
+
+using namespace mla::splitkv;
+
+template <KvFormat F, int kRows>
+__global__ void __launch_bounds__(256, 1)
+    score_probe(int nwg, int reps, unsigned long long* out, float* sink) {
+#if defined(MLA_ARCH_SM90)
+    using Cfg = WgmmaConfig<F, kRows>;
+    namespace hw = mla::arch::sm90;
+    extern __shared__ __align__(1024) uint8_t smem[];
+    uint8_t* qt = smem;
+    uint8_t* tile = smem + (Cfg::kQtBytes + 1023) / 1024 * 1024;
+    for (int i = threadIdx.x; i < Cfg::kQtBytes / 4; i += blockDim.x)
+        reinterpret_cast<uint32_t*>(qt)[i] = 0x3c003c00u;  // f16 1.0
+    for (int i = threadIdx.x; i < Cfg::kStageBytes / 4; i += blockDim.x)
+        reinterpret_cast<uint32_t*>(tile)[i] = 0x38303438u + i;  // small finite codes
+    hw::fence_proxy_async_smem();
+    __syncthreads();
+    const int wg = threadIdx.x / 128;
+    if (wg >= nwg) return;
+    const int lane = threadIdx.x % 32, wq = (threadIdx.x / 32) % 4;
+    const int g = lane >> 2, t4 = lane & 3;
+    const int s_tok0 = 16 * wq + Cfg::s_row_token(g, 0);
+    const uint64_t qt_desc0 = hw::kmajor_desc(hw::smem_addr(qt), 128, 256);
+    float acc = 0.0f;
+    hw::named_barrier_sync(1, nwg * 128);
+    const unsigned long long t0 = clock64();
+#pragma unroll 1
+    for (int r = 0; r < reps; ++r) {
+        float s[Cfg::N / 2];
+        wgmma_detail::score_products<Cfg>(tile + s_tok0 * Cfg::kRowPitch + 16 * t4,
+                                          tile + (s_tok0 + 1) * Cfg::kRowPitch + 16 * t4,
+                                          qt_desc0, s);
+#pragma unroll
+        for (int i = 0; i < Cfg::N / 2; ++i) acc += s[i];
+    }
+    const unsigned long long t1 = clock64();
+    sink[threadIdx.x] = acc;
+    if (threadIdx.x % 128 == 0) out[wg] = t1 - t0;
+#endif
+}
+
+template <KvFormat F, int kRows>
+void run(const char* name, unsigned long long* dout, float* sink) {
+    using Cfg = WgmmaConfig<F, kRows>;
+    const int smem = (Cfg::kQtBytes + 1023) / 1024 * 1024 + Cfg::kStageBytes;
+    cudaFuncSetAttribute(score_probe<F, kRows>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    const int reps = 50;
+    for (int nwg = 1; nwg <= 2; ++nwg) {
+        score_probe<F, kRows><<<1, 256, smem>>>(nwg, reps, dout, sink);
+        score_probe<F, kRows><<<1, 256, smem>>>(nwg, reps, dout, sink);
+        unsigned long long h[2] = {0, 0};
+        cudaMemcpy(h, dout, sizeof h, cudaMemcpyDeviceToHost);
+        const double per = double(h[0]) / reps;
+        printf("%-12s rows %2d, %d warpgroup(s): %6.0f cycles per tile's S (36 wgmma: %5.1f each;"
+               " bare m64n%dk16 %s)\n", name, kRows, nwg, per, per / 36, kRows,
+               kRows == 64 ? (nwg == 1 ? "~33" : "~65") : "see wgmma_rate_probe");
+    }
+}
+
+// The value loop of wgmma_consumer (step 4, one tile: 4 k-steps of kPairs x 2 wgmma, V^T
+// fragments from 4-byte loads of 4 token rows), copied from the kernel (it is inline there).
+template <KvFormat F, int kRows>
+__global__ void __launch_bounds__(256, 1)
+    value_probe(int nwg, int reps, unsigned long long* out, float* sink) {
+#if defined(MLA_ARCH_SM90)
+    using Cfg = WgmmaConfig<F, kRows>;
+    namespace hw = mla::arch::sm90;
+    constexpr int N = Cfg::N, kPairs = Cfg::kPairs, kDimBytes = Cfg::Decode::kDimBytes;
+    extern __shared__ __align__(1024) uint8_t smem[];
+    uint8_t* pt = smem;
+    uint8_t* tile = smem + (Cfg::kPtBytes * Cfg::kPParts + 1023) / 1024 * 1024;
+    for (int i = threadIdx.x; i < Cfg::kPtBytes * Cfg::kPParts / 4; i += blockDim.x)
+        reinterpret_cast<uint32_t*>(pt)[i] = 0x3c003c00u;
+    for (int i = threadIdx.x; i < Cfg::kStageBytes / 4; i += blockDim.x)
+        reinterpret_cast<uint32_t*>(tile)[i] = 0x38303438u + i;
+    hw::fence_proxy_async_smem();
+    __syncthreads();
+    const int w = threadIdx.x / 128;
+    if (w >= nwg) return;
+    const int lane = threadIdx.x % 32, wq = (threadIdx.x / 32) % 4;
+    const int g = lane >> 2, t4 = lane & 3;
+    const uint64_t pt_desc0 = hw::kmajor_desc(hw::smem_addr(pt), 128, 256);
+    const int v_row = Cfg::s_row_token(2 * t4, 0);
+    const int v_off = v_row * Cfg::kRowPitch + kDimBytes * (Cfg::kValueDims * w + 32 * wq + 4 * g);
+    const int v_pair = (Cfg::s_row_token(2 * t4 + 1, 0) - v_row) * Cfg::kRowPitch;
+    float o[2 * kPairs][N / 2];
+#pragma unroll
+    for (int mb = 0; mb < 2 * kPairs; ++mb)
+#pragma unroll
+        for (int i = 0; i < N / 2; ++i) o[mb][i] = 0.0f;
+    hw::named_barrier_sync(1, nwg * 128);
+    const unsigned long long t0 = clock64();
+#pragma unroll 1
+    for (int r = 0; r < reps; ++r) {
+        const uint8_t* v_tile = tile + v_off;
+        typename Cfg::Decode::VWord vw[kPairs][4];
+        auto load_v = [&](int kk) {
+#pragma unroll
+            for (int pp = 0; pp < kPairs; ++pp) {
+                const uint8_t* src = v_tile + (16 * kk) * Cfg::kRowPitch + 128 * kDimBytes * pp;
+                vw[pp][0] = Cfg::Decode::load_v(src);
+                vw[pp][1] = Cfg::Decode::load_v(src + v_pair);
+                vw[pp][2] = Cfg::Decode::load_v(src + Cfg::kRowPitch);
+                vw[pp][3] = Cfg::Decode::load_v(src + v_pair + Cfg::kRowPitch);
+            }
+        };
+        load_v(0);
+        uint32_t ax[2][kPairs][4], ay[2][kPairs][4];
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+            const int f = kk & 1;
+#pragma unroll
+            for (int pp = 0; pp < kPairs; ++pp)
+                Cfg::Decode::v_fragments(vw[pp][0], vw[pp][1], vw[pp][2], vw[pp][3], ax[f][pp],
+                                         ay[f][pp]);
+            if (kk + 1 < 4) load_v(kk + 1);
+            hw::wgmma_fence();
+#pragma unroll
+            for (int part = 0; part < Cfg::kPParts; ++part) {
+                const uint64_t desc =
+                    pt_desc0 + ((part * Cfg::kPtBytes + kk * Cfg::kPtStepBytes) >> 4);
+#pragma unroll
+                for (int pp = 0; pp < kPairs; ++pp) {
+                    hw::Wgmma<Cfg::Decode::kValueMma, N>::run(o[2 * pp], ax[f][pp], desc, true);
+                    hw::Wgmma<Cfg::Decode::kValueMma, N>::run(o[2 * pp + 1], ay[f][pp], desc, true);
+                }
+            }
+            hw::wgmma_commit();
+            hw::wgmma_wait<1>();
+        }
+        hw::wgmma_wait<0>();
+#pragma unroll
+        for (int mb = 0; mb < 2 * kPairs; ++mb) hw::fence_operands(o[mb]);
+    }
+    const unsigned long long t1 = clock64();
+    float acc = 0.0f;
+#pragma unroll
+    for (int mb = 0; mb < 2 * kPairs; ++mb)
+#pragma unroll
+        for (int i = 0; i < N / 2; ++i) acc += o[mb][i];
+    sink[threadIdx.x] = acc;
+    if (threadIdx.x % 128 == 0) out[w] = t1 - t0;
+#endif
+}
+
+template <KvFormat F, int kRows>
+void run_value(const char* name, unsigned long long* dout, float* sink) {
+    using Cfg = WgmmaConfig<F, kRows>;
+    const int smem = (Cfg::kPtBytes * Cfg::kPParts + 1023) / 1024 * 1024 + Cfg::kStageBytes;
+    cudaFuncSetAttribute(value_probe<F, kRows>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    const int reps = 50;
+    for (int nwg = 1; nwg <= 2; ++nwg) {
+        value_probe<F, kRows><<<1, 256, smem>>>(nwg, reps, dout, sink);
+        value_probe<F, kRows><<<1, 256, smem>>>(nwg, reps, dout, sink);
+        unsigned long long h[2] = {0, 0};
+        cudaMemcpy(h, dout, sizeof h, cudaMemcpyDeviceToHost);
+        const double per = double(h[0]) / reps;
+        const int n_mma = 4 * Cfg::kPParts * 2 * Cfg::kPairs;
+        printf("%-12s rows %2d, %d warpgroup(s): %6.0f cycles per tile's O (%d wgmma: %5.1f each)\n",
+               name, kRows, nwg, per, n_mma, per / n_mma);
+    }
+}
+
+int main() {
+    unsigned long long* dout;
+    float* sink;
+    cudaMalloc(&dout, 16);
+    cudaMalloc(&sink, 1024 * 4);
+    run<KvFormat::kFp8E4M3FN, 16>("e4m3fn", dout, sink);
+    run<KvFormat::kFp8E4M3FN, 32>("e4m3fn", dout, sink);
+    run<KvFormat::kFp8E4M3FN, 64>("e4m3fn", dout, sink);
+    run<KvFormat::kFp8E4M3FNUZ, 64>("e4m3fnuz", dout, sink);
+    run<KvFormat::kBf16, 32>("bf16", dout, sink);
+    run_value<KvFormat::kFp8E4M3FN, 16>("e4m3fn", dout, sink);
+    run_value<KvFormat::kFp8E4M3FN, 32>("e4m3fn", dout, sink);
+    run_value<KvFormat::kFp8E4M3FN, 64>("e4m3fn", dout, sink);
+    run_value<KvFormat::kFp8E4M3FNUZ, 64>("e4m3fnuz", dout, sink);
+    const cudaError_t e = cudaDeviceSynchronize();
+    printf("%s\n", cudaGetErrorString(e));
+    return e == cudaSuccess ? 0 : 1;
+}
