@@ -3,6 +3,8 @@
 # of CTA 0 (its 6th call) for each case given (default: the 64-, 32- and 16-row engine shapes).
 #   bash docs/notes/experiments/run_timeline.sh [CASE ...]   (CASE like bs64/kv4096/h128/q1)
 # $MLA_TL_PATCH: a kernel experiment applied first (its timeline instead of the tree's).
+# $MLA_TL_CHUNKS=1: exp_timeline_chunks.patch instead of exp_timeline.patch (adds a stamp after
+# each of the 9 chunks of score_products).
 # Everything lands in $OUT/timeline.tgz (the device returns at most 8 files).
 set -u
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd); cd "$ROOT" || exit 1
@@ -15,7 +17,8 @@ tar --exclude='./build*' --exclude=./.git -cf - . | tar -xf - -C "$S"
 if [ -n "${MLA_TL_PATCH:-}" ]; then
   (cd "$S" && patch -s -p1 < "$(realpath -e "$ROOT/$MLA_TL_PATCH")") || exit 1
 fi
-(cd "$S" && patch -s -p1 < "$ROOT/docs/notes/experiments/exp_timeline.patch") || exit 1
+TLP=exp_timeline.patch; [ -n "${MLA_TL_CHUNKS:-}" ] && TLP=exp_timeline_chunks.patch
+(cd "$S" && patch -s -p1 < "$ROOT/docs/notes/experiments/$TLP") || exit 1
 trap 'tar -czf "$OUT/timeline.tgz" -C "$OUT" timeline && rm -rf "$OUT/timeline"' EXIT
 (cmake -S "$S" -B "$S/b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
   -DMLA_BACKEND=cuda && timeout 300 cmake --build "$S/b" -j16 --target mla_bench) \
