@@ -26,9 +26,18 @@ trap 'tar -czf "$OUT/timeline.tgz" -C "$OUT" timeline && rm -rf "$OUT/timeline"'
 echo "built $SECONDS s"
 for c in "${cases[@]}"; do
   f=$OUT/timeline/$(echo "$c" | tr / _).txt
+  # SM clock and power while it runs (is the chip throttled under the full load?)
+  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.max.sm,power.draw,temperature.gpu \
+    --format=csv -lms 50 > "$f.smi" 2>&1 &
+  smi=$!
   timeout 60 "$S/b/bench/mla_bench" "--mla_formats=$FORMAT" --mla_extra --mla_iters=8 \
     --mla_no_check "--benchmark_filter=decode/$FORMAT/$c/" > "$f.raw" 2>&1
-  grep -E "^TL" "$f.raw" > "$f"; grep -v -E "^TL" "$f.raw" | tail -5 > "$f.bench"; rm -f "$f.raw"
+  kill $smi 2>/dev/null
+  grep -E "^TL" "$f.raw" > "$f"; grep -v -E "^TL " "$f.raw" > "$f.bench"; rm -f "$f.raw"
+  grep TLHDR "$f.bench"; grep -E "decode/" "$f.bench" | head -3
+  awk -F', ' 'NR > 1 && $2 + 0 > 0 {n++; c += $2; if ($2 + 0 < m || m == 0) m = $2 + 0}
+    END {if (n) printf "nvidia-smi: SM clock mean %.0f MHz, min %d over %d samples\n", c / n, m, n}' \
+    "$f.smi"
   python3 "$ROOT/docs/notes/experiments/timeline_parse.py" "$f" > "$f.summary"
   echo "== $c"; sed -n 1,40p "$f.summary" | grep -v "^  r[0-9]"
 done

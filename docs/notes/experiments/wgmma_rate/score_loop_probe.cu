@@ -226,7 +226,8 @@ __global__ void __launch_bounds__(384, 1)
     const int lane = threadIdx.x % 32, wq = (threadIdx.x / 32) % 4;
     const int g = lane >> 2, t4 = lane & 3;
     float acc = 0.0f;
-    unsigned long long t0 = 0, t1 = 0;
+    unsigned long long t0 = 0, t1 = 0, ns0 = 0, ns1 = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns0));
     if (w == 0) {
         const int s_tok0 = 16 * wq + Cfg::s_row_token(g, 0);
         const uint64_t qt_desc0 = hw::kmajor_desc(hw::smem_addr(qt), 128, 256);
@@ -301,9 +302,13 @@ __global__ void __launch_bounds__(384, 1)
 #pragma unroll
             for (int i = 0; i < N / 2; ++i) acc += o[mb][i];
     }
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns1));
     hw::mbarrier_arrive(&done_bar);
     sink[threadIdx.x] = acc;
-    if (blockIdx.x == 0 && threadIdx.x % 128 == 0) out[w] = t1 - t0;
+    if (blockIdx.x == 0 && threadIdx.x % 128 == 0) {
+        out[w] = t1 - t0;
+        out[2 + w] = ns1 - ns0;  // the same span (with the barrier) in ns: clock64's rate
+    }
 #endif
 }
 
@@ -321,19 +326,20 @@ void run_mixed(const char* name, unsigned long long* dout, float* sink) {
         for (int spin = 0; spin <= 1; ++spin) {
             mixed_probe<F, kRows><<<ctas, 384, smem>>>(reps_s, reps_o, spin, dout, sink);
             mixed_probe<F, kRows><<<ctas, 384, smem>>>(reps_s, reps_o, spin, dout, sink);
-            unsigned long long h[2] = {0, 0};
+            unsigned long long h[4] = {0, 0, 0, 0};
             cudaMemcpy(h, dout, sizeof h, cudaMemcpyDeviceToHost);
             printf("%-12s rows %2d, S on warpgroup 0 beside O on warpgroup 1, %3d CTA(s), %s: "
-                   "S %6.0f cycles a tile, O %6.0f (spans %llu / %llu)\n",
+                   "S %6.0f cycles a tile, O %6.0f (spans %llu / %llu; %.2f clock64 per ns)\n",
                    name, kRows, ctas, spin ? "warpgroup 2 waiting on an mbarrier" : "no third",
-                   double(h[0]) / reps_s, double(h[1]) / reps_o, h[0], h[1]);
+                   double(h[0]) / reps_s, double(h[1]) / reps_o, h[0], h[1],
+                   h[2] ? double(h[0]) / double(h[2]) : 0.0);
         }
 }
 
 int main() {
     unsigned long long* dout;
     float* sink;
-    cudaMalloc(&dout, 16);
+    cudaMalloc(&dout, 32);
     cudaMalloc(&sink, 1024 * 4);
     run<KvFormat::kFp8E4M3FN, 16>("e4m3fn", dout, sink);
     run<KvFormat::kFp8E4M3FN, 32>("e4m3fn", dout, sink);
