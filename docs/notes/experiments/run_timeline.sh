@@ -36,8 +36,8 @@ for c in "${cases[@]}"; do
   grep -E "^TL" "$f.raw" > "$f"; grep -v -E "^TL " "$f.raw" > "$f.bench"; rm -f "$f.raw"
   grep TLHDR "$f.bench"; grep -E "decode/" "$f.bench" | head -3
   awk -F', ' 'NR > 1 && $2 + 0 > 0 {n++; c += $2; if ($2 + 0 < m || m == 0) m = $2 + 0}
-    END {if (n) printf "nvidia-smi: SM clock mean %.0f MHz, min %d over %d samples\n", c / n, m, n}' \
-    "$f.smi"
+    END {if (n) printf "nvidia-smi: SM clock mean %.0f MHz, min %d over %d samples\n",
+                       c / n, m, n}' "$f.smi"
   python3 "$ROOT/docs/notes/experiments/timeline_parse.py" "$f" > "$f.summary"
   echo "== $c"; sed -n 1,40p "$f.summary" | grep -v "^  r[0-9]"
 done

@@ -1,13 +1,14 @@
 // Cycles of the wgmma variant's score loop (wgmma_detail::score_products, the real code) and
 // value loop (a copy of the kernel's) on one 64-token tile in shared memory: for one consumer
 // warpgroup alone, two running the same loop, the score loop beside the value loop, and the
-// score loop with 128 more live registers (the kernel's O^T), by rows per CTA and fp8 flavour. Compare with wgmma_rate_probe.cu (the bare wgmma rate: an
-// m64n64k16 every ~33 cycles for one warpgroup, ~65 each for two).
-// Build and run from the repository root:
+// score loop with 128 more live registers (the kernel's O^T), by rows per CTA and fp8 flavour.
+// Compare with wgmma_rate_probe.cu (the bare wgmma rate: an m64n64k16 every ~33 cycles for one
+// warpgroup, ~65 each for two). Build and run from the repository root:
 //   nvcc -gencode arch=compute_90a,code=sm_90a -std=c++17 -O3 -DMLA_BACKEND_CUDA=1
 //     -maxrregcount=240 -Ikernels -Iinclude
 //     -o /tmp/slp docs/notes/experiments/wgmma_rate/score_loop_probe.cu && /tmp/slp
 #include <cstdio>
+
 #include "splitkv/launch.h"
 #include "splitkv/stage1/wgmma.h"
 
@@ -48,8 +49,8 @@ __global__ void __launch_bounds__(256, 1)
         hw::fence_operands(o);
         float s[Cfg::N / 2];
         wgmma_detail::score_products<Cfg>(tile + s_tok0 * Cfg::kRowPitch + 16 * t4,
-                                          tile + (s_tok0 + 1) * Cfg::kRowPitch + 16 * t4,
-                                          qt_desc0, s);
+                                          tile + (s_tok0 + 1) * Cfg::kRowPitch + 16 * t4, qt_desc0,
+                                          s);
 #pragma unroll
         for (int i = 0; i < Cfg::N / 2; ++i) acc += s[i];
 #pragma unroll
@@ -76,10 +77,11 @@ void run(const char* name, unsigned long long* dout, float* sink) {
         unsigned long long h[2] = {0, 0};
         cudaMemcpy(h, dout, sizeof h, cudaMemcpyDeviceToHost);
         const double per = double(h[0]) / reps;
-        printf("%-12s rows %2d, %d warpgroup(s)%s: %6.0f cycles per tile's S (36 wgmma: %5.1f "
-               "each; bare m64n%dk16 %s)\n", name, kRows, nwg, kOLive ? ", O live" : "", per,
-               per / 36, kRows,
-               kRows == 64 ? (nwg == 1 ? "~33" : "~65") : "see wgmma_rate_probe");
+        printf(
+            "%-12s rows %2d, %d warpgroup(s)%s: %6.0f cycles per tile's S (36 wgmma: %5.1f "
+            "each; bare m64n%dk16 %s)\n",
+            name, kRows, nwg, kOLive ? ", O live" : "", per, per / 36, kRows,
+            kRows == 64 ? (nwg == 1 ? "~33" : "~65") : "see wgmma_rate_probe");
     }
 }
 
@@ -182,8 +184,9 @@ void run_value(const char* name, unsigned long long* dout, float* sink) {
         cudaMemcpy(h, dout, sizeof h, cudaMemcpyDeviceToHost);
         const double per = double(h[0]) / reps;
         const int n_mma = 4 * Cfg::kPParts * 2 * Cfg::kPairs;
-        printf("%-12s rows %2d, %d warpgroup(s): %6.0f cycles per tile's O (%d wgmma: %5.1f each)\n",
-               name, kRows, nwg, per, n_mma, per / n_mma);
+        printf(
+            "%-12s rows %2d, %d warpgroup(s): %6.0f cycles per tile's O (%d wgmma: %5.1f each)\n",
+            name, kRows, nwg, per, n_mma, per / n_mma);
     }
 }
 
@@ -263,8 +266,7 @@ __global__ void __launch_bounds__(384, 1)
             auto load_v = [&](int kk) {
 #pragma unroll
                 for (int pp = 0; pp < kPairs; ++pp) {
-                    const uint8_t* src =
-                        v_tile + (16 * kk) * Cfg::kRowPitch + 128 * kDimBytes * pp;
+                    const uint8_t* src = v_tile + (16 * kk) * Cfg::kRowPitch + 128 * kDimBytes * pp;
                     vw[pp][0] = Cfg::Decode::load_v(src);
                     vw[pp][1] = Cfg::Decode::load_v(src + v_pair);
                     vw[pp][2] = Cfg::Decode::load_v(src + Cfg::kRowPitch);
@@ -278,16 +280,15 @@ __global__ void __launch_bounds__(384, 1)
                 const int f = kk & 1;
 #pragma unroll
                 for (int pp = 0; pp < kPairs; ++pp)
-                    Cfg::Decode::v_fragments(vw[pp][0], vw[pp][1], vw[pp][2], vw[pp][3],
-                                             ax[f][pp], ay[f][pp]);
+                    Cfg::Decode::v_fragments(vw[pp][0], vw[pp][1], vw[pp][2], vw[pp][3], ax[f][pp],
+                                             ay[f][pp]);
                 if (kk + 1 < 4) load_v(kk + 1);
                 hw::wgmma_fence();
                 const uint64_t desc = pt_desc0 + ((kk * Cfg::kPtStepBytes) >> 4);
 #pragma unroll
                 for (int pp = 0; pp < kPairs; ++pp) {
                     hw::Wgmma<Cfg::Decode::kValueMma, N>::run(o[2 * pp], ax[f][pp], desc, true);
-                    hw::Wgmma<Cfg::Decode::kValueMma, N>::run(o[2 * pp + 1], ay[f][pp], desc,
-                                                              true);
+                    hw::Wgmma<Cfg::Decode::kValueMma, N>::run(o[2 * pp + 1], ay[f][pp], desc, true);
                 }
                 hw::wgmma_commit();
                 hw::wgmma_wait<1>();
@@ -328,11 +329,12 @@ void run_mixed(const char* name, unsigned long long* dout, float* sink) {
             mixed_probe<F, kRows><<<ctas, 384, smem>>>(reps_s, reps_o, spin, dout, sink);
             unsigned long long h[4] = {0, 0, 0, 0};
             cudaMemcpy(h, dout, sizeof h, cudaMemcpyDeviceToHost);
-            printf("%-12s rows %2d, S on warpgroup 0 beside O on warpgroup 1, %3d CTA(s), %s: "
-                   "S %6.0f cycles a tile, O %6.0f (spans %llu / %llu; %.2f clock64 per ns)\n",
-                   name, kRows, ctas, spin ? "warpgroup 2 waiting on an mbarrier" : "no third",
-                   double(h[0]) / reps_s, double(h[1]) / reps_o, h[0], h[1],
-                   h[2] ? double(h[0]) / double(h[2]) : 0.0);
+            printf(
+                "%-12s rows %2d, S on warpgroup 0 beside O on warpgroup 1, %3d CTA(s), %s: "
+                "S %6.0f cycles a tile, O %6.0f (spans %llu / %llu; %.2f clock64 per ns)\n",
+                name, kRows, ctas, spin ? "warpgroup 2 waiting on an mbarrier" : "no third",
+                double(h[0]) / reps_s, double(h[1]) / reps_o, h[0], h[1],
+                h[2] ? double(h[0]) / double(h[2]) : 0.0);
         }
 }
 

@@ -1,33 +1,50 @@
 // wgmma issue-rate probe: cycles per m64nNk16 f16 wgmma for one warpgroup or two, A from
 // registers (RS) or shared memory (SS), three issue patterns (see run()).
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <string>
+
 #include "wg_ops.h"
 
-__device__ __forceinline__ void fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int K> __device__ __forceinline__ void wait() {
+__device__ __forceinline__ void fence() {
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void commit() {
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int K>
+__device__ __forceinline__ void wait() {
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(K) : "memory");
 }
 __device__ __forceinline__ uint64_t desc(uint32_t addr) {
     return (uint64_t(addr >> 4) & 0x3fff) | (uint64_t(128 >> 4) << 16) | (uint64_t(256 >> 4) << 32);
 }
 template <int N, bool SS>
-__device__ __forceinline__ void mma(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t ad, uint64_t bd);
-#define DEF(N) \
-template <> __device__ __forceinline__ void mma<N, false>(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t, uint64_t bd) { wg_rs_##N(d, a, bd); } \
-template <> __device__ __forceinline__ void mma<N, true>(float (&d)[N / 2], const uint32_t (&)[4], uint64_t ad, uint64_t bd) { wg_ss_##N(d, ad, bd); }
-DEF(16) DEF(32) DEF(64) DEF(128) DEF(256)
+__device__ __forceinline__ void mma(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t ad,
+                                    uint64_t bd);
+#define DEF(N)                                                                             \
+    template <>                                                                            \
+    __device__ __forceinline__ void mma<N, false>(float(&d)[N / 2], const uint32_t(&a)[4], \
+                                                  uint64_t, uint64_t bd) {                 \
+        wg_rs_##N(d, a, bd);                                                               \
+    }                                                                                      \
+    template <>                                                                            \
+    __device__ __forceinline__ void mma<N, true>(float(&d)[N / 2], const uint32_t(&)[4],   \
+                                                 uint64_t ad, uint64_t bd) {               \
+        wg_ss_##N(d, ad, bd);                                                              \
+    }
+DEF(16)
+DEF(32) DEF(64) DEF(128) DEF(256)
 
-constexpr int G = 64;  // groups of 4 wgmma
+    constexpr int G = 64;  // groups of 4 wgmma
 // pattern 0: one accumulator, 4 wgmma per group, fence / commit / wait<1> per group (S-like)
 // pattern 1: four accumulators, one wgmma each per group (O-like), N <= 64
 // pattern 2: one accumulator, all 4G wgmma in one group
 template <int N, bool SS, int PAT>
 __global__ void probe(int nwg, unsigned long long* out, float* sink) {
     __shared__ __align__(128) uint8_t sm[16384];
-    for (int i = threadIdx.x; i < 16384 / 4; i += blockDim.x) reinterpret_cast<uint32_t*>(sm)[i] = 0;
+    for (int i = threadIdx.x; i < 16384 / 4; i += blockDim.x)
+        reinterpret_cast<uint32_t*>(sm)[i] = 0;
     __syncthreads();
     const int wg = threadIdx.x / 128;
     if (wg >= nwg) return;
@@ -82,9 +99,11 @@ void run(unsigned long long* dout, float* sink) {
         cudaMemcpy(h, dout, sizeof h, cudaMemcpyDeviceToHost);
         const double per = double(h[0]) / (4 * G);
         const double macs = 64.0 * N * 16;
-        printf("N=%3d %s pattern %d warpgroups %d: %7.1f cycles per wgmma (wg0), %6.0f MAC/clk per wg%s\n",
-               N, SS ? "SS" : "RS", PAT, nwg, per, macs / per,
-               nwg == 2 ? (", wg1 " + std::to_string(double(h[1]) / (4 * G))).c_str() : "");
+        printf(
+            "N=%3d %s pattern %d warpgroups %d: %7.1f cycles per wgmma (wg0), %6.0f MAC/clk per "
+            "wg%s\n",
+            N, SS ? "SS" : "RS", PAT, nwg, per, macs / per,
+            nwg == 2 ? (", wg1 " + std::to_string(double(h[1]) / (4 * G))).c_str() : "");
     }
 }
 #include <string>
@@ -93,11 +112,14 @@ int main() {
     float* sink;
     cudaMalloc(&dout, 16);
     cudaMalloc(&sink, 1024 * 4);
-#define ALL(N) run<N, false, 0>(dout, sink); run<N, true, 0>(dout, sink); \
-    run<N, false, 1>(dout, sink); run<N, true, 1>(dout, sink); \
-    run<N, false, 2>(dout, sink); run<N, true, 2>(dout, sink);
-    ALL(16) ALL(32) ALL(64) ALL(128) ALL(256)
-    cudaError_t e = cudaDeviceSynchronize();
+#define ALL(N)                    \
+    run<N, false, 0>(dout, sink); \
+    run<N, true, 0>(dout, sink);  \
+    run<N, false, 1>(dout, sink); \
+    run<N, true, 1>(dout, sink);  \
+    run<N, false, 2>(dout, sink); \
+    run<N, true, 2>(dout, sink);
+    ALL(16) ALL(32) ALL(64) ALL(128) ALL(256) cudaError_t e = cudaDeviceSynchronize();
     printf("%s\n", cudaGetErrorString(e));
     return e == cudaSuccess ? 0 : 1;
 }
