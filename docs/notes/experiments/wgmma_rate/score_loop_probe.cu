@@ -14,6 +14,24 @@
 
 using namespace mla::splitkv;
 
+// Word i of `bytes` of shared memory := v + i * step (every thread of the block takes part).
+__device__ __forceinline__ void fill_words(uint8_t* p, int bytes, uint32_t v, uint32_t step) {
+    for (int i = threadIdx.x; i < bytes / 4; i += blockDim.x)
+        reinterpret_cast<uint32_t*>(p)[i] = v + static_cast<uint32_t>(i) * step;
+}
+
+// The thread's warpgroup w, lane, warp in the warpgroup wq, and the lane's (g, t4) of the
+// wgmma fragment layouts.
+struct Pos {
+    int w, lane, wq, g, t4;
+    __device__ Pos()
+        : w(static_cast<int>(threadIdx.x) / 128),
+          lane(static_cast<int>(threadIdx.x) % 32),
+          wq(static_cast<int>(threadIdx.x) / 32 % 4),
+          g(lane >> 2),
+          t4(lane & 3) {}
+};
+
 // kOLive: the kernel's O^T accumulators (128 registers at 64 rows) stay live across the loop,
 // as they do in the consumer (the file is built with -maxrregcount=240, the consumers' budget).
 template <KvFormat F, int kRows, bool kOLive = false>
@@ -25,17 +43,14 @@ __global__ void __launch_bounds__(256, 1)
     extern __shared__ __align__(1024) uint8_t smem[];
     uint8_t* qt = smem;
     uint8_t* tile = smem + (Cfg::kQtBytes + 1023) / 1024 * 1024;
-    for (int i = threadIdx.x; i < Cfg::kQtBytes / 4; i += blockDim.x)
-        reinterpret_cast<uint32_t*>(qt)[i] = 0x3c003c00u;  // f16 1.0
-    for (int i = threadIdx.x; i < Cfg::kStageBytes / 4; i += blockDim.x)
-        reinterpret_cast<uint32_t*>(tile)[i] = 0x38303438u + i;  // small finite codes
+    fill_words(qt, Cfg::kQtBytes, 0x3c003c00u, 0u);
+    fill_words(tile, Cfg::kStageBytes, 0x38303438u, 1u);
     hw::fence_proxy_async_smem();
     __syncthreads();
-    const int wg = threadIdx.x / 128;
-    if (wg >= nwg) return;
-    const int lane = threadIdx.x % 32, wq = (threadIdx.x / 32) % 4;
-    const int g = lane >> 2, t4 = lane & 3;
-    const int s_tok0 = 16 * wq + Cfg::s_row_token(g, 0);
+    const Pos t;
+    if (t.w >= nwg) return;
+    const int wg = t.w, wq = t.wq, t4 = t.t4;
+    const int s_tok0 = 16 * wq + Cfg::s_row_token(t.g, 0);
     const uint64_t qt_desc0 = hw::kmajor_desc(hw::smem_addr(qt), 128, 256);
     float acc = 0.0f;
     constexpr int kO = kOLive ? 2 * Cfg::kPairs * Cfg::N / 2 : 1;
@@ -85,8 +100,55 @@ void run(const char* name, unsigned long long* dout, float* sink) {
     }
 }
 
-// The value loop of wgmma_consumer (step 4, one tile: 4 k-steps of kPairs x 2 wgmma, V^T
-// fragments from 4-byte loads of 4 token rows), copied from the kernel (it is inline there).
+// One tile's value products as the kernel's step 4 does them (a copy: it is inline there):
+// 4 k-steps of kPParts x kPairs x 2 wgmma, V^T fragments from 4-byte loads of 4 token rows.
+template <class Cfg>
+__device__ __forceinline__ void value_tile(const uint8_t* v_tile, int v_pair, uint64_t pt_desc0,
+                                           float (&o)[2 * Cfg::kPairs][Cfg::N / 2]) {
+#if defined(MLA_ARCH_SM90)
+    namespace hw = mla::arch::sm90;
+    constexpr int N = Cfg::N, kPairs = Cfg::kPairs, kDimBytes = Cfg::Decode::kDimBytes;
+    typename Cfg::Decode::VWord vw[kPairs][4];
+    auto load_v = [&](int kk) {
+#pragma unroll
+        for (int pp = 0; pp < kPairs; ++pp) {
+            const uint8_t* src = v_tile + (16 * kk) * Cfg::kRowPitch + 128 * kDimBytes * pp;
+            vw[pp][0] = Cfg::Decode::load_v(src);
+            vw[pp][1] = Cfg::Decode::load_v(src + v_pair);
+            vw[pp][2] = Cfg::Decode::load_v(src + Cfg::kRowPitch);
+            vw[pp][3] = Cfg::Decode::load_v(src + v_pair + Cfg::kRowPitch);
+        }
+    };
+    load_v(0);
+    uint32_t ax[2][kPairs][4], ay[2][kPairs][4];
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+        const int f = kk & 1;
+#pragma unroll
+        for (int pp = 0; pp < kPairs; ++pp)
+            Cfg::Decode::v_fragments(vw[pp][0], vw[pp][1], vw[pp][2], vw[pp][3], ax[f][pp],
+                                     ay[f][pp]);
+        if (kk + 1 < 4) load_v(kk + 1);
+        hw::wgmma_fence();
+#pragma unroll
+        for (int part = 0; part < Cfg::kPParts; ++part) {
+            const uint64_t desc = pt_desc0 + ((part * Cfg::kPtBytes + kk * Cfg::kPtStepBytes) >> 4);
+#pragma unroll
+            for (int pp = 0; pp < kPairs; ++pp) {
+                hw::Wgmma<Cfg::Decode::kValueMma, N>::run(o[2 * pp], ax[f][pp], desc, true);
+                hw::Wgmma<Cfg::Decode::kValueMma, N>::run(o[2 * pp + 1], ay[f][pp], desc, true);
+            }
+        }
+        hw::wgmma_commit();
+        hw::wgmma_wait<1>();
+    }
+    hw::wgmma_wait<0>();
+#pragma unroll
+    for (int mb = 0; mb < 2 * kPairs; ++mb) hw::fence_operands(o[mb]);
+#endif
+}
+
+// The value loop (value_tile) on one tile, `reps` times, by one warpgroup or two at once.
 template <KvFormat F, int kRows>
 __global__ void __launch_bounds__(256, 1)
     value_probe(int nwg, int reps, unsigned long long* out, float* sink) {
@@ -97,16 +159,13 @@ __global__ void __launch_bounds__(256, 1)
     extern __shared__ __align__(1024) uint8_t smem[];
     uint8_t* pt = smem;
     uint8_t* tile = smem + (Cfg::kPtBytes * Cfg::kPParts + 1023) / 1024 * 1024;
-    for (int i = threadIdx.x; i < Cfg::kPtBytes * Cfg::kPParts / 4; i += blockDim.x)
-        reinterpret_cast<uint32_t*>(pt)[i] = 0x3c003c00u;
-    for (int i = threadIdx.x; i < Cfg::kStageBytes / 4; i += blockDim.x)
-        reinterpret_cast<uint32_t*>(tile)[i] = 0x38303438u + i;
+    fill_words(pt, Cfg::kPtBytes * Cfg::kPParts, 0x3c003c00u, 0u);
+    fill_words(tile, Cfg::kStageBytes, 0x38303438u, 1u);
     hw::fence_proxy_async_smem();
     __syncthreads();
-    const int w = threadIdx.x / 128;
-    if (w >= nwg) return;
-    const int lane = threadIdx.x % 32, wq = (threadIdx.x / 32) % 4;
-    const int g = lane >> 2, t4 = lane & 3;
+    const Pos t;
+    if (t.w >= nwg) return;
+    const int w = t.w, wq = t.wq, g = t.g, t4 = t.t4;
     const uint64_t pt_desc0 = hw::kmajor_desc(hw::smem_addr(pt), 128, 256);
     const int v_row = Cfg::s_row_token(2 * t4, 0);
     const int v_off = v_row * Cfg::kRowPitch + kDimBytes * (Cfg::kValueDims * w + 32 * wq + 4 * g);
@@ -119,47 +178,7 @@ __global__ void __launch_bounds__(256, 1)
     hw::named_barrier_sync(1, nwg * 128);
     const unsigned long long t0 = clock64();
 #pragma unroll 1
-    for (int r = 0; r < reps; ++r) {
-        const uint8_t* v_tile = tile + v_off;
-        typename Cfg::Decode::VWord vw[kPairs][4];
-        auto load_v = [&](int kk) {
-#pragma unroll
-            for (int pp = 0; pp < kPairs; ++pp) {
-                const uint8_t* src = v_tile + (16 * kk) * Cfg::kRowPitch + 128 * kDimBytes * pp;
-                vw[pp][0] = Cfg::Decode::load_v(src);
-                vw[pp][1] = Cfg::Decode::load_v(src + v_pair);
-                vw[pp][2] = Cfg::Decode::load_v(src + Cfg::kRowPitch);
-                vw[pp][3] = Cfg::Decode::load_v(src + v_pair + Cfg::kRowPitch);
-            }
-        };
-        load_v(0);
-        uint32_t ax[2][kPairs][4], ay[2][kPairs][4];
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk) {
-            const int f = kk & 1;
-#pragma unroll
-            for (int pp = 0; pp < kPairs; ++pp)
-                Cfg::Decode::v_fragments(vw[pp][0], vw[pp][1], vw[pp][2], vw[pp][3], ax[f][pp],
-                                         ay[f][pp]);
-            if (kk + 1 < 4) load_v(kk + 1);
-            hw::wgmma_fence();
-#pragma unroll
-            for (int part = 0; part < Cfg::kPParts; ++part) {
-                const uint64_t desc =
-                    pt_desc0 + ((part * Cfg::kPtBytes + kk * Cfg::kPtStepBytes) >> 4);
-#pragma unroll
-                for (int pp = 0; pp < kPairs; ++pp) {
-                    hw::Wgmma<Cfg::Decode::kValueMma, N>::run(o[2 * pp], ax[f][pp], desc, true);
-                    hw::Wgmma<Cfg::Decode::kValueMma, N>::run(o[2 * pp + 1], ay[f][pp], desc, true);
-                }
-            }
-            hw::wgmma_commit();
-            hw::wgmma_wait<1>();
-        }
-        hw::wgmma_wait<0>();
-#pragma unroll
-        for (int mb = 0; mb < 2 * kPairs; ++mb) hw::fence_operands(o[mb]);
-    }
+    for (int r = 0; r < reps; ++r) value_tile<Cfg>(tile + v_off, v_pair, pt_desc0, o);
     const unsigned long long t1 = clock64();
     float acc = 0.0f;
 #pragma unroll
@@ -206,12 +225,9 @@ __global__ void __launch_bounds__(384, 1)
     uint8_t* qt = smem;
     uint8_t* pt = qt + (Cfg::kQtBytes + 1023) / 1024 * 1024;
     uint8_t* tile = pt + (Cfg::kPtBytes * Cfg::kPParts + 1023) / 1024 * 1024;
-    for (int i = threadIdx.x; i < Cfg::kQtBytes / 4; i += blockDim.x)
-        reinterpret_cast<uint32_t*>(qt)[i] = 0x3c003c00u;
-    for (int i = threadIdx.x; i < Cfg::kPtBytes * Cfg::kPParts / 4; i += blockDim.x)
-        reinterpret_cast<uint32_t*>(pt)[i] = 0x3c003c00u;
-    for (int i = threadIdx.x; i < Cfg::kStageBytes / 4; i += blockDim.x)
-        reinterpret_cast<uint32_t*>(tile)[i] = 0x38303438u + i;
+    fill_words(qt, Cfg::kQtBytes, 0x3c003c00u, 0u);
+    fill_words(pt, Cfg::kPtBytes * Cfg::kPParts, 0x3c003c00u, 0u);
+    fill_words(tile, Cfg::kStageBytes, 0x38303438u, 1u);
     __shared__ uint64_t done_bar;
     if (threadIdx.x == 0) {
         hw::mbarrier_init(&done_bar, 256);
@@ -226,8 +242,8 @@ __global__ void __launch_bounds__(384, 1)
         return;
     }
     hw::warpgroup_registers_inc<240>();
-    const int lane = threadIdx.x % 32, wq = (threadIdx.x / 32) % 4;
-    const int g = lane >> 2, t4 = lane & 3;
+    const Pos t;
+    const int wq = t.wq, g = t.g, t4 = t.t4;
     float acc = 0.0f;
     unsigned long long t0 = 0, t1 = 0, ns0 = 0, ns1 = 0;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns0));
@@ -260,43 +276,7 @@ __global__ void __launch_bounds__(384, 1)
         hw::named_barrier_sync(1, 256);
         t0 = clock64();
 #pragma unroll 1
-        for (int r = 0; r < reps_o; ++r) {
-            const uint8_t* v_tile = tile + v_off;
-            typename Cfg::Decode::VWord vw[kPairs][4];
-            auto load_v = [&](int kk) {
-#pragma unroll
-                for (int pp = 0; pp < kPairs; ++pp) {
-                    const uint8_t* src = v_tile + (16 * kk) * Cfg::kRowPitch + 128 * kDimBytes * pp;
-                    vw[pp][0] = Cfg::Decode::load_v(src);
-                    vw[pp][1] = Cfg::Decode::load_v(src + v_pair);
-                    vw[pp][2] = Cfg::Decode::load_v(src + Cfg::kRowPitch);
-                    vw[pp][3] = Cfg::Decode::load_v(src + v_pair + Cfg::kRowPitch);
-                }
-            };
-            load_v(0);
-            uint32_t ax[2][kPairs][4], ay[2][kPairs][4];
-#pragma unroll
-            for (int kk = 0; kk < 4; ++kk) {
-                const int f = kk & 1;
-#pragma unroll
-                for (int pp = 0; pp < kPairs; ++pp)
-                    Cfg::Decode::v_fragments(vw[pp][0], vw[pp][1], vw[pp][2], vw[pp][3], ax[f][pp],
-                                             ay[f][pp]);
-                if (kk + 1 < 4) load_v(kk + 1);
-                hw::wgmma_fence();
-                const uint64_t desc = pt_desc0 + ((kk * Cfg::kPtStepBytes) >> 4);
-#pragma unroll
-                for (int pp = 0; pp < kPairs; ++pp) {
-                    hw::Wgmma<Cfg::Decode::kValueMma, N>::run(o[2 * pp], ax[f][pp], desc, true);
-                    hw::Wgmma<Cfg::Decode::kValueMma, N>::run(o[2 * pp + 1], ay[f][pp], desc, true);
-                }
-                hw::wgmma_commit();
-                hw::wgmma_wait<1>();
-            }
-            hw::wgmma_wait<0>();
-#pragma unroll
-            for (int mb = 0; mb < 2 * kPairs; ++mb) hw::fence_operands(o[mb]);
-        }
+        for (int r = 0; r < reps_o; ++r) value_tile<Cfg>(tile + v_off, v_pair, pt_desc0, o);
         t1 = clock64();
 #pragma unroll
         for (int mb = 0; mb < 2 * kPairs; ++mb)
