@@ -52,12 +52,14 @@ gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFor
         case Stage1Variant::kMma16: e = launch_mma16(params, format, stream); break;
         case Stage1Variant::kWgmma:
 #if defined(MLA_HAVE_STAGE1_WGMMA)
-            if (format == KvFormat::kFp8E4M3FN)
-                e = launch_stage1_wgmma<KvFormat::kFp8E4M3FN>(params, stream);
+            if (format == KvFormat::kFp8E4M3FN && params.fp8_score)
+                e = launch_stage1_wgmma<KvFormat::kFp8E4M3FN, true>(params, stream);
+            else if (format == KvFormat::kFp8E4M3FN)
+                e = launch_stage1_wgmma<KvFormat::kFp8E4M3FN, false>(params, stream);
             else if (format == KvFormat::kFp8E4M3FNUZ)
-                e = launch_stage1_wgmma<KvFormat::kFp8E4M3FNUZ>(params, stream);
+                e = launch_stage1_wgmma<KvFormat::kFp8E4M3FNUZ, false>(params, stream);
             else if (format == KvFormat::kBf16)
-                e = launch_stage1_wgmma<KvFormat::kBf16>(params, stream);
+                e = launch_stage1_wgmma<KvFormat::kBf16, false>(params, stream);
 #endif
             break;  // other formats (MXFP4, a bf16 rope beside fp8): plans never choose wgmma
                     // (stage1_can_serve)

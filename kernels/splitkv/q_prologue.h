@@ -80,4 +80,15 @@ MLA_DEVICE void load_q_bf16_words(const QRow& row, QFormat format, int elem,
     load_q_bf16_words(rope ? row.pe : row.nope, format, rope ? elem - kKvLoraRank : elem, w);
 }
 
+// Dims elem .. elem + 7 of an fp8 query row as its codes, as stored: w[0] = dims elem .. elem + 3
+// (the lowest dim in the low byte), w[1] the next four. elem % 8 == 0 (a run never straddles the
+// latent / rope boundary).
+MLA_DEVICE void load_q_codes8(const QRow& row, int elem, uint32_t (&w)[4]) {
+    const bool rope = elem >= kKvLoraRank;
+    const uint32_t* src = reinterpret_cast<const uint32_t*>(
+        rope ? row.pe + (elem - kKvLoraRank) : row.nope + elem);
+    w[0] = src[0];
+    w[1] = src[1];
+}
+
 }  // namespace mla::splitkv

@@ -5,5 +5,5 @@
 #include "splitkv/stage1/wgmma.h"
 
 namespace mla::splitkv {
-template gpu::error_t launch_stage1_wgmma<KvFormat::kBf16>(const Params&, gpu::stream_t);
+template gpu::error_t launch_stage1_wgmma<KvFormat::kBf16, false>(const Params&, gpu::stream_t);
 }  // namespace mla::splitkv

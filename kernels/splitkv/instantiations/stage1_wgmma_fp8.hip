@@ -4,6 +4,8 @@
 #include "splitkv/stage1/wgmma.h"
 
 namespace mla::splitkv {
-template gpu::error_t launch_stage1_wgmma<KvFormat::kFp8E4M3FN>(const Params&, gpu::stream_t);
-template gpu::error_t launch_stage1_wgmma<KvFormat::kFp8E4M3FNUZ>(const Params&, gpu::stream_t);
+template gpu::error_t launch_stage1_wgmma<KvFormat::kFp8E4M3FN, false>(const Params&,
+                                                                       gpu::stream_t);
+template gpu::error_t launch_stage1_wgmma<KvFormat::kFp8E4M3FNUZ, false>(const Params&,
+                                                                         gpu::stream_t);
 }  // namespace mla::splitkv

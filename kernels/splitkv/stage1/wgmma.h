@@ -64,6 +64,8 @@
 //     caches: 8-byte loads (the same 4 dims, 2 bytes each), regrouped by byte permutes.
 #pragma once
 
+#include <type_traits>
+
 #include "arch/device.h"
 #include "splitkv/params.h"
 #include "splitkv/epilogue.h"
@@ -83,6 +85,8 @@ namespace mla::splitkv {
 //   kDimBytes          bytes of a dim in the cache row (1 fp8, 2 bf16)
 //   kScoreMma, kValueMma  the wgmma types of S^T = K Q^T and O^T += V^T P^T
 //   kQF16              Q^T scaled per row into f16 (fp8 K); else bf16 as loaded
+//   kQCodes            Q^T holds Q's e4m3fn codes as stored (S^T on the e4m3 tensor core)
+//   kStepsPerChunk     MMA k-steps per chunk of 64 dims: 4 (k16), 2 (e4m3 k32)
 //   kPParts            P^T buffers per tile: 1 (f16 P), 2 (bf16 P = hi + lo)
 //   kScale             the value of a decoded element over the stored one (epilogue, scores)
 //   kKLoads            16-byte K loads per lane, row and chunk of 64 dims; k_load_offset
@@ -100,6 +104,8 @@ struct WgmmaDecode {
     static constexpr arch::MmaType kScoreMma = arch::MmaType::kF16;
     static constexpr arch::MmaType kValueMma = arch::MmaType::kF16;
     static constexpr bool kQF16 = true;
+    static constexpr bool kQCodes = false;
+    static constexpr int kStepsPerChunk = 4;
     static constexpr int kPParts = 1;
     static constexpr int kKLoads = 1;
     using VWord = uint32_t;
@@ -135,7 +141,7 @@ struct WgmmaDecode {
     // The A fragments of the 4 k16 steps of a chunk: a[st] = {row g lo, row g+8 lo, row g hi,
     // row g+8 hi} from word st of each row's load.
     MLA_DEVICE static void k_fragments(const uint4 (&r0)[kKLoads], const uint4 (&r1)[kKLoads],
-                                       uint32_t (&a)[4][4]) {
+                                       uint32_t (&a)[kStepsPerChunk][4]) {
         const uint32_t w0[4] = {r0[0].x, r0[0].y, r0[0].z, r0[0].w};
         const uint32_t w1[4] = {r1[0].x, r1[0].y, r1[0].z, r1[0].w};
 #pragma unroll
@@ -201,6 +207,8 @@ struct WgmmaBf16Decode {
     static constexpr arch::MmaType kScoreMma = arch::MmaType::kBF16;
     static constexpr arch::MmaType kValueMma = arch::MmaType::kBF16;
     static constexpr bool kQF16 = false;
+    static constexpr bool kQCodes = false;
+    static constexpr int kStepsPerChunk = 4;
     static constexpr int kPParts = 2;
     static constexpr int kKLoads = 2;
     using VWord = uint2;
@@ -229,7 +237,7 @@ struct WgmmaBf16Decode {
                                          e1 - arch::bits_float(hi & 0xffff0000u));
     }
     MLA_DEVICE static void k_fragments(const uint4 (&r0)[kKLoads], const uint4 (&r1)[kKLoads],
-                                       uint32_t (&a)[4][4]) {
+                                       uint32_t (&a)[kStepsPerChunk][4]) {
 #pragma unroll
         for (int l = 0; l < kKLoads; ++l) {
             const uint32_t w0[4] = {r0[l].x, r0[l].y, r0[l].z, r0[l].w};
@@ -260,6 +268,37 @@ struct WgmmaBf16Decode {
 #endif
 };
 
+// e4m3fn Q on an e4m3fn cache with the score product on the e4m3 tensor core (Params::fp8_score):
+// the K codes as loaded are the A fragments of S^T (no decode, m64nNk32: half the steps of f16),
+// Q^T holds Q's codes as stored; the value side (V^T decode, f16 P^T) is the e4m3fn decoder's.
+// Step st of a chunk takes words 2 st and 2 st + 1 of a row's 16-byte load: k indices 4t .. 4t+3
+// <-> dims 64c + 16t + 8st + {0..3}, k 4t+16 .. 4t+19 <-> dims 64c + 16t + 8st + 4 + {0..3}.
+struct WgmmaFp8ScoreDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
+    static constexpr arch::MmaType kScoreMma = arch::MmaType::kE4M3;
+    static constexpr bool kQF16 = false;
+    static constexpr bool kQCodes = true;
+    static constexpr int kStepsPerChunk = 2;
+    // Dims d0 .. d0 + 7 (d0 % 8 == 0): chunk d0 / 64, step (d0 % 16) / 8 of it, quad
+    // (d0 % 64) / 16.
+    MLA_DEVICE static void qt_place(int d0, int& step0, int& t) {
+        step0 = (d0 / 64) * 2 + (d0 % 16) / 8;
+        t = (d0 % 64) / 16;
+    }
+#if defined(MLA_ARCH_SM90)
+    MLA_DEVICE static void k_fragments(const uint4 (&r0)[kKLoads], const uint4 (&r1)[kKLoads],
+                                       uint32_t (&a)[kStepsPerChunk][4]) {
+        a[0][0] = r0[0].x;  // row g,     k 4t .. 4t+3
+        a[0][1] = r1[0].x;  // row g + 8
+        a[0][2] = r0[0].y;  // row g,     k 4t+16 .. 4t+19
+        a[0][3] = r1[0].y;
+        a[1][0] = r0[0].z;
+        a[1][1] = r1[0].z;
+        a[1][2] = r0[0].w;
+        a[1][3] = r1[0].w;
+    }
+#endif
+};
+
 // The decoder of a format: fp8 caches by flavour, bf16 as stored.
 template <KvFormat F>
 struct WgmmaDecodeOf {
@@ -273,13 +312,15 @@ struct WgmmaDecodeOf<KvFormat::kBf16> {
     using type = WgmmaBf16Decode;
 };
 
-template <KvFormat F, int kRows>
+template <KvFormat F, int kRows, bool kFp8Score = false>
 struct WgmmaConfig {
     static_assert(kRows == 16 || kRows == 32 || kRows == 64, "16, 32 or 64 rows per CTA");
     static_assert(F != KvFormat::kBf16 || kRows <= 32,
                   "bf16 caches: 16 or 32 rows (two bf16 stages do not fit beside 64 rows' Q^T)");
     static constexpr int N = kRows;  // wgmma's N: every product covers all rows
-    using Decode = typename WgmmaDecodeOf<F>::type;
+    static_assert(!kFp8Score || F == KvFormat::kFp8E4M3FN, "e4m3 scores: e4m3fn caches only");
+    using Decode =
+        std::conditional_t<kFp8Score, WgmmaFp8ScoreDecode, typename WgmmaDecodeOf<F>::type>;
 
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
@@ -310,9 +351,9 @@ struct WgmmaConfig {
     static constexpr int kRowPitch = kRowBytes + 16;
     static_assert(kRowPitch % 32 == 16, "rows 4 apart in opposite halves of the banks");
     static constexpr int kStageBytes = kTileTokens * kRowPitch;
-    static constexpr int kChunks = kHeadDimQk / 64;  // chunks of 4 k16 steps
-    static constexpr int kQtStepBytes = N * 32;      // one k16 step of Q^T: N rows x 16 halves
-    static constexpr int kQtBytes = (kHeadDimQk / 16) * kQtStepBytes;
+    static constexpr int kChunks = kHeadDimQk / 64;  // chunks of 4 k16 (2 e4m3 k32) steps
+    static constexpr int kQtStepBytes = N * 32;      // one k-step of Q^T: N rows x 32 bytes
+    static constexpr int kQtBytes = kChunks * Decode::kStepsPerChunk * kQtStepBytes;
     static constexpr int kPtStepBytes = N * 32;      // one k16 step of P^T: N rows x 16 halves
     static constexpr int kPtBytes = (kTileTokens / 16) * kPtStepBytes;  // one part
     static constexpr int kPParts = Decode::kPParts;  // per tile: P, or bf16 hi and lo
@@ -400,11 +441,20 @@ namespace wgmma_detail {
 // row n, given as bf16 pairs w[0..3] (dims (d0, d0+1), ...), in the K fragment's dim order:
 // dims d0 + 4s .. +3 are the k indices 2t, 2t+1, 2t+8, 2t+9 of k-step step0 + s (Decode::qt_place),
 // scaled by `up` into f16 where Decode::kQF16.
+// e4m3 Q^T (Decode::kQCodes: w[0], w[1] hold the 8 codes): k index k of k-step s at s *
+// step_bytes + (n/8) * 256 + (k/16) * 128 + (n%8) * 16 + k%16; dims d0 .. d0+3 are k indices
+// 4t .. 4t+3 of k-step step0, dims d0+4 .. d0+7 k indices 4t+16 .. 4t+19.
 template <class Decode>
 MLA_DEVICE void write_qt8(uint8_t* qt, int step_bytes, int n, int d0, const uint32_t (&w)[4],
                           float up) {
     int step0 = 0, t = 0;
     Decode::qt_place(d0, step0, t);
+    if constexpr (Decode::kQCodes) {
+        uint8_t* row = qt + step0 * step_bytes + (n / 8) * 256 + (n % 8) * 16 + 4 * t;
+        *reinterpret_cast<uint32_t*>(row) = w[0];
+        *reinterpret_cast<uint32_t*>(row + 128) = w[1];
+        return;
+    }
     uint8_t* row = qt + (n / 8) * 256 + (n % 8) * 16 + 4 * t;  // k = 2t
 #pragma unroll
     for (int s = 0; s < 2; ++s) {  // dims d0 + 4s .. +3: words w[2s] = (e0, e1), w[2s+1] = (e2, e3)
@@ -438,6 +488,10 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
             const int piece = lane + 32 * i;
 #pragma unroll
             for (int k = 0; k < 4; ++k) w[i][k] = 0u;
+            if constexpr (Cfg::Decode::kQCodes) {  // e4m3fn codes as stored (q_format e4m3fn)
+                if (valid && piece < kPieces) load_q_codes8(q, 8 * piece, w[i]);
+                continue;
+            }
             if (valid && piece < kPieces) load_q_bf16_words(q, p.q_format, 8 * piece, w[i]);
 #pragma unroll
             for (int k = 0; k < 4; ++k)
@@ -467,8 +521,9 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
     }
 }
 
-// S^T of one tile over 36 k16 steps (unscaled): A = K of the lane's two token rows (decoded
-// where fp8), 4 steps per chunk of Decode::kKLoads 16-byte loads, the next chunk's loads in
+// S^T of one tile over 36 k16 steps (18 e4m3 k32 steps; unscaled): A = K of the lane's two token
+// rows (decoded where fp8 on f16), Decode::kStepsPerChunk steps per chunk of Decode::kKLoads
+// 16-byte loads, the next chunk's loads in
 // flight while this one's products run; with Cfg::kSplitSChain even and odd steps accumulate
 // separately (summed into s).
 template <class Cfg>
@@ -502,14 +557,15 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, uin
                 r1[l] = *reinterpret_cast<const uint4*>(k_row1 + Decode::k_load_offset(c + 1, l));
             }
         }
-        uint32_t a[4][4];
+        constexpr int kSteps = Decode::kStepsPerChunk;
+        uint32_t a[kSteps][4];
         Decode::k_fragments(c0, c1, a);
         hw::wgmma_fence();
 #pragma unroll
-        for (int st = 0; st < 4; ++st) {
-            const uint64_t desc = qt_desc0 + (((c * 4 + st) * Cfg::kQtStepBytes) >> 4);
+        for (int st = 0; st < kSteps; ++st) {
+            const uint64_t desc = qt_desc0 + (((c * kSteps + st) * Cfg::kQtStepBytes) >> 4);
             if (Cfg::kSplitSChain && (st & 1))
-                hw::Wgmma<Decode::kScoreMma, N>::run(s_odd, a[st], desc, c * 4 + st > 1);
+                hw::Wgmma<Decode::kScoreMma, N>::run(s_odd, a[st], desc, c * kSteps + st > 1);
             else
                 hw::Wgmma<Decode::kScoreMma, N>::run(s, a[st], desc, c + st > 0);
         }
@@ -935,11 +991,11 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
 
 #endif  // MLA_ARCH_SM90
 
-template <KvFormat F, int kRows>
-__global__ void __launch_bounds__(WgmmaConfig<F, kRows>::kThreads, 1)
+template <KvFormat F, int kRows, bool kFp8Score>
+__global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Score>::kThreads, 1)
     stage1_wgmma_kernel(const Params p) {
 #if defined(MLA_ARCH_SM90)
-    using Cfg = WgmmaConfig<F, kRows>;
+    using Cfg = WgmmaConfig<F, kRows, kFp8Score>;
     namespace hw = arch::sm90;
     extern __shared__ __align__(1024) uint8_t smem[];
     const WgmmaShared<Cfg> sh(smem);
@@ -984,30 +1040,31 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows>::kThreads, 1)
 }
 
 namespace wgmma_detail {
-template <KvFormat F, int kRows>
+template <KvFormat F, int kRows, bool kFp8Score>
 gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
-    using Cfg = WgmmaConfig<F, kRows>;
+    using Cfg = WgmmaConfig<F, kRows, kFp8Score>;
     static std::atomic<bool> prepared[kMaxDevices];
-    const gpu::error_t e =
-        set_shared_bytes_once(stage1_wgmma_kernel<F, kRows>, Cfg::kSmemBytes, prepared);
+    const gpu::error_t e = set_shared_bytes_once(stage1_wgmma_kernel<F, kRows, kFp8Score>,
+                                                 Cfg::kSmemBytes, prepared);
     if (e != gpu::kSuccess) return e;
-    stage1_wgmma_kernel<F, kRows>
+    stage1_wgmma_kernel<F, kRows, kFp8Score>
         <<<stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
     return gpu::get_last_error();
 }
 }  // namespace wgmma_detail
 
 // The launcher, instantiated per format in instantiations/stage1_wgmma_*.hip: the kernel of
-// params.rows_per_cta. bf16 has no 64-row kernel (two bf16 stages do not fit beside 64 rows'
+// params.rows_per_cta; kFp8Score: scores on the e4m3 tensor core (e4m3fn Q and cache,
+// Params::fp8_score). bf16 has no 64-row kernel (two bf16 stages do not fit beside 64 rows'
 // Q^T; the planner never asks for it: stage1_shape).
-template <KvFormat F>
+template <KvFormat F, bool kFp8Score>
 gpu::error_t launch_stage1_wgmma(const Params& params, gpu::stream_t stream) {
     switch (params.rows_per_cta) {
-        case 16: return wgmma_detail::launch_rows<F, 16>(params, stream);
-        case 32: return wgmma_detail::launch_rows<F, 32>(params, stream);
+        case 16: return wgmma_detail::launch_rows<F, 16, kFp8Score>(params, stream);
+        case 32: return wgmma_detail::launch_rows<F, 32, kFp8Score>(params, stream);
         case 64:
             if constexpr (F != KvFormat::kBf16)
-                return wgmma_detail::launch_rows<F, 64>(params, stream);
+                return wgmma_detail::launch_rows<F, 64, kFp8Score>(params, stream);
             break;
         default: break;
     }
