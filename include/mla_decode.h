@@ -385,6 +385,31 @@ typedef struct mla_decode_params {
  */
 #define MLA_DECODE_FLAG_BATCH_INVARIANT 1u
 
+/*
+ * MLA_DECODE_FLAG_FP8_MMA (flags bit 1): the fp8 route for q_dtype FP8_E4M3FN on a kv_dtype
+ * FP8_E4M3FN cache (V from the latent rows): products run on the fp8 tensor core where the
+ * library has a kernel for it, trading f32-exact accumulation for speed.
+ *   - Where: the wgmma stage-1 variant (sm_90a builds on Hopper). There the score product Q.K
+ *     multiplies the e4m3 codes of Q and K as stored (no widening, half the MMA steps), and
+ *     mla_decode_plan_describe says "variant=wgmma (e4m3 scores)". The value product P.V is
+ *     unchanged (f16 products, f32 accumulation). Everywhere else (other dtypes, devices and
+ *     variants, batch-invariant mode) the flag is accepted and changes nothing.
+ *   - Speed (H200, mla_bench, SPEC method): 0.84x the time at 128 heads or q_len 4 (bs64
+ *     kv4096 H128 192 -> 162 us; q_len 2 370 -> 314), 0.89x on the competition shapes
+ *     (geomean 52.4 -> 46.7 us), against the same e4m3fn Q without the flag.
+ *   - Accuracy: the tensor core keeps fewer bits than f32 while it adds the products, so a
+ *     score is off by up to ~1e-2 of its size. Against the bf16 reference (Q not quantized,
+ *     SPEC's comparison) that is lost in the error the fp8 Q already has: the worst element
+ *     moved by < 1 % of it on every measured case (GPU test GpuFp8Mma). Against the exact result
+ *     of the same fp8 values, O and LSE stay within SPEC's fp8-Q rule (|error| <= 8e-3 +
+ *     2e-2 |exact|) for randn * 0.02 and unit randn inputs (at most 0.25 of it); with large
+ *     logits (Q std 100) LSE does, O moves by up to ~50x the rule (but the fp8 Q alone is
+ *     ~300x over it against a bf16 Q there).
+ * Without the flag the scores are exact f16 products of Q widened, accumulated in f32, as for a
+ * bf16 Q. The host reference accepts the flag and ignores it.
+ */
+#define MLA_DECODE_FLAG_FP8_MMA 2u
+
 /* ------------------------------------------------------------------------------------------ */
 /* Functions                                                                                     */
 /* ------------------------------------------------------------------------------------------ */

@@ -125,11 +125,12 @@ bool aligned(const void* ptr, uintptr_t alignment) {
 // ---- (b) reserved ------------------------------------------------------------------------
 
 mla_status check_reserved(const mla_decode_params& p) {
-    const uint32_t unknown = p.flags & ~uint32_t{MLA_DECODE_FLAG_BATCH_INVARIANT};
+    const uint32_t unknown =
+        p.flags & ~uint32_t{MLA_DECODE_FLAG_BATCH_INVARIANT | MLA_DECODE_FLAG_FP8_MMA};
     if (unknown != 0)
         return fail(MLA_STATUS_INVALID_VALUE,
                     "flags 0x%x has unknown bits 0x%x (known: MLA_DECODE_FLAG_BATCH_INVARIANT = "
-                    "0x1)", p.flags, unknown);
+                    "0x1, MLA_DECODE_FLAG_FP8_MMA = 0x2)", p.flags, unknown);
     for (int i = 0; i < static_cast<int>(sizeof(p.reserved) / sizeof(p.reserved[0])); ++i) {
         if (p.reserved[i] != 0) {
             return fail(MLA_STATUS_INVALID_VALUE, "reserved[%d] must be 0, got %llu", i,

@@ -765,16 +765,16 @@ TEST(Validate, ReservedNotZero) {
     }
 }
 
-// Flags bits other than MLA_DECODE_FLAG_BATCH_INVARIANT are refused, with or without it; the
-// message names the unknown bits.
+// Flags bits other than MLA_DECODE_FLAG_BATCH_INVARIANT and MLA_DECODE_FLAG_FP8_MMA are
+// refused, with or without them; the message names the unknown bits.
 TEST(Validate, UnknownFlagsBits) {
-    for (uint32_t flags : {2u, 3u, 0x100u, 0x80000001u}) {
+    for (uint32_t flags : {4u, 7u, 0x100u, 0x80000003u}) {
         SCOPED_TRACE(flags);
         expect_rejected(Base::kBf16, kAll, MLA_STATUS_INVALID_VALUE, "flags",
                         [flags](mla_decode_params& p) { p.flags = flags; });
         char unknown[32];
         std::snprintf(unknown, sizeof(unknown), "unknown bits 0x%x",
-                      flags & ~MLA_DECODE_FLAG_BATCH_INVARIANT);
+                      flags & ~(MLA_DECODE_FLAG_BATCH_INVARIANT | MLA_DECODE_FLAG_FP8_MMA));
         EXPECT_TRUE(message_names(unknown));
     }
 }

@@ -17,7 +17,8 @@ be version 0.5.x with the same mla_decode_params layout.
 With torch: ``mla_decode.decode(q, kv_cache, qo_indptr, kv_indptr, sm_scale, max_q_len,
 max_kv_len, ...)`` -> (O, LSE), registered as the custom op ``torch.ops.mla_decode.decode``.
 """
-from ._abi import (ABI_VERSION, FLAG_BATCH_INVARIANT, HEAD_DIM_QK, HEAD_DIM_V, KV_LORA_RANK, MXFP4_BLOCK_SIZE,
+from ._abi import (ABI_VERSION, FLAG_BATCH_INVARIANT, FLAG_FP8_MMA, HEAD_DIM_QK, HEAD_DIM_V,
+                   KV_LORA_RANK, MXFP4_BLOCK_SIZE,
                    MXFP4_ROW_BYTES, MXFP4_ROW_SCALES, QK_ROPE_HEAD_DIM, DType, LibraryError,
                    Status, __version__, load_library, mla_decode_params)
 from ._api import (MlaError, Params, Plan, backend, dtype, fwd, reference, version,
@@ -30,7 +31,8 @@ except ImportError:
 else:
     from ._torch import decode
 
-__all__ = ["ABI_VERSION", "FLAG_BATCH_INVARIANT", "HEAD_DIM_QK", "HEAD_DIM_V", "KV_LORA_RANK", "MXFP4_BLOCK_SIZE",
+__all__ = ["ABI_VERSION", "FLAG_BATCH_INVARIANT", "FLAG_FP8_MMA", "HEAD_DIM_QK", "HEAD_DIM_V",
+           "KV_LORA_RANK", "MXFP4_BLOCK_SIZE",
            "MXFP4_ROW_BYTES", "MXFP4_ROW_SCALES", "QK_ROPE_HEAD_DIM", "DType", "LibraryError",
            "MlaError", "Params", "Plan", "Status", "backend", "dtype", "fwd", "load_library",
            "mla_decode_params", "reference", "version", "workspace_bound", "workspace_size"]

@@ -192,6 +192,9 @@ class Params:
     dim; max_q_len / max_kv_len from host indptrs (for device indptrs they must be given:
     reading them would synchronize). Explicit sizes may be smaller than the arrays hold. With
     no arrays at all the params describe a shape only (for workspace_size and Plan).
+
+    batch_invariant / fp8_mma set MLA_DECODE_FLAG_BATCH_INVARIANT / MLA_DECODE_FLAG_FP8_MMA
+    (the header says what each does).
     """
 
     def __init__(self, q=None, kv_cache=None, qo_indptr=None, kv_indptr=None, o=None, lse=None,
@@ -199,7 +202,8 @@ class Params:
                  kv_dtype=None, kv_scale=1.0, kv_block_scales=None, v_cache=None, v_dtype=None,
                  v_scale=1.0, kv_page_indptr=None, kv_page_indices=None, page_size=None,
                  o_dtype=None, batch_size=None, total_q=None, num_heads=None, num_slots=None,
-                 batch_invariant=False, q_pe=None, kpe_cache=None, kpe_dtype=None):
+                 batch_invariant=False, q_pe=None, kpe_cache=None, kpe_dtype=None,
+                 fp8_mma=False):
         self._kwargs = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
         tensors = {k: self._kwargs[k] for k in ("q", "kv_cache", "qo_indptr", "kv_indptr", "o",
                                                  "lse", "kv_block_scales", "v_cache",
@@ -219,7 +223,8 @@ class Params:
         p = _abi.mla_decode_params()
         _call("mla_decode_params_init", ctypes.byref(p))
         p.sm_scale, p.q_scale, p.kv_scale, p.v_scale = sm_scale, q_scale, kv_scale, v_scale
-        p.flags = _abi.FLAG_BATCH_INVARIANT if batch_invariant else 0
+        p.flags = ((_abi.FLAG_BATCH_INVARIANT if batch_invariant else 0) |
+                   (_abi.FLAG_FP8_MMA if fp8_mma else 0))
 
         # Q, O, LSE
         p.q_dtype = _field_dtype(q_dtype, a("q"), "q")

@@ -94,7 +94,11 @@ def test_batch_invariant_flag():
     assert params.struct.flags == mla.FLAG_BATCH_INVARIANT
     mla.reference(params)
     check_outputs(kw["o"], kw["lse"], *expected(dec))
-    params.struct.flags = 2  # an unknown bit
+    params = mla.Params(**kw, fp8_mma=True)  # accepted; the reference ignores it
+    assert params.struct.flags == mla.FLAG_FP8_MMA
+    mla.reference(params)
+    check_outputs(kw["o"], kw["lse"], *expected(dec))
+    params.struct.flags = 4  # an unknown bit
     with pytest.raises(mla.MlaError) as e:
         mla.reference(params)
     assert e.value.status_name == "MLA_STATUS_INVALID_VALUE"
