@@ -139,6 +139,7 @@ struct Format {
     bool host;       // timed in host-reference mode without --mla_extra
     bool extra;      // only with --mla_extra
     mla_dtype kpe = static_cast<mla_dtype>(0);  // the rope's dtype (a split cache), 0 = 576-wide
+    uint32_t flags = 0;  // MLA_DECODE_FLAG_* of every call (FP8_SCORES: checked by the fp8-Q rule)
 };
 
 constexpr mla_dtype kBf16 = MLA_DTYPE_BF16, kFn = MLA_DTYPE_FP8_E4M3FN,
@@ -148,7 +149,8 @@ constexpr mla_dtype kBf16 = MLA_DTYPE_BF16, kFn = MLA_DTYPE_FP8_E4M3FN,
 // Every format the SPEC names; which of them run is asked of the library, case by case.
 // Columns: name, Q name, Q, cache (K, and V unless a V dtype follows), V, host, extra, and the
 // rope's dtype where it is not the cache's (DeepSeek-V3.2: an fp8 latent cache beside a bf16
-// rope cache, the split cache form).
+// rope cache, the split cache form), and flags (fp8_e4m3fn_qfp8_mma: e4m3fn Q with
+// MLA_DECODE_FLAG_FP8_MMA).
 constexpr Format kFormats[] = {
     {"bf16", "bf16", kBf16, kBf16, kNoV, true, false},
     {"fp8_e4m3fn", "bf16", kBf16, kFn, kNoV, true, false},
@@ -157,6 +159,8 @@ constexpr Format kFormats[] = {
     {"mxfp4k_fp8v_e4m3fn", "bf16", kBf16, kMx, kFn, false, false},
     {"mxfp4k_fp8v_e4m3fnuz", "bf16", kBf16, kMx, kFnuz, false, false},
     {"fp8_e4m3fn_qfp8", "fp8_e4m3fn", kFn, kFn, kNoV, false, true},
+    {"fp8_e4m3fn_qfp8_mma", "fp8_e4m3fn", kFn, kFn, kNoV, false, true, kNoV,
+     MLA_DECODE_FLAG_FP8_MMA},
     {"fp8_e4m3fnuz_qfp8", "fp8_e4m3fnuz", kFnuz, kFnuz, kNoV, false, true},
     {"fp8_e4m3fn_bf16_rope", "bf16", kBf16, kFn, kNoV, false, false, kBf16},
 };
@@ -425,9 +429,11 @@ struct ErrorStats {
     double first_bad_got = 0.0, first_bad_want = 0.0;
 };
 
-// Every element of `o` (dense (rows, 512)) against the reference; rows = total_q * heads.
+// Every element of `o` (dense (rows, 512)) against the reference; rows = total_q * heads. The
+// bound is bf16 output rounding, or with fp8_rule SPEC's rule for a path that runs Q in fp8,
+// 8e-3 + 2e-2 |ref|.
 ErrorStats compare(const std::vector<float>& o, const std::vector<float>& lse,
-                   const Reference& ref) {
+                   const Reference& ref, bool fp8_rule) {
     ErrorStats e;
     e.checked = true;
     const double inf = std::numeric_limits<double>::infinity();
@@ -447,7 +453,10 @@ ErrorStats compare(const std::vector<float>& o, const std::vector<float>& lse,
         const double row_tol = kORowRel * row_max + kOAtol;
         for (size_t i = 0; i < d; ++i) {
             // tests/common/compare.h: a row-relative bound, or one bf16 ulp of the element.
-            const double tol = row_max == 0.0 ? 0.0 : std::max(row_tol, mla_test::bf16_ulp(want[i]));
+            const double tol =
+                row_max == 0.0 ? 0.0
+                : fp8_rule     ? 8e-3 + 2e-2 * std::fabs(double(want[i]))
+                               : std::max(row_tol, mla_test::bf16_ulp(want[i]));
             double err = std::fabs(double(got[i]) - double(want[i]));
             if (!std::isfinite(err)) err = inf;  // NaN / Inf output: worst possible
             const double rel = err == 0.0 ? 0.0 : (row_max > 0.0 ? err / row_max : inf);
@@ -809,6 +818,7 @@ void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index) {
         const HostProblem& hp = b.inputs_for(row.name, spec);
         if (!b.dev) b.dev = std::make_unique<mla_test::DeviceProblem>(hp, b.opt.lse);
         mla_test::DeviceProblem& dp = *b.dev;
+        dp.params.flags |= row.format.flags;
         dp.poison_outputs(0xFF);
         row.min_bytes = hp.min_bytes_moved();
         row.cache_bytes = cache_bytes_of(row.format, spec);
@@ -913,7 +923,8 @@ void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index) {
         if (o != o_plan)
             return fail_case(state, row, "ERROR",
                              "mla_decode_fwd and mla_decode_plan_run wrote different O");
-        if (b.opt.check) row.err = compare(o, lse, b.reference_for(row.name, hp));
+        if (b.opt.check)
+            row.err = compare(o, lse, b.reference_for(row.name, hp), row.format.flags != 0);
 
         // 6. --mla_batch_invariant: the plan run timed the same way in batch-invariant mode,
         //    with a plan and a workspace of its own, then its outputs checked.
@@ -940,7 +951,7 @@ void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index) {
             row.inv_plan = describe_plan(ip);
             if (b.opt.check)
                 row.inv_err = compare(dp.download_o(), dp.download_lse(),
-                                      b.reference_for(row.name, hp));
+                                      b.reference_for(row.name, hp), false);
             state.counters["invariant_us"] = row.inv_median_us;
         }
         row.success = true;
@@ -1000,7 +1011,8 @@ void run_host_case(benchmark::State& state, Bench& b, size_t row_index) {
         row.min_us = *std::min_element(us.begin(), us.end());
         row.max_us = *std::max_element(us.begin(), us.end());
         const std::vector<float> dense = bf16_to_dense(o, hp, p.o_stride_token, p.o_stride_head);
-        if (b.opt.check) row.err = compare(dense, lse, b.reference_for(row.name, hp));
+        if (b.opt.check)
+            row.err = compare(dense, lse, b.reference_for(row.name, hp), row.format.flags != 0);
         row.success = true;
         row.status = mla_status_string(MLA_STATUS_SUCCESS);
         fill_common_counters(state, b, row);
