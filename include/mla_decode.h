@@ -70,8 +70,8 @@ extern "C" {
 #endif
 
 #define MLA_DECODE_VERSION_MAJOR 0
-#define MLA_DECODE_VERSION_MINOR 5
-#define MLA_DECODE_VERSION_PATCH 6
+#define MLA_DECODE_VERSION_MINOR 6
+#define MLA_DECODE_VERSION_PATCH 0
 /* Single comparable number: major * 10000 + minor * 100 + patch. */
 #define MLA_DECODE_VERSION                                                                      \
     (MLA_DECODE_VERSION_MAJOR * 10000 + MLA_DECODE_VERSION_MINOR * 100 + MLA_DECODE_VERSION_PATCH)
