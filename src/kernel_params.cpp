@@ -13,7 +13,7 @@ splitkv::Params kernel_params(const DevicePlan& plan, const mla_decode_params& p
                  : p.q_dtype == MLA_DTYPE_FP8_E4M3FNUZ ? splitkv::QFormat::kFp8E4M3FNUZ
                                                        : splitkv::QFormat::kBf16;
     k.q_scale = p.q_dtype == MLA_DTYPE_BF16 ? 1.0f : p.q_scale;
-    k.fp8_score = plan.fp8_score;
+    k.fp8_mma = plan.fp8_mma;
     k.q_stride_token = p.q_stride_token;
     k.q_stride_head = p.q_stride_head;
     // The rope part of Q: q_pe (split Q form), or the last 64 dims of q's rows.

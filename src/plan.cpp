@@ -109,7 +109,7 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
                   "route=%s variant=%s%s rows/cta=%d tile=%d splits=%d kv=%s batch=%d "
                   "q_len<=%d heads=%d kv_len<=%d",
                   plan->num_splits == 1 ? "single_split" : "split_kv", variant,
-                  plan->fp8_score ? " (e4m3 scores)" : "",
+                  plan->fp8_mma ? " (e4m3 scores)" : "",
                   plan->rows_per_cta, plan->tile_tokens, plan->num_splits, kv, k.batch_size,
                   k.max_q_len, k.num_heads, k.max_kv_len);
     if (plan->num_splits == 1) {
@@ -313,7 +313,7 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     out.num_splits = sp.num_splits;
     out.tiles_per_split = sp.tiles_per_split;
     out.row_groups = sp.row_groups;
-    out.fp8_score = (p.flags & MLA_DECODE_FLAG_FP8_MMA) != 0 &&
+    out.fp8_mma = (p.flags & MLA_DECODE_FLAG_FP8_MMA) != 0 &&
                     p.q_dtype == MLA_DTYPE_FP8_E4M3FN &&
                     format == splitkv::KvFormat::kFp8E4M3FN &&
                     out.variant == static_cast<int>(splitkv::Stage1Variant::kWgmma);

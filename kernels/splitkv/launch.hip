@@ -52,7 +52,7 @@ gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFor
         case Stage1Variant::kMma16: e = launch_mma16(params, format, stream); break;
         case Stage1Variant::kWgmma:
 #if defined(MLA_HAVE_STAGE1_WGMMA)
-            if (format == KvFormat::kFp8E4M3FN && params.fp8_score)
+            if (format == KvFormat::kFp8E4M3FN && params.fp8_mma)
                 e = launch_stage1_wgmma<KvFormat::kFp8E4M3FN, true>(params, stream);
             else if (format == KvFormat::kFp8E4M3FN)
                 e = launch_stage1_wgmma<KvFormat::kFp8E4M3FN, false>(params, stream);

@@ -38,9 +38,9 @@ struct Params {
     QFormat q_format;
     float q_scale;           // fp8 Q dequant scale (1 for bf16)
     // Scores on the e4m3 tensor core: e4m3fn Q on an e4m3fn cache, variant wgmma
-    // (DevicePlan::fp8_score, MLA_DECODE_FLAG_FP8_MMA); otherwise Q is widened and the score
+    // (DevicePlan::fp8_mma, MLA_DECODE_FLAG_FP8_MMA); otherwise Q is widened and the score
     // product runs on f16 / bf16.
-    bool fp8_score;
+    bool fp8_mma;
     int64_t q_stride_token;  // elements
     int64_t q_stride_head;   // elements
     int64_t q_pe_stride_token;  // elements

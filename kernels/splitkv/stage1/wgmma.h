@@ -268,12 +268,12 @@ struct WgmmaBf16Decode {
 #endif
 };
 
-// e4m3fn Q on an e4m3fn cache with the score product on the e4m3 tensor core (Params::fp8_score):
+// e4m3fn Q on an e4m3fn cache with the score product on the e4m3 tensor core (Params::fp8_mma):
 // the K codes as loaded are the A fragments of S^T (no decode, m64nNk32: half the steps of f16),
 // Q^T holds Q's codes as stored; the value side (V^T decode, f16 P^T) is the e4m3fn decoder's.
 // Step st of a chunk takes words 2 st and 2 st + 1 of a row's 16-byte load: k indices 4t .. 4t+3
 // <-> dims 64c + 16t + 8st + {0..3}, k 4t+16 .. 4t+19 <-> dims 64c + 16t + 8st + 4 + {0..3}.
-struct WgmmaFp8ScoreDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
+struct WgmmaFp8MmaDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
     static constexpr arch::MmaType kScoreMma = arch::MmaType::kE4M3;
     static constexpr bool kQF16 = false;
     static constexpr bool kQCodes = true;
@@ -312,15 +312,15 @@ struct WgmmaDecodeOf<KvFormat::kBf16> {
     using type = WgmmaBf16Decode;
 };
 
-template <KvFormat F, int kRows, bool kFp8Score = false>
+template <KvFormat F, int kRows, bool kFp8Mma = false>
 struct WgmmaConfig {
     static_assert(kRows == 16 || kRows == 32 || kRows == 64, "16, 32 or 64 rows per CTA");
     static_assert(F != KvFormat::kBf16 || kRows <= 32,
                   "bf16 caches: 16 or 32 rows (two bf16 stages do not fit beside 64 rows' Q^T)");
     static constexpr int N = kRows;  // wgmma's N: every product covers all rows
-    static_assert(!kFp8Score || F == KvFormat::kFp8E4M3FN, "e4m3 scores: e4m3fn caches only");
+    static_assert(!kFp8Mma || F == KvFormat::kFp8E4M3FN, "e4m3 MMA: e4m3fn caches only");
     using Decode =
-        std::conditional_t<kFp8Score, WgmmaFp8ScoreDecode, typename WgmmaDecodeOf<F>::type>;
+        std::conditional_t<kFp8Mma, WgmmaFp8MmaDecode, typename WgmmaDecodeOf<F>::type>;
 
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
@@ -991,11 +991,11 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
 
 #endif  // MLA_ARCH_SM90
 
-template <KvFormat F, int kRows, bool kFp8Score>
-__global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Score>::kThreads, 1)
+template <KvFormat F, int kRows, bool kFp8Mma>
+__global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma>::kThreads, 1)
     stage1_wgmma_kernel(const Params p) {
 #if defined(MLA_ARCH_SM90)
-    using Cfg = WgmmaConfig<F, kRows, kFp8Score>;
+    using Cfg = WgmmaConfig<F, kRows, kFp8Mma>;
     namespace hw = arch::sm90;
     extern __shared__ __align__(1024) uint8_t smem[];
     const WgmmaShared<Cfg> sh(smem);
@@ -1040,31 +1040,31 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Score>::kThreads, 1)
 }
 
 namespace wgmma_detail {
-template <KvFormat F, int kRows, bool kFp8Score>
+template <KvFormat F, int kRows, bool kFp8Mma>
 gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
-    using Cfg = WgmmaConfig<F, kRows, kFp8Score>;
+    using Cfg = WgmmaConfig<F, kRows, kFp8Mma>;
     static std::atomic<bool> prepared[kMaxDevices];
-    const gpu::error_t e = set_shared_bytes_once(stage1_wgmma_kernel<F, kRows, kFp8Score>,
+    const gpu::error_t e = set_shared_bytes_once(stage1_wgmma_kernel<F, kRows, kFp8Mma>,
                                                  Cfg::kSmemBytes, prepared);
     if (e != gpu::kSuccess) return e;
-    stage1_wgmma_kernel<F, kRows, kFp8Score>
+    stage1_wgmma_kernel<F, kRows, kFp8Mma>
         <<<stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
     return gpu::get_last_error();
 }
 }  // namespace wgmma_detail
 
 // The launcher, instantiated per format in instantiations/stage1_wgmma_*.hip: the kernel of
-// params.rows_per_cta; kFp8Score: scores on the e4m3 tensor core (e4m3fn Q and cache,
-// Params::fp8_score). bf16 has no 64-row kernel (two bf16 stages do not fit beside 64 rows'
+// params.rows_per_cta; kFp8Mma: scores on the e4m3 tensor core (e4m3fn Q and cache,
+// Params::fp8_mma). bf16 has no 64-row kernel (two bf16 stages do not fit beside 64 rows'
 // Q^T; the planner never asks for it: stage1_shape).
-template <KvFormat F, bool kFp8Score>
+template <KvFormat F, bool kFp8Mma>
 gpu::error_t launch_stage1_wgmma(const Params& params, gpu::stream_t stream) {
     switch (params.rows_per_cta) {
-        case 16: return wgmma_detail::launch_rows<F, 16, kFp8Score>(params, stream);
-        case 32: return wgmma_detail::launch_rows<F, 32, kFp8Score>(params, stream);
+        case 16: return wgmma_detail::launch_rows<F, 16, kFp8Mma>(params, stream);
+        case 32: return wgmma_detail::launch_rows<F, 32, kFp8Mma>(params, stream);
         case 64:
             if constexpr (F != KvFormat::kBf16)
-                return wgmma_detail::launch_rows<F, 64, kFp8Score>(params, stream);
+                return wgmma_detail::launch_rows<F, 64, kFp8Mma>(params, stream);
             break;
         default: break;
     }
