@@ -139,7 +139,7 @@ struct Format {
     bool host;       // timed in host-reference mode without --mla_extra
     bool extra;      // only with --mla_extra
     mla_dtype kpe = static_cast<mla_dtype>(0);  // the rope's dtype (a split cache), 0 = 576-wide
-    uint32_t flags = 0;  // MLA_DECODE_FLAG_* of every call (FP8_SCORES: checked by the fp8-Q rule)
+    uint32_t flags = 0;  // MLA_DECODE_FLAG_* of every call (FP8_MMA: checked by the fp8-Q rule)
 };
 
 constexpr mla_dtype kBf16 = MLA_DTYPE_BF16, kFn = MLA_DTYPE_FP8_E4M3FN,

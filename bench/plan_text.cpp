@@ -51,6 +51,10 @@ PlanSummary parse_plan(const std::string& description) {
     if (s.splits == 0) s.splits = prose_splits(description);
     if (s.splits == 0 && s.route.find("single") != std::string::npos) s.splits = 1;
     s.variant = plan_word(description, "variant");
+    // "variant=wgmma (e4m3 scores)": the scores of MLA_DECODE_FLAG_FP8_MMA
+    if (!s.variant.empty() &&
+        description.find("variant=" + s.variant + " (e4m3 scores)") != std::string::npos)
+        s.variant += "+e4m3";
     s.rows_per_cta = count_of(plan_word(description, "rows/cta"));
     s.tile = count_of(plan_word(description, "tile"));
     return s;

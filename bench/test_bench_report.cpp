@@ -156,6 +156,10 @@ TEST(BenchPlanText, ReadsRouteSplitsAndVariant) {
     EXPECT_EQ(v.route, "split_kv");
     EXPECT_EQ(v.splits, 8);  // the token wins over the prose
     EXPECT_EQ(v.variant, "wgmma_ws");
+    const PlanSummary e4m3 = parse_plan(
+        "route=single_split variant=wgmma (e4m3 scores) rows/cta=64 tile=64 splits=1 kv=x");
+    EXPECT_EQ(e4m3.variant, "wgmma+e4m3");
+    EXPECT_EQ(e4m3.rows_per_cta, 64);
     EXPECT_EQ(v.rows_per_cta, 128);
     EXPECT_EQ(v.tile, 64);
 

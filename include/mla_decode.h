@@ -408,7 +408,9 @@ typedef struct mla_decode_params {
  *     logits LSE does, O does not: up to ~5x the rule at Q std 10 and ~50x at Q std 100 (where
  *     the fp8 Q alone, computed exactly, is ~100x and ~370x over it against a bf16 Q).
  * Without the flag the scores are exact f16 products of Q widened, accumulated in f32, as for a
- * bf16 Q. The host reference accepts the flag and ignores it.
+ * bf16 Q. Like every flag it is part of a plan's shape: a plan refuses runs whose flags differ
+ * (INVALID_VALUE), even where the flag changes nothing. The host reference accepts the flag and
+ * ignores it.
  */
 #define MLA_DECODE_FLAG_FP8_MMA 2u
 

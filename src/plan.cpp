@@ -76,7 +76,7 @@ mla_status plan_accepts(const DevicePlan& plan, const mla_decode_params& p, int 
     }
     if (key.flags != plan.key.flags) {
         return fail(MLA_STATUS_INVALID_VALUE,
-                    "flags 0x%x differ from the plan's 0x%x: the mode (batch-invariant or not) "
+                    "flags 0x%x differ from the plan's 0x%x: the mode (batch-invariant, fp8 MMA) "
                     "is fixed when the plan is made; make the plan with the flags of the runs",
                     key.flags, plan.key.flags);
     }

@@ -37,8 +37,8 @@ struct DevicePlan {
     int num_splits = 1;       // max splits per element; 1 = the single-split path
     int tiles_per_split = 1;
     int row_groups = 1;       // stage-1 CTAs per (element, split)
-    bool fp8_mma = false;   // the score product on the e4m3 tensor core: MLA_DECODE_FLAG_
-                              // FP8_SCORES with e4m3fn Q and cache, variant wgmma
+    bool fp8_mma = false;     // the score product on the e4m3 tensor core: MLA_DECODE_FLAG_
+                              // FP8_MMA with e4m3fn Q and cache, variant wgmma
     bool dependent_launch = false;  // the reduce as a programmatic dependent of stage 1 (PDL):
                                     // split path on NVIDIA sm_90+ (DeviceInfo::dependent_reduce)
                                     // unless MLA_DECODE_PDL=0

@@ -32,6 +32,7 @@
 #include "gpu_test.h"
 #include "mla_decode.h"
 #include "mla_problem.h"
+#include "splitkv/launch.h"  // stage1_shape: whether this build has the wgmma kernels
 
 namespace mla_test {
 namespace {
@@ -192,6 +193,7 @@ double worst_fp8_rule_ratio(const std::vector<float>& got, const std::vector<flo
 // rows per CTA), q_len 1..4 mixed, lengths around tile boundaries.
 TEST(GpuFp8Mma, WithinTheFp8QRule) {
     SKIP_WITHOUT_GPU();
+    int e4m3_cases = 0;  // cases whose plan ran the e4m3 scores
     for (int heads : {16, 64, 128}) {
         for (double q_std : {0.02, 1.0, 10.0, 100.0}) {
             SCOPED_TRACE(trace("heads", heads) + ", q_std " + std::to_string(q_std));
@@ -204,16 +206,31 @@ TEST(GpuFp8Mma, WithinTheFp8QRule) {
             const Reference ref = run_reference(host);
             DeviceProblem dev(host);
             dev.params.flags |= MLA_DECODE_FLAG_FP8_MMA;
+            bool e4m3 = false;
             {
                 Plan plan;
                 ASSERT_EQ(plan.create(dev.params), MLA_STATUS_SUCCESS);
                 const std::string route = plan.describe();
-                if (route.find("variant=wgmma") != std::string::npos)
-                    EXPECT_NE(route.find("e4m3 scores"), std::string::npos) << route;
+                e4m3 = route.find("e4m3 scores") != std::string::npos;
+                if (route.find("variant=wgmma") != std::string::npos) {
+                    EXPECT_TRUE(e4m3) << route;
+                }
             }
             dev.poison_outputs(0xFF);
             ASSERT_TRUE(run_on_gpu(dev, Api::kPlan));
             const std::vector<float> o = dev.download_o(), lse = dev.download_lse();
+            if (e4m3) {  // the e4m3 kernel ran: the exact scores (no flag) give other bits
+                ++e4m3_cases;
+                dev.params.flags &= ~MLA_DECODE_FLAG_FP8_MMA;
+                dev.poison_outputs(0xFF);
+                ASSERT_TRUE(run_on_gpu(dev, Api::kPlan));
+                const std::vector<float> o_exact = dev.download_o();
+                const std::vector<float> lse_exact = dev.download_lse();
+                EXPECT_TRUE(std::memcmp(o.data(), o_exact.data(), o.size() * sizeof(float)) != 0 ||
+                            std::memcmp(lse.data(), lse_exact.data(),
+                                        lse.size() * sizeof(float)) != 0)
+                    << "the plan says e4m3 scores, but the outputs equal the exact path's";
+            }
             const double o_same = worst_fp8_rule_ratio(o, ref.o);
             const double lse_same = worst_fp8_rule_ratio(lse, ref.lse);
             const double o_bf16 = worst_fp8_rule_ratio(o, ref_bf16.o);
@@ -225,12 +242,27 @@ TEST(GpuFp8Mma, WithinTheFp8QRule) {
                         "exact fp8 Q vs bf16 Q %.4f / %.4f\n",
                         heads, q_std, o_same, lse_same, o_bf16, lse_bf16, q_only_o, q_only_lse);
             EXPECT_LE(lse_same, 1.0);
-            if (q_std <= 1.0) EXPECT_LE(o_same, 1.0);
+            if (q_std <= 1.0) {
+                EXPECT_LE(o_same, 1.0);
+            }
             EXPECT_LT(o_same, INFINITY);  // no NaN, no infinity
             EXPECT_LE(o_bf16, std::max(1.0, 1.1 * q_only_o));
             EXPECT_LE(lse_bf16, std::max(1.0, 1.1 * q_only_lse));
         }
     }
+    // On Hopper with the wgmma kernels built, the 64-row cases (heads 64 and 128) go to wgmma
+    // unless the environment forces mma16 (the .stage1_mma16 registration).
+    mla::DeviceInfo device;
+    ASSERT_EQ(mla::current_device_info(&device, false), MLA_STATUS_SUCCESS);
+    const char* forced = std::getenv("MLA_DECODE_STAGE1");
+    const bool wgmma_built = mla::splitkv::stage1_shape(mla::splitkv::Stage1Variant::kWgmma,
+                                                        mla::splitkv::KvFormat::kFp8E4M3FN)
+                                 .tile_tokens > 0;
+    if (device.cc_major == 9 && wgmma_built &&
+        (forced == nullptr || std::strcmp(forced, "mma16") != 0)) {
+        EXPECT_GT(e4m3_cases, 0) << "no case ran the e4m3 scores on this Hopper device";
+    }
+    std::printf("[ fp8 rule ] %d of 12 cases ran the e4m3 scores\n", e4m3_cases);
 }
 
 // ---- paged caches, tile and split boundaries, per format ------------------------------------

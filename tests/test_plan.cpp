@@ -454,13 +454,20 @@ TEST(PlanAccepts, TheRopeDtypeWhereItPicksTheKernels) {
     EXPECT_TRUE(contains(mla_last_error_message(), "plan's shape")) << mla_last_error_message();
 }
 
-// The flags are part of the plan's shape: a plan made in one mode refuses runs in the other.
+// The flags are part of the plan's shape: a plan made in one mode (batch-invariant, fp8 MMA)
+// refuses runs in another.
 TEST(PlanAccepts, RefusesARunInAnotherMode) {
     const mla_decode_params plain = host_fields(4, 3000, MLA_DTYPE_FP8_E4M3FN);
     mla_decode_params invariant = plain;
     invariant.flags = MLA_DECODE_FLAG_BATCH_INVARIANT;
+    mla_decode_params fp8_mma = plain;
+    fp8_mma.q_dtype = MLA_DTYPE_FP8_E4M3FN;
+    mla_decode_params fp8_q = fp8_mma;
+    fp8_mma.flags = MLA_DECODE_FLAG_FP8_MMA;
     EXPECT_FALSE(mla::key_of(plain, 0) == mla::key_of(invariant, 0));
-    for (const auto& [made, run] : {std::pair{plain, invariant}, std::pair{invariant, plain}}) {
+    EXPECT_FALSE(mla::key_of(fp8_q, 0) == mla::key_of(fp8_mma, 0));
+    for (const auto& [made, run] : {std::pair{plain, invariant}, std::pair{invariant, plain},
+                                    std::pair{fp8_q, fp8_mma}, std::pair{fp8_mma, fp8_q}}) {
         mla::DevicePlan plan;
         plan.key = mla::key_of(made, 0);
         EXPECT_EQ(mla::plan_accepts(plan, made, 0), MLA_STATUS_SUCCESS);
@@ -514,6 +521,56 @@ TEST(PlanCreate, BatchInvariantPlansIgnoreTheBatchTheDeviceAndTheEnvironment) {
                     EXPECT_EQ(plan.key.flags, MLA_DECODE_FLAG_BATCH_INVARIANT);
                     EXPECT_TRUE(contains(plan.description, "batch-invariant mode"))
                         << plan.description;
+                }
+            }
+        }
+    }
+}
+
+// MLA_DECODE_FLAG_FP8_MMA turns the e4m3 score product on exactly where it applies: e4m3fn Q on
+// an e4m3fn cache (V from the latent rows) in a plan of the wgmma variant (forced here, so that
+// the cost table does not decide), and the description says so; never for another Q or cache
+// dtype, without the flag, in batch-invariant mode, or on a device without wgmma.
+TEST(PlanCreate, Fp8MmaOnlyForE4m3fnQAndCacheOnWgmma) {
+    mla::PlanOptions wgmma;
+    wgmma.stage1 = mla::parse_stage1_request("wgmma");
+    const bool have_wgmma =
+        mla::splitkv::stage1_shape(Stage1Variant::kWgmma, KvFormat::kFp8E4M3FN).tile_tokens > 0;
+    struct Case {
+        mla_dtype q, kv;
+        uint32_t flags;
+        bool e4m3;  // on a device and build with wgmma
+    };
+    const uint32_t mma = MLA_DECODE_FLAG_FP8_MMA;
+    const Case cases[] = {
+        {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FN, mma, true},
+        {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FN, 0, false},
+        {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FN, mma | MLA_DECODE_FLAG_BATCH_INVARIANT, false},
+        {MLA_DTYPE_FP8_E4M3FNUZ, MLA_DTYPE_FP8_E4M3FNUZ, mma, false},
+        {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ, mma, false},
+        {MLA_DTYPE_FP8_E4M3FNUZ, MLA_DTYPE_FP8_E4M3FN, mma, false},
+        {MLA_DTYPE_BF16, MLA_DTYPE_FP8_E4M3FN, mma, false},
+        {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_BF16, mma, false},
+    };
+    for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0)}) {
+        for (const Case& c : cases) {
+            for (int heads : {16, 128}) {
+                SCOPED_TRACE(::testing::Message() << d.arch_name << " q " << c.q << " kv " << c.kv
+                                                  << " flags " << c.flags << " heads " << heads);
+                mla_decode_params p = host_fields(8, 4096, c.kv);
+                p.num_heads = heads;
+                p.q_stride_token = heads * 576;
+                p.o_stride_token = heads * 512;
+                p.q_dtype = c.q;
+                p.flags = c.flags;
+                mla::DevicePlan plan;
+                ASSERT_EQ(mla::plan_create(p, d, wgmma, &plan), MLA_STATUS_SUCCESS)
+                    << mla_last_error_message();
+                const bool expect = c.e4m3 && have_wgmma && d.cc_major == 9;
+                EXPECT_EQ(plan.fp8_mma, expect) << plan.description;
+                EXPECT_EQ(contains(plan.description, "e4m3 scores"), expect) << plan.description;
+                if (expect) {
+                    EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kWgmma));
                 }
             }
         }

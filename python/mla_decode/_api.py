@@ -426,8 +426,9 @@ def workspace_size(params):
 def workspace_bound(params):
     """Bytes of device workspace that serve every problem up to the shape of `params` on the
     current device (mla_decode_workspace_bound): batch_size, total_q, max_q_len and max_kv_len
-    are maxima, num_heads, the dtypes and batch_invariant must match. One workspace of this size
-    serves the plans of every captured batch size; reads only the host fields."""
+    are maxima, num_heads, the dtypes and the flags (batch_invariant, fp8_mma) must match. One
+    workspace of this size serves the plans of every captured batch size; reads only the host
+    fields."""
     size = ctypes.c_size_t()
     _call("mla_decode_workspace_bound", ctypes.byref(_struct(params, None)), ctypes.byref(size))
     return size.value

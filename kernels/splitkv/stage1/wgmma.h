@@ -15,6 +15,10 @@
 // layout that wgmma reads through a descriptor (arch/nvidia/sm90.h). Q^T is f16 after a per-row
 // power-of-two scale, exact for bf16 and fp8 Q down to 2^-24 of the row's largest element (f16's
 // subnormal floor); every product accumulates in f32.
+// MLA_DECODE_FLAG_FP8_MMA (e4m3fn Q on an e4m3fn cache, WgmmaFp8MmaDecode): S^T runs on e4m3
+// m64nNk32 instead, the K codes as loaded its A fragments and Q^T Q's codes (18 k-steps a tile,
+// no K decode); the tensor core then accumulates with fewer bits than f32 (the header says what
+// that costs). O^T is as for fp8 caches.
 // bf16 caches (2 bytes a dim: a 64-token tile is twice fp8's): Q^T stays bf16 (no scale: bf16
 // has f32's exponent range), S^T and O^T are bf16 products, and P^T is written as a bf16 pair
 // hi + lo (P = hi + lo to ~2^-16 relative, more than f16's precision; f16 P would need f16 V,
@@ -90,8 +94,8 @@ namespace mla::splitkv {
 //   kPParts            P^T buffers per tile: 1 (f16 P), 2 (bf16 P = hi + lo)
 //   kScale             the value of a decoded element over the stored one (epilogue, scores)
 //   kKLoads            16-byte K loads per lane, row and chunk of 64 dims; k_load_offset
-//   k_fragments        the A fragments of a chunk's 4 k16 steps from both rows' loads
-//   qt_place           the first of the two k-steps (of 36) and the quad index t of 8 Q dims
+//   k_fragments        the A fragments of a chunk's kStepsPerChunk steps from both rows' loads
+//   qt_place           the first k-step (of 36 k16 / 18 k32) and the quad index t of 8 Q dims
 //   q_words            two Q^T words (k 2t, 2t+1 and 2t+8, 2t+9) from two bf16 pairs of Q
 //   VWord, load_v      a token row's 4 value dims
 //   v_fragments        V^T A fragments from 4 token rows' VWords
