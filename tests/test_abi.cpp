@@ -410,27 +410,32 @@ TEST(ValidCalls, EveryBaseProblemRunsOnTheReference) {
     }
 }
 
-// MLA_DECODE_FLAG_BATCH_INVARIANT passes validation everywhere; the host reference ignores it
-// (the same bits with and without it), and a workspace query gets past validation to the
-// device (SUCCESS on a GPU build with a device, NO_DEVICE otherwise).
-TEST(ValidCalls, BatchInvariantFlagIsAcceptedAndTheReferenceIgnoresIt) {
-    for (Base base : {Base::kBf16, Base::kMxfp4FpV, Base::kPaged}) {
-        SCOPED_TRACE(static_cast<int>(base));
-        HostProblem hp = make_problem(base_spec(base));
-        std::vector<float> o0(hp.o_elements()), lse0(hp.lse_elements());
-        std::vector<float> o1(hp.o_elements(), 1.0f), lse1(hp.lse_elements(), 1.0f);
-        mla_decode_params p0 = hp.host_params(o0.data(), MLA_DTYPE_FP32, lse0.data());
-        mla_decode_params p1 = hp.host_params(o1.data(), MLA_DTYPE_FP32, lse1.data());
-        p1.flags = MLA_DECODE_FLAG_BATCH_INVARIANT;
-        ASSERT_EQ(mla_decode_reference(&p0), MLA_STATUS_SUCCESS) << mla_last_error_message();
-        ASSERT_EQ(mla_decode_reference(&p1), MLA_STATUS_SUCCESS) << mla_last_error_message();
-        EXPECT_EQ(std::memcmp(o0.data(), o1.data(), o0.size() * sizeof(float)), 0);
-        EXPECT_EQ(std::memcmp(lse0.data(), lse1.data(), lse0.size() * sizeof(float)), 0);
-        size_t bytes = 0;
-        p1.o_dtype = MLA_DTYPE_BF16;  // the GPU paths' output
-        const mla_status status = mla_decode_workspace_size(&p1, &bytes);
-        EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
-            << mla_status_string(status) << ": " << mla_last_error_message();
+// MLA_DECODE_FLAG_BATCH_INVARIANT and MLA_DECODE_FLAG_FP8_MMA, alone or together, pass
+// validation everywhere; the host reference ignores them (the same bits with and without), and
+// a workspace query gets past validation to the device (SUCCESS on a GPU build with a device,
+// NO_DEVICE otherwise).
+TEST(ValidCalls, KnownFlagsAreAcceptedAndTheReferenceIgnoresThem) {
+    const uint32_t all_flags[] = {MLA_DECODE_FLAG_BATCH_INVARIANT, MLA_DECODE_FLAG_FP8_MMA,
+                                  MLA_DECODE_FLAG_BATCH_INVARIANT | MLA_DECODE_FLAG_FP8_MMA};
+    for (Base base : {Base::kBf16, Base::kMxfp4FpV, Base::kFp8Q, Base::kPaged}) {
+        for (uint32_t flags : all_flags) {
+            SCOPED_TRACE(::testing::Message() << static_cast<int>(base) << " flags " << flags);
+            HostProblem hp = make_problem(base_spec(base));
+            std::vector<float> o0(hp.o_elements()), lse0(hp.lse_elements());
+            std::vector<float> o1(hp.o_elements(), 1.0f), lse1(hp.lse_elements(), 1.0f);
+            mla_decode_params p0 = hp.host_params(o0.data(), MLA_DTYPE_FP32, lse0.data());
+            mla_decode_params p1 = hp.host_params(o1.data(), MLA_DTYPE_FP32, lse1.data());
+            p1.flags = flags;
+            ASSERT_EQ(mla_decode_reference(&p0), MLA_STATUS_SUCCESS) << mla_last_error_message();
+            ASSERT_EQ(mla_decode_reference(&p1), MLA_STATUS_SUCCESS) << mla_last_error_message();
+            EXPECT_EQ(std::memcmp(o0.data(), o1.data(), o0.size() * sizeof(float)), 0);
+            EXPECT_EQ(std::memcmp(lse0.data(), lse1.data(), lse0.size() * sizeof(float)), 0);
+            size_t bytes = 0;
+            p1.o_dtype = MLA_DTYPE_BF16;  // the GPU paths' output
+            const mla_status status = mla_decode_workspace_size(&p1, &bytes);
+            EXPECT_TRUE(status == MLA_STATUS_SUCCESS || status == MLA_STATUS_NO_DEVICE)
+                << mla_status_string(status) << ": " << mla_last_error_message();
+        }
     }
 }
 
