@@ -28,10 +28,13 @@
 // Warpgroups (setmaxnreg moves registers from the producer to the consumers):
 //   0 and 1, consumers, alternating tiles ("seesaw"): consumer w computes S^T of tiles 2i + w
 //     for all rows (K decoded once per tile), takes the running row maxima from the other
-//     one's previous tile, and writes P^T, the rescale factor and the new maxima into its own
+//     one's previous tile, and writes P^T, the rescale factors and the new maxima into its own
 //     buffer; both then add every tile to O^T for their half of the value dims (w: dims
 //     256 w .. 256 w + 255). So the score work is split over both warpgroups, the value work
-//     too, and V is decoded once per tile.
+//     too, and V is decoded once per tile. A row's step of the online softmax (new maximum,
+//     rescale factor, exp2 offset) is done once per tile by the row's owner, thread n of the
+//     consumer, not by each of the 32 threads that hold the row's scores (tokens are M: a
+//     row's 64 scores lie in 8 lanes x 4 warps): bs64 kv4096 H128 185 -> 166 us.
 //   2, producer: moves bytes only: 16-byte asynchronous copies (cp.async, one warp per 16 rows
 //     of a tile, a row's 512 latent bytes per instruction, the 64 rope bytes of 8 rows per
 //     instruction in CTAs of many tiles, with each row's latent copy in short ones) into a
@@ -362,14 +365,22 @@ struct WgmmaConfig {
     static constexpr int kPtBytes = (kTileTokens / 16) * kPtStepBytes;  // one part
     static constexpr int kPParts = Decode::kPParts;  // per tile: P, or bf16 hi and lo
 
-    // Shared memory: Q^T | P^T per consumer (kPParts parts) | rescale factors and maxima per
-    // consumer | tile maxima (per consumer x 2 buffers x 4 warps) | row sums | score coefficient
-    // | token end | mbarriers | the stage ring (as many stages as fit, up to 6).
+    // The softmax's per-row work is done once per row and tile, by the row's owner: thread n of
+    // the consumer whose tile it is (kOwnerWarps warps own the N rows).
+    static constexpr int kOwnerWarps = (N + 31) / 32;
+
+    // Shared memory: Q^T | P^T per consumer (kPParts parts) | per consumer and round parity:
+    // rescale factors, maxima, rescale flags (one word per owner warp) | per consumer: each
+    // row's score coefficient and exp2 offset | tile maxima (per consumer x 2 buffers x 4
+    // warps) | row sums | score coefficient | token end | mbarriers | the stage ring (as many
+    // stages as fit, up to 6).
     static constexpr int kOffQt = 0;
     static constexpr int kOffPt = kOffQt + kQtBytes;
     static constexpr int kOffAlpha = kOffPt + kConsumers * kPParts * kPtBytes;
-    static constexpr int kOffMax = kOffAlpha + kConsumers * N * 4;
-    static constexpr int kOffRed = kOffMax + kConsumers * N * 4;
+    static constexpr int kOffMax = kOffAlpha + kConsumers * 2 * N * 4;
+    static constexpr int kOffFlag = kOffMax + kConsumers * 2 * N * 4;
+    static constexpr int kOffScale = kOffFlag + kConsumers * 2 * 2 * 4;
+    static constexpr int kOffRed = kOffScale + kConsumers * N * 8;
     static constexpr int kOffSum = kOffRed + kConsumers * 2 * 4 * N * 4;
     static_assert(kOffRed % 8 == 0 && 8 * N <= kOffSum - kOffRed, "the epilogue's N row addresses");
     static constexpr int kOffCoef = kOffSum + kConsumers * 4 * N * 4;
@@ -401,9 +412,13 @@ template <class Cfg>
 struct WgmmaShared {
     uint8_t* qt;
     uint8_t* pt;      // per consumer: Cfg::kPParts x Cfg::kPtBytes
-    float* alpha;     // per consumer: N rescale factors of its latest tile
-    float* max;       // per consumer: N row maxima after its latest tile
-    // The epilogue reuses red (N row addresses), coef (N row scales) and max (N final maxima).
+    // Per consumer w and round parity r, at (2 w + r) * N (flag: (2 w + r) * 2): what its tile
+    // of round i (r = i % 2) did to each row (written by the row's owner).
+    float* alpha;     // the rescale factor of everything before the tile
+    float* max;       // the running maximum after the tile
+    int* flag;        // per owner warp: 1 if a factor of its rows is not 1 (and matters)
+    float2* scale;    // per consumer: N x {score coefficient, -exp2 offset} of its latest tile
+    // The epilogue reuses red (N row addresses) and coef (N row scales).
     float* red;       // per consumer: 2 buffers x 4 warps x N tile maxima
     float* sum;       // per consumer: 4 warps x N row sums
     float* coef;      // N
@@ -419,6 +434,8 @@ struct WgmmaShared {
           pt(smem + Cfg::kOffPt),
           alpha(reinterpret_cast<float*>(smem + Cfg::kOffAlpha)),
           max(reinterpret_cast<float*>(smem + Cfg::kOffMax)),
+          flag(reinterpret_cast<int*>(smem + Cfg::kOffFlag)),
+          scale(reinterpret_cast<float2*>(smem + Cfg::kOffScale)),
           red(reinterpret_cast<float*>(smem + Cfg::kOffRed)),
           sum(reinterpret_cast<float*>(smem + Cfg::kOffSum)),
           coef(reinterpret_cast<float*>(smem + Cfg::kOffCoef)),
@@ -517,7 +534,8 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
                 write_qt8<typename Cfg::Decode>(sh.qt, Cfg::kQtStepBytes, r, 8 * piece, w[i], up);
         }
         if (lane == 0) {
-            sh.coef[r] = q_coef * exp2_int(-k);
+            // Kept >= the least normal float: the softmax scales -inf (masked) scores by it.
+            sh.coef[r] = fmaxf(q_coef * exp2_int(-k), 1.17549435e-38f);
             // Token end of this row, relative to tok_begin: its causal limit within the split
             // (nothing if the row is not valid).
             sh.end[r] = static_cast<int>(valid ? stage1_token_end(work, ti) - work.tok_begin : 0);
@@ -727,19 +745,23 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     const uint64_t qt_desc0 = hw::kmajor_desc(hw::smem_addr(sh.qt), 128, 256);
     const uint64_t pt_desc0 = hw::kmajor_desc(hw::smem_addr(sh.pt), 128, 256);
 
-    // Running row maxima (log2 domain) and this consumer's share of the row sums, per column
-    // slot; tiles below every valid row's end need no mask.
-    float m_run[Cfg::kCols], l_run[Cfg::kCols];
+    // This consumer's share of the row sums, per column slot, under the running maxima (which
+    // live in shared memory, kept by the rows' owners); tiles below every valid row's end need
+    // no mask.
+    float l_run[Cfg::kCols];
 #pragma unroll
-    for (int jj = 0; jj < Cfg::kCols; ++jj) {
-        m_run[jj] = kNegInf;
-        l_run[jj] = 0.0f;
-    }
+    for (int jj = 0; jj < Cfg::kCols; ++jj) l_run[jj] = 0.0f;
     int min_end = 1 << 30;
     for (int n = 0; n < N; ++n) {
         const int ti = (rows.row0 + n) / p.num_heads - rows.t_first;
         if (ti < work.tokens) min_end = min(min_end, sh.end[n]);
     }
+    // Row ct of the CTA is owned by thread ct of each consumer (ct < N): for that consumer's
+    // tiles, it alone turns the row's tile maximum into the new running maximum, the rescale
+    // factor and the exp2 offset (the other 31 threads that hold the row's scores read them).
+    const int ct = wq * 32 + lane;
+    const bool owner = ct < N;
+    const float coef_own = sh.coef[owner ? ct : 0];  // > 0 (write_q)
     float o[2 * kPairs][N / 2];
 #pragma unroll
     for (int mb = 0; mb < 2 * kPairs; ++mb)
@@ -757,8 +779,14 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
 
     for (int i = 0; 2 * i < rows.n_tiles; ++i) {
         const int t_own = 2 * i + w;
+        const int par = i & 1;
+        float l_tile[Cfg::kCols];  // the own tile's exp2 sums, added to l_run at its O step
+#pragma unroll
+        for (int jj = 0; jj < Cfg::kCols; ++jj) l_tile[jj] = 0.0f;
         if (t_own < rows.n_tiles) {
-            // 1. S^T of the own tile; scale, mask, tile maxima per row (lanes g, then 4 warps).
+            // 1. S^T of the own tile (unscaled; masked scores -inf), tile maxima per row (lanes
+            //    g, then 4 warps). The coefficient is > 0, so the maximum of the scaled scores is
+            //    the scaled maximum: the owner scales it.
             const int stage = t_own % Cfg::kStages;
             hw::mbarrier_wait(&sh.full[stage], (t_own / Cfg::kStages) & 1);
             const uint8_t* tile = sh.stages + stage * Cfg::kStageBytes;
@@ -766,22 +794,20 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             wgmma_detail::score_products<Cfg>(tile + s_tok0 * Cfg::kRowPitch + 16 * t4,
                                               tile + s_tok1 * Cfg::kRowPitch + 16 * t4, qt_desc0, s);
             const int tile_tok0 = t_own * Cfg::kTileTokens;  // relative to tok_begin
-            const bool masked = tile_tok0 + Cfg::kTileTokens > min_end;
+            if (tile_tok0 + Cfg::kTileTokens > min_end) {
+#pragma unroll
+                for (int k = 0; k < N / 2; ++k) {
+                    const int tok = tile_tok0 + (((k >> 1) & 1) ? s_tok1 : s_tok0);
+                    if (tok >= sh.end[Cfg::col_of(k, t4)]) s[k] = kNegInf;
+                }
+            }
             float tmax[Cfg::kCols];
 #pragma unroll
             for (int jj = 0; jj < Cfg::kCols; ++jj) tmax[jj] = kNegInf;
 #pragma unroll
-            for (int k = 0; k < N / 2; ++k) {
-                const int n = Cfg::col_of(k, t4);
-                float x = s[k] * sh.coef[n];
-                if (masked) {
-                    const int tok = tile_tok0 + (((k >> 1) & 1) ? s_tok1 : s_tok0);
-                    if (tok >= sh.end[n]) x = kNegInf;
-                }
-                s[k] = x;
-                tmax[Cfg::slot_of(k)] = fmaxf(tmax[Cfg::slot_of(k)], x);
-            }
-            float* red = sh.red + (w * 2 + (i & 1)) * 4 * N;  // 2 buffers (p_full suffices)
+            for (int k = 0; k < N / 2; ++k)
+                tmax[Cfg::slot_of(k)] = fmaxf(tmax[Cfg::slot_of(k)], s[k]);
+            float* red = sh.red + (w * 2 + par) * 4 * N;  // 2 buffers (p_full suffices)
 #pragma unroll
             for (int jj = 0; jj < Cfg::kCols; ++jj) {
                 tmax[jj] = fmaxf(tmax[jj], arch::shfl_xor(tmax[jj], 4));
@@ -791,50 +817,55 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             }
             hw::named_barrier_sync(2 + w, 128);
 
-            // 2. The maxima before this tile: consumer 1 takes them (and the rescale of tile
-            //    2i) from consumer 0's tile 2i; consumer 0 holds them (tile 2i - 1 was added to
-            //    its O last round). Then the online softmax of the tile.
-            if (w == 1) {
-                hw::mbarrier_wait(&sh.p_full[0], i & 1);
-#pragma unroll
-                for (int jj = 0; jj < Cfg::kCols; ++jj) {
-                    const int n = Cfg::col_of_slot(jj, t4);
-                    m_run[jj] = sh.max[n];
-                    l_run[jj] *= sh.alpha[n];
+            // 2. The owners: the running maximum before this tile (consumer 1: after consumer
+            //    0's tile 2i, once it is published; consumer 0: after consumer 1's tile 2i - 1,
+            //    which it waited for when it added that tile last round), then the online
+            //    softmax's row step.
+            if (wq < Cfg::kOwnerWarps) {
+                const int n = owner ? ct : 0;
+                float tm = fmaxf(fmaxf(red[n], red[N + n]), fmaxf(red[2 * N + n], red[3 * N + n]));
+                tm = tm == kNegInf ? kNegInf : tm * coef_own;
+                float m_prev = kNegInf;
+                if (w == 1) {
+                    hw::mbarrier_wait(&sh.p_full[0], i & 1);
+                    m_prev = sh.max[par * N + n];
+                } else if (i > 0) {
+                    m_prev = sh.max[(2 + (par ^ 1)) * N + n];
                 }
-            }
-            float alpha[Cfg::kCols], m_use[Cfg::kCols];
-#pragma unroll
-            for (int jj = 0; jj < Cfg::kCols; ++jj) {
-                const int n = Cfg::col_of_slot(jj, t4);
-                float tm = red[n];
-#pragma unroll
-                for (int v = 1; v < 4; ++v) tm = fmaxf(tm, red[v * N + n]);
                 // Lazy rescale: the running max moves only when a score passes it by more than
                 // kLazyRescaleLog2, so O is rescaled rarely once the maxima settle; P stays below
                 // 2^kLazyRescaleLog2 (f16 holds it with full precision), and every quotient O / l
                 // and LSE m + log2(l) is the same for any reference max.
                 // (tm - m, not tm > m + 8: m + 8 rounds for |m| >= 2^27; -inf - -inf is NaN, so
                 // an all-masked row stays at -inf.)
-                const float m_new =
-                    tm - m_run[jj] > kLazyRescaleLog2 ? fmaxf(m_run[jj], tm) : m_run[jj];
-                m_use[jj] = softmax_offset(m_new);
-                alpha[jj] = m_new == m_run[jj] ? 1.0f : softmax_rescale(m_run[jj], m_new);
-                m_run[jj] = m_new;
-                l_run[jj] *= alpha[jj];
+                const float m_new = tm - m_prev > kLazyRescaleLog2 ? fmaxf(m_prev, tm) : m_prev;
+                // Sums and O under m_prev = -inf are still 0: nothing to rescale there.
+                const bool moved = owner && m_new != m_prev && m_prev != kNegInf;
+                if (owner) {
+                    sh.max[(2 * w + par) * N + n] = m_new;
+                    sh.alpha[(2 * w + par) * N + n] = moved ? softmax_rescale(m_prev, m_new) : 1.0f;
+                    sh.scale[w * N + n] = make_float2(coef_own, -softmax_offset(m_new));
+                }
+                const unsigned any = __ballot_sync(0xffffffffu, moved);
+                if (lane == 0) sh.flag[(2 * w + par) * 2 + wq] = any != 0u ? 1 : 0;
             }
-            // 3. P^T (f16; bf16 hi and lo), the rescale factors and the new maxima into this
-            //    consumer's buffer, once the other consumer has added its previous tile.
+            hw::named_barrier_sync(2 + w, 128);
+
+            // 3. P^T (f16; bf16 hi and lo) into this consumer's buffer, once the other consumer
+            //    has added its previous tile; P = exp2(s * coefficient - offset).
+            float2 sc[Cfg::kCols];
+#pragma unroll
+            for (int jj = 0; jj < Cfg::kCols; ++jj) sc[jj] = sh.scale[w * N + Cfg::col_of_slot(jj, t4)];
             if (i > 0) hw::mbarrier_wait(&sh.p_empty[w], (i - 1) & 1);
             // P as 8x8 blocks: (row block h, column block j) at 2j + h; part 1: bf16 lo
             uint32_t pf[Cfg::kPParts][N / 4];
 #pragma unroll
             for (int k = 0; k < N / 2; k += 2) {
                 const int jj = Cfg::slot_of(k);
-                const float e0 = arch::fast_exp2(s[k] - m_use[jj]);
-                const float e1 = arch::fast_exp2(s[k + 1] - m_use[jj + 1]);
-                l_run[jj] += e0;
-                l_run[jj + 1] += e1;
+                const float e0 = arch::fast_exp2(fmaf(s[k], sc[jj].x, sc[jj].y));
+                const float e1 = arch::fast_exp2(fmaf(s[k + 1], sc[jj + 1].x, sc[jj + 1].y));
+                l_tile[jj] += e0;
+                l_tile[jj + 1] += e1;
                 Cfg::Decode::p_words(e0, e1, pf[0][k / 2], pf[Cfg::kPParts - 1][k / 2]);
             }
             // P^T[n][kk] of PV k-step wq, kk = 8 h + g: block (h, j) transposed is the core matrix
@@ -849,14 +880,6 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                     hw::stmatrix_x4_trans(pt_lane + part * Cfg::kPtBytes + 512 * gq,
                                           pf[part][4 * gq], pf[part][4 * gq + 1],
                                           pf[part][4 * gq + 2], pf[part][4 * gq + 3]);
-            if (wq == 0 && g == 0) {
-#pragma unroll
-                for (int jj = 0; jj < Cfg::kCols; ++jj) {
-                    const int n = Cfg::col_of_slot(jj, t4);
-                    sh.alpha[w * N + n] = alpha[jj];
-                    sh.max[w * N + n] = m_run[jj];
-                }
-            }
             hw::fence_proxy_async_smem();
             hw::mbarrier_arrive(&sh.p_full[w]);
         }
@@ -867,30 +890,32 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
         for (int b = 0; b < 2; ++b) {
             const int t = 2 * i + b;
             if (t >= rows.n_tiles) break;
-            // P^T of tile t is complete (for the own tile too: all 4 warps have written it).
+            // P^T of tile t is complete (for the own tile too: all 4 warps have written it), and
+            // so are its factors and maxima.
             hw::mbarrier_wait(&sh.p_full[b], i & 1);
             const int stage = t % Cfg::kStages;
             if (b == other) hw::mbarrier_wait(&sh.full[stage], (t / Cfg::kStages) & 1);
-            // The other consumer's tile after this one's own (consumer 0, tile 2i + 1; or no
-            // own tile this round): its maxima and rescale are not in m_run / l_run yet.
-            const bool fold = b == other && (b == 1 || t_own >= rows.n_tiles);
-            float alpha[Cfg::kCols];
-            bool rescale = false;
+            // The sums and O so far are under the maxima before tile t: rescale them where tile
+            // t moved a maximum (mostly nowhere once the maxima settle), then add the own tile's
+            // sums.
+            int moved = 0;
 #pragma unroll
-            for (int jj = 0; jj < Cfg::kCols; ++jj) {
-                const int n = Cfg::col_of_slot(jj, t4);
-                alpha[jj] = sh.alpha[b * N + n];
-                rescale |= alpha[jj] != 1.0f;
-                if (fold) {
-                    m_run[jj] = sh.max[b * N + n];
+            for (int ow = 0; ow < Cfg::kOwnerWarps; ++ow) moved |= sh.flag[(2 * b + par) * 2 + ow];
+            if (moved) {
+                float alpha[Cfg::kCols];
+#pragma unroll
+                for (int jj = 0; jj < Cfg::kCols; ++jj) {
+                    alpha[jj] = sh.alpha[(2 * b + par) * N + Cfg::col_of_slot(jj, t4)];
                     l_run[jj] *= alpha[jj];
                 }
-            }
-            if (__any_sync(0xffffffffu, rescale)) {  // once the maxima settle, mostly not
 #pragma unroll
                 for (int mb = 0; mb < 2 * kPairs; ++mb)
 #pragma unroll
                     for (int k = 0; k < N / 2; ++k) o[mb][k] *= alpha[Cfg::slot_of(k)];
+            }
+            if (b == w) {
+#pragma unroll
+                for (int jj = 0; jj < Cfg::kCols; ++jj) l_run[jj] += l_tile[jj];
             }
 
             const uint8_t* v_tile = sh.stages + stage * Cfg::kStageBytes + v_off;
@@ -961,11 +986,9 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
         if (g == 0) sh.sum[(w * 4 + wq) * N + Cfg::col_of_slot(jj, t4)] = l_run[jj];
     }
     hw::named_barrier_sync(1, Cfg::kConsumerThreads);  // both consumers are past their last tile
-    if (w == 0 && wq == 0 && g == 0) {  // consumer 0 holds the maxima after the last tile
-#pragma unroll
-        for (int jj = 0; jj < Cfg::kCols; ++jj) sh.max[Cfg::col_of_slot(jj, t4)] = m_run[jj];
-    }
-    hw::named_barrier_sync(1, Cfg::kConsumerThreads);
+    // The maxima after the last tile: in the buffer of the consumer and round that had it.
+    const int t_last = rows.n_tiles - 1;
+    const float* m_final = sh.max + (2 * (t_last & 1) + ((t_last >> 1) & 1)) * N;
     uint64_t* row_ptr = reinterpret_cast<uint64_t*>(sh.red);  // N output rows (0: no row)
     float* row_scale = sh.coef;                               // N
     const int n_me = (w * 4 + wq) * 32 + lane;
@@ -980,7 +1003,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             scale = l > 0.0f ? p.kv_scale * Cfg::Decode::kScale / l : 0.0f;
             dst = single_split(work) ? reinterpret_cast<uint64_t>(final_o_row(p, work, ti, head))
                                      : reinterpret_cast<uint64_t>(partial_o_row(p, work, ti, head));
-            store_lse(p, work, ti, head, sh.max[n_me], l);
+            store_lse(p, work, ti, head, rows.n_tiles > 0 ? m_final[n_me] : kNegInf, l);
         }
         row_ptr[n_me] = dst;
         row_scale[n_me] = scale;
