@@ -18,6 +18,9 @@
 #   'AllFormats/GpuFormatHeads.*fp8_e4m3fn*:Fp8Q/GpuFp8Query.*'), B's cases of that filter run
 #   first, forced to wgmma, within $MLA_SMOKE_TIMEOUT s (90 unless set); the call stops there
 #   if they fail or hang (a never-run kernel's first call).
+#   With $MLA_SWEEP set (a benchmark filter), bench/split_sweep.sh runs it on A and on B after
+#   the A/B, once per split count in $MLA_SWEEP_COUNTS ("2 4 8 16 32 64" unless set): sweep-a.csv
+#   and sweep-b.csv, for calibrating the planner against a changed kernel.
 # Each step has its own timeout; a step cut short leaves what it wrote.
 set -u
 [ $# -ge 1 ] || { echo "usage: $0 PATCH [PATCH2 ...]"; exit 2; }
@@ -69,6 +72,14 @@ timeout "${MLA_AB_TIMEOUT:-300}" python3 bench/ab.py --rounds 2 --csv "$W/ab.csv
   "--mla_formats=$FORMATS" --mla_extra --mla_iters=20 "--benchmark_filter=$F" ${MLA_AB_ARGS:-} \
   > "$W/ab.log" 2>&1
 echo "ab rc=$? $SECONDS s"; tail -18 "$W/ab.log"
+if [ -n "${MLA_SWEEP:-}" ]; then
+  for side in a b; do
+    bin=$([ $side = a ] && echo "$B/a/bench/mla_bench" || echo "$B/1/bench/mla_bench")
+    timeout 120 bash bench/split_sweep.sh "$bin" "$W/sweep-$side.csv" "$MLA_SWEEP" \
+      ${MLA_SWEEP_COUNTS:-2 4 8 16 32 64} > "$W/sweep-$side.log" 2>&1
+    echo "sweep $side rc=$? $SECONDS s"
+  done
+fi
 left=$((560 - SECONDS))
 if [ -n "${MLA_NO_SUITE:-}" ]; then
   echo "suite skipped (MLA_NO_SUITE)"
