@@ -160,11 +160,7 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     for 128 tiles per CTA; bs256 kv8192 H16: 362 us), 32 rows 2.0 us (bs128 kv4096 H16 q_len
 //     2: 129 us for 64 tiles), 64 rows 3.0 us (bs64 kv4096 H128: 189 us; bs128 kv4096 H16
 //     q_len 4: 195 us); its two consumer warpgroups work on two tiles at once. Its fixed cost
-//     (Q^T prologue of up to 64 rows, pipeline fill) is an estimate. Since the rows' softmax
-//     step is done once per row (twelfth session, checked mla_bench through the ABI): 32 rows
-//     1.85 us (bs128 kv4096 H16 q_len 2: 117 us), 64 rows 2.6 us (bs64 kv4096 H128: 166 us;
-//     H16 q_len 4: 172 us); 16 rows unchanged (bound by bandwidth where it matters). e4m3fnuz
-//     keeps its figures from before that change (not measured since).
+//     (Q^T prologue of up to 64 rows, pipeline fill) is an estimate.
 //   wgmma, bf16 cache (16 and 32 rows only; the H200, eighth session, bench/ab.py): 32 rows
 //     3.25 us a tile (bs64 kv4096 H128: 412 us for two waves of 64 tiles; bs128 kv4096 H16
 //     q_len 2: 212 us for one wave). 16 rows 2.05 us, a guess at 1.5x e4m3fn's: the shapes it
@@ -187,8 +183,8 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         const bool fnuz = f == splitkv::KvFormat::kFp8E4M3FNUZ;
         if (f == splitkv::KvFormat::kBf16) return {rows <= 16 ? 2.05 : 3.25, 2, 3.0};
         if (rows <= 16) return {fnuz ? 1.84 : 1.37, 2, 3.0};
-        if (rows <= 32) return {fnuz ? 2.5 : 1.85, 2, 3.0};
-        return {fnuz ? 3.4 : 2.6, 2, 3.0};
+        if (rows <= 32) return {fnuz ? 2.5 : 2.0, 2, 3.0};
+        return {fnuz ? 3.4 : 3.0, 2, 3.0};
     }
     switch (f) {
         case splitkv::KvFormat::kBf16: return {3.25, 1, 2.0};
