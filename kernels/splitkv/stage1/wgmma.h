@@ -368,6 +368,7 @@ struct WgmmaConfig {
     // The softmax's per-row work is done once per row and tile, by the row's owner: thread n of
     // the consumer whose tile it is (kOwnerWarps warps own the N rows).
     static constexpr int kOwnerWarps = (N + 31) / 32;
+    static_assert(kOwnerWarps <= 2, "the flag words: two per consumer and round parity");
 
     // Shared memory: Q^T | P^T per consumer (kPParts parts) | per consumer and round parity:
     // rescale factors, maxima, rescale flags (one word per owner warp) | per consumer: each
@@ -807,7 +808,9 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
 #pragma unroll
             for (int k = 0; k < N / 2; ++k)
                 tmax[Cfg::slot_of(k)] = fmaxf(tmax[Cfg::slot_of(k)], s[k]);
-            float* red = sh.red + (w * 2 + par) * 4 * N;  // 2 buffers (p_full suffices)
+            // (Two buffers by round parity; since the owners read red before the second named
+            // barrier of the step, one would do.)
+            float* red = sh.red + (w * 2 + par) * 4 * N;
 #pragma unroll
             for (int jj = 0; jj < Cfg::kCols; ++jj) {
                 tmax[jj] = fmaxf(tmax[jj], arch::shfl_xor(tmax[jj], 4));
@@ -833,8 +836,9 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                     m_prev = sh.max[(2 + (par ^ 1)) * N + n];
                 }
                 // Lazy rescale: the running max moves only when a score passes it by more than
-                // kLazyRescaleLog2, so O is rescaled rarely once the maxima settle; P stays below
-                // 2^kLazyRescaleLog2 (f16 holds it with full precision), and every quotient O / l
+                // kLazyRescaleLog2, so O is rescaled rarely once the maxima settle; P stays at
+                // most 2^kLazyRescaleLog2 (to a rounding of the fma that forms its exponent; f16
+                // holds it with full precision), and every quotient O / l
                 // and LSE m + log2(l) is the same for any reference max.
                 // (tm - m, not tm > m + 8: m + 8 rounds for |m| >= 2^27; -inf - -inf is NaN, so
                 // an all-masked row stays at -inf.)
