@@ -58,6 +58,10 @@
 // --benchmark_filter=fp8_e4m3fn/bs64; case names are decode/<format>/<shape>):
 //   --mla_iters=N        timed calls per case (GPU default 50; host-reference mode default 1)
 //   --mla_extra          also run the engine shapes above and the fp8-Q formats
+//   --mla_shapes=T,T     only these shapes (replacing the default sets, --mla_extra's too; that
+//                        flag still adds the fp8-Q formats), tags as the case names print them:
+//                        bs<N>/kv[uneven]<N>/h<N>/q[1-]<N>[/page<N>] (bench/shape_tag.h), e.g.
+//                        --mla_shapes=bs8/kv3000/h64/q3,bs32/kv8192/h16/q1/page16
 //   --mla_formats=A,B    only these formats (names as printed: bf16, fp8_e4m3fn, fp8_e4m3fnuz,
 //                        mxfp4, mxfp4k_fp8v_e4m3fn, mxfp4k_fp8v_e4m3fnuz, fp8_e4m3fn_qfp8,
 //                        fp8_e4m3fnuz_qfp8, fp8_e4m3fn_bf16_rope), whatever the mode would
@@ -102,6 +106,7 @@
 #include "mla_problem.h"
 #include "peer_table.h"
 #include "plan_text.h"
+#include "shape_tag.h"
 #include "splitkv/formats.h"
 #if defined(MLA_HAVE_GPU_RUNTIME)
 #include "device_problem.h"
@@ -187,6 +192,7 @@ struct Options {
     std::string csv = "mla_bench.csv";
     std::string peers = MLA_BENCH_PEERS_CSV;
     std::vector<std::string> formats;  // --mla_formats; empty = the mode's default set
+    std::vector<mla_bench::ShapeSpec> shapes;  // --mla_shapes; empty = the default sets
     bool console = true;  // Google Benchmark's output is the console (no other --benchmark_format)
 };
 
@@ -201,6 +207,8 @@ void print_usage() {
     for (const Format& f : kFormats) std::printf(" %s", f.name);
     std::printf(
         "\n"
+        "  --mla_shapes=T,T   only these shapes, tags as printed: bs<N>/kv[uneven]<N>/h<N>/\n"
+        "                     q[1-]<N>[/page<N>] (e.g. bs8/kv3000/h64/q3,bs1/kv65536/h16/q1)\n"
         "  --mla_peers=PATH   peer data file (default %s)\n"
         "  --mla_csv=PATH     CSV output path (default mla_bench.csv; empty = no CSV)\n"
         "  --mla_no_lse       do not request LSE\n"
@@ -253,6 +261,12 @@ bool parse_options(int* argc, char** argv, Options* opt) {
                     return false;
                 }
             }
+        } else if (value_of("--mla_shapes=", &v)) {
+            std::string error;
+            if (!mla_bench::parse_shape_list(v, &opt->shapes, &error)) {
+                std::fprintf(stderr, "mla_bench: --mla_shapes: %s\n", error.c_str());
+                return false;
+            }
         } else if (value_of("--mla_peers=", &v)) {
             opt->peers = v;
         } else if (value_of("--mla_csv=", &v)) {
@@ -282,23 +296,10 @@ bool parse_options(int* argc, char** argv, Options* opt) {
 
 // ---- shapes ------------------------------------------------------------------------------
 
-struct Shape {
-    int bs = 0;
-    int kv_len = 0;  // every element's length, or the maximum when uneven
-    int heads = 16;
-    int q_len = 1;   // every element's query tokens, or the maximum when mixed_q
-    int page_size = 0;  // 0: contiguous cache; else paged (shuffled pages of this size)
-    bool uneven = false;
-    bool mixed_q = false;      // q_len 1, 2, .., q_len, 1, 2, .. over the batch
+struct Shape : mla_bench::ShapeSpec {  // batch, lengths, heads, q_len, paging (shape_tag.h)
     bool competition = false;  // one of the eight ranked shapes
 
-    std::string tag() const {  // "bs32/kv8192/h16/q1[/page16]"
-        std::string s = "bs" + std::to_string(bs) + "/kv" + (uneven ? "uneven" : "") +
-                        std::to_string(kv_len) + "/h" + std::to_string(heads) + "/q" +
-                        (mixed_q ? "1-" : "") + std::to_string(q_len);
-        if (page_size > 0) s += "/page" + std::to_string(page_size);
-        return s;
-    }
+    std::string tag() const { return mla_bench::shape_tag(*this); }  // "bs32/kv8192/h16/q1"
     std::string label() const {  // the same with spaces, for the table
         std::string s = tag();
         std::replace(s.begin(), s.end(), '/', ' ');
@@ -331,6 +332,21 @@ std::vector<Shape> competition_shapes() {
             v.push_back(shape(bs, kv));
             v.back().competition = true;
         }
+    }
+    return v;
+}
+
+// --mla_shapes: the shapes asked for, in order; those equal to a competition shape count as
+// one (its geomean table needs all eight).
+std::vector<Shape> asked_shapes(const std::vector<mla_bench::ShapeSpec>& specs) {
+    const std::vector<Shape> ranked = competition_shapes();
+    std::vector<Shape> v;
+    for (const mla_bench::ShapeSpec& spec : specs) {
+        Shape s;
+        static_cast<mla_bench::ShapeSpec&>(s) = spec;
+        s.competition = std::any_of(ranked.begin(), ranked.end(),
+                                    [&](const Shape& r) { return r.tag() == s.tag(); });
+        v.push_back(s);
     }
     return v;
 }
@@ -1138,8 +1154,9 @@ void print_geomean_table(const Bench& b, bool competition) {
                           {mla_bench::kPeerTorch, "torch bf16", "torch"},
                           {mla_bench::kPeerSeedSplitKv, "seed Triton fp8 split-KV best", "seed"}};
     std::printf("\n### Geometric means over %s\n\n",
-                competition ? "the eight competition shapes (H 16, q_len 1)"
-                            : "the engine shapes (--mla_extra) that ran");
+                competition          ? "the eight competition shapes (H 16, q_len 1)"
+                : b.opt.shapes.empty() ? "the engine shapes (--mla_extra) that ran"
+                                       : "the other shapes of --mla_shapes that ran");
     std::string head = "| format | shapes | ours us | floor us | x floor |";
     std::string rule = "|---|---:|---:|---:|---:|";
     for (const Peer& p : peers) {
@@ -1341,7 +1358,9 @@ bool wanted(const Bench& b, const Format& f) {
 
 void register_cases(Bench& b) {
     std::vector<Shape> shapes = competition_shapes();
-    if (b.opt.extra) {
+    if (!b.opt.shapes.empty()) {
+        shapes = asked_shapes(b.opt.shapes);
+    } else if (b.opt.extra) {
         const std::vector<Shape> more = extra_shapes();
         shapes.insert(shapes.end(), more.begin(), more.end());
     }

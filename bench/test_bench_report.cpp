@@ -1,5 +1,6 @@
 // Host tests of the benchmark's report pieces: the peer data file (the shipped one and
-// malformed ones) and the fields read from mla_decode_plan_describe's line.
+// malformed ones), the fields read from mla_decode_plan_describe's line, and the shape tags
+// (--mla_shapes).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 
 #include "peer_table.h"
 #include "plan_text.h"
+#include "shape_tag.h"
 
 namespace {
 
@@ -178,6 +180,73 @@ TEST(BenchPlanText, RouteTextOfALineWithoutRoute) {
               "no plan (MLA_STATUS_NO_DEVICE)");
     EXPECT_EQ(mla_bench::route_text(std::string(60, 'a')), std::string(40, 'a'));
     EXPECT_EQ(mla_bench::route_text(""), "");
+}
+
+// ---- shape tags (--mla_shapes) -------------------------------------------------------------
+
+mla_bench::ShapeSpec spec(int bs, int kv, int heads, int q, int page = 0, bool uneven = false,
+                          bool mixed = false) {
+    mla_bench::ShapeSpec s;
+    s.bs = bs, s.kv_len = kv, s.heads = heads, s.q_len = q, s.page_size = page;
+    s.uneven = uneven, s.mixed_q = mixed;
+    return s;
+}
+
+bool same(const mla_bench::ShapeSpec& a, const mla_bench::ShapeSpec& b) {
+    return a.bs == b.bs && a.kv_len == b.kv_len && a.heads == b.heads && a.q_len == b.q_len &&
+           a.page_size == b.page_size && a.uneven == b.uneven && a.mixed_q == b.mixed_q;
+}
+
+// Every form the benchmark prints reads back as the same shape.
+TEST(BenchShapeTag, PrintedTagsReadBack) {
+    const mla_bench::ShapeSpec shapes[] = {
+        spec(32, 8192, 16, 1),           spec(1, 65536, 16, 1),
+        spec(64, 4096, 128, 2),          spec(7, 3000, 64, 3),
+        spec(32, 8192, 16, 1, 16),       spec(32, 8192, 16, 1, 1),
+        spec(64, 8192, 16, 1, 0, true),  spec(64, 4096, 16, 4, 0, false, true),
+        spec(64, 4096, 128, 4, 64, true), spec(1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24),
+    };
+    for (const auto& s : shapes) {
+        const std::string tag = mla_bench::shape_tag(s);
+        mla_bench::ShapeSpec back;
+        std::string error;
+        ASSERT_TRUE(mla_bench::parse_shape_tag(tag, &back, &error)) << tag << ": " << error;
+        EXPECT_TRUE(same(s, back)) << tag << " read back as " << mla_bench::shape_tag(back);
+    }
+    EXPECT_EQ(mla_bench::shape_tag(spec(64, 4096, 128, 4, 64, true)),
+              "bs64/kvuneven4096/h128/q4/page64");
+    EXPECT_EQ(mla_bench::shape_tag(spec(64, 4096, 16, 4, 0, false, true)), "bs64/kv4096/h16/q1-4");
+}
+
+TEST(BenchShapeTag, RefusesMalformedTagsAndLeavesTheOutputAlone) {
+    const char* bad[] = {
+        "", "bs", "bs0/kv1024/h16/q1", "bs4/kv1024/h16", "bs4/kv1024/h16/q", "bs4/kv0/h16/q1",
+        "bs4/kv-5/h16/q1", "bs4/kv1024/h16/q1/", "bs4/kv1024/h16/q1/page", "bs4/kv1024/h16/q1/page0",
+        "bs4/kv1024/h16/q1/x", " bs4/kv1024/h16/q1", "bs4/kv1024/h16/q2-4", "BS4/kv1024/h16/q1",
+        "bs4/kvuneven/h16/q1", "bs16777217/kv1024/h16/q1", "bs99999999999999999999/kv1/h16/q1",
+        "bs4/kv1024/q1/h16", "bs4/kv1024/h16/q1/page16/page16",
+    };
+    for (const char* tag : bad) {
+        mla_bench::ShapeSpec out = spec(9, 9, 9, 9, 9);
+        std::string error;
+        EXPECT_FALSE(mla_bench::parse_shape_tag(tag, &out, &error)) << "'" << tag << "'";
+        EXPECT_NE(error.find("shape '"), std::string::npos) << error;
+        EXPECT_TRUE(same(out, spec(9, 9, 9, 9, 9))) << "'" << tag << "'";
+    }
+}
+
+TEST(BenchShapeTag, ListsInOrderAndNameTheBadTag) {
+    std::vector<mla_bench::ShapeSpec> v;
+    std::string error;
+    ASSERT_TRUE(mla_bench::parse_shape_list("bs8/kv3000/h64/q3,bs1/kv65536/h16/q1", &v, &error))
+        << error;
+    ASSERT_EQ(v.size(), 2u);
+    EXPECT_TRUE(same(v[0], spec(8, 3000, 64, 3)));
+    EXPECT_TRUE(same(v[1], spec(1, 65536, 16, 1)));
+    EXPECT_FALSE(mla_bench::parse_shape_list("bs8/kv3000/h64/q3,,bs1/kv1/h16/q1", &v, &error));
+    EXPECT_FALSE(mla_bench::parse_shape_list("bs8/kv3000/h64/q3,bs1/kvX/h16/q1", &v, &error));
+    EXPECT_NE(error.find("bs1/kvX/h16/q1"), std::string::npos) << error;
+    EXPECT_EQ(v.size(), 2u);  // unchanged by a failed parse
 }
 
 }  // namespace
