@@ -1,0 +1,77 @@
+// Which planner choices a change of the stage-1 cost table moves (host only, no GPU): for every
+// (batch, q_len, cache length, heads) of a grid, the (variant, rows per CTA, split count) that
+// src/planner.cpp's plan_split_kv picks for an fp8 e4m3fn cache on 132 SMs under the OLD and
+// the NEW figures below, and the shapes where they differ, as mla_bench --mla_shapes tags.
+// Twelfth session: the row owners' measured 32- / 64-row tile times (1.85 / 2.6 us against
+// 2.0 / 3.0) move 113 of 4,320 shapes, none of the benchmark's.
+//   g++ -std=c++17 -O1 -Isrc -Ikernels -Iinclude -DMLA_BACKEND_NONE=1
+//       docs/notes/experiments/planner_choice_diff.cpp src/planner.cpp -o /tmp/planner_choice_diff
+//   (one command line)
+//   /tmp/planner_choice_diff            (prints the moved shapes, then the count, then one
+//                                        --mla_shapes list of them)
+#include <cstdio>
+#include <initializer_list>
+#include <string>
+
+#include "planner.h"
+#include "splitkv/formats.h"
+
+using namespace mla;
+
+struct Cost {
+    const char* name;
+    double tile_us;
+    int parallelism;
+    double fixed_us;
+    int rows;
+};
+// src/plan.cpp's stage1_cost for fp8 e4m3fn: mma16, then wgmma at 16 / 32 / 64 rows.
+constexpr Cost kOld[] = {{"mma16", 2.4, 1, 2.0, 16}, {"wgmma16", 1.37, 2, 3.0, 16},
+                         {"wgmma32", 2.0, 2, 3.0, 32}, {"wgmma64", 3.0, 2, 3.0, 64}};
+constexpr Cost kNew[] = {{"mma16", 2.4, 1, 2.0, 16}, {"wgmma16", 1.37, 2, 3.0, 16},
+                         {"wgmma32", 1.85, 2, 3.0, 32}, {"wgmma64", 2.6, 2, 3.0, 64}};
+
+struct Choice {
+    const char* name = "";
+    int splits = 0;
+};
+
+Choice choose(const Cost (&costs)[4], int bs, int q, int kv, int heads) {
+    Choice c;
+    double best = 1e300;
+    for (const Cost& k : costs) {
+        const SplitKvShape shape{bs, bs * q, q, kv, heads,
+                                 splitkv::kv_traits(splitkv::KvFormat::kFp8E4M3FN).streamed_bytes,
+                                 k.tile_us, 64, 132, k.rows, k.parallelism, k.fixed_us};
+        const SplitKvPlan plan = plan_split_kv(shape, 0);
+        if (plan.predicted_us < best) {
+            best = plan.predicted_us;
+            c.name = k.name;
+            c.splits = plan.num_splits;
+        }
+    }
+    return c;
+}
+
+int main() {
+    int total = 0, moved = 0;
+    std::string tags;
+    for (int bs : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 512, 1024})
+        for (int q : {1, 2, 3, 4})
+            for (int kv : {64, 200, 1000, 1024, 2048, 3000, 4096, 8192, 16384, 32768, 65536,
+                           131072})
+                for (int heads : {8, 16, 32, 64, 128}) {
+                    const Choice a = choose(kOld, bs, q, kv, heads);
+                    const Choice b = choose(kNew, bs, q, kv, heads);
+                    ++total;
+                    if (std::string(a.name) == b.name && a.splits == b.splits) continue;
+                    ++moved;
+                    const std::string tag = "bs" + std::to_string(bs) + "/kv" +
+                                            std::to_string(kv) + "/h" + std::to_string(heads) +
+                                            "/q" + std::to_string(q);
+                    std::printf("%-26s %s / %d splits -> %s / %d\n", tag.c_str(), a.name,
+                                a.splits, b.name, b.splits);
+                    tags += (tags.empty() ? "" : ",") + tag;
+                }
+    std::printf("%d of %d shapes move\n--mla_shapes=%s\n", moved, total, tags.c_str());
+}
