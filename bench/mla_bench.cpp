@@ -207,8 +207,12 @@ void print_usage() {
     for (const Format& f : kFormats) std::printf(" %s", f.name);
     std::printf(
         "\n"
-        "  --mla_shapes=T,T   only these shapes, tags as printed: bs<N>/kv[uneven]<N>/h<N>/\n"
-        "                     q[1-]<N>[/page<N>] (e.g. bs8/kv3000/h64/q3,bs1/kv65536/h16/q1)\n"
+        "  --mla_shapes=T,T   only these shapes (instead of the default and --mla_extra sets),\n"
+        "                     named as the cases print them:\n"
+        "                       bs<N>/kv[uneven]<N>/h<N>/q[1-]<N>[/page<N>]\n"
+        "                     kvuneven<N>: lengths spread over 0..N; q1-<N>: q_len 1..N mixed\n"
+        "                     in the batch; /page<N>: a paged cache (bench/shape_tag.h), e.g.\n"
+        "                     bs8/kv3000/h64/q3,bs1/kv65536/h16/q1/page16\n"
         "  --mla_peers=PATH   peer data file (default %s)\n"
         "  --mla_csv=PATH     CSV output path (default mla_bench.csv; empty = no CSV)\n"
         "  --mla_no_lse       do not request LSE\n"
@@ -279,6 +283,11 @@ bool parse_options(int* argc, char** argv, Options* opt) {
             opt->force_host = true;
         } else if (a == "--mla_batch_invariant") {
             opt->invariant = true;
+        } else if (a == "--mla_iters" || a == "--mla_formats" || a == "--mla_shapes" ||
+                   a == "--mla_peers" || a == "--mla_csv") {
+            std::fprintf(stderr, "mla_bench: %s needs a value: %s=...\n", a.c_str(), a.c_str());
+            print_usage();
+            return false;
         } else if (a.compare(0, 6, "--mla_") == 0) {
             std::fprintf(stderr, "mla_bench: unknown flag '%s'\n", a.c_str());
             print_usage();
@@ -1156,7 +1165,8 @@ void print_geomean_table(const Bench& b, bool competition) {
     std::printf("\n### Geometric means over %s\n\n",
                 competition          ? "the eight competition shapes (H 16, q_len 1)"
                 : b.opt.shapes.empty() ? "the engine shapes (--mla_extra) that ran"
-                                       : "the other shapes of --mla_shapes that ran");
+                                       : "the --mla_shapes shapes that ran (competition shapes "
+                                         "aside)");
     std::string head = "| format | shapes | ours us | floor us | x floor |";
     std::string rule = "|---|---:|---:|---:|---:|";
     for (const Peer& p : peers) {
@@ -1187,10 +1197,12 @@ void print_geomean_table(const Bench& b, bool competition) {
         }
         std::string line = "| " + name + " | ";
         if (competition && rows != 8) {
-            // Why not all 8: left out by --benchmark_filter, or failed.
-            line += ran < registered ? std::to_string(ran) + " of 8 ran, " +
+            // Why not all 8: not asked for (--mla_shapes), left out by --benchmark_filter, or
+            // failed.
+            if (registered < 8) line += std::to_string(registered) + " of 8 asked for, ";
+            line += ran < registered ? std::to_string(ran) + " ran, " +
                                            std::to_string(registered - ran) + " filtered out"
-                                     : std::to_string(rows) + " of 8 succeeded";
+                                     : std::to_string(rows) + " succeeded";
             if (rows < ran) line += ", " + std::to_string(ran - rows) + " failed";
             line += " (a geomean needs all 8) | - | - | -";
             for (size_t i = 0; i < std::size(peers); ++i) line += " | - | -";

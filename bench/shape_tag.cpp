@@ -27,18 +27,21 @@ bool take(const std::string& t, size_t* pos, const char* word) {
     return true;
 }
 
-// Reads a decimal number in [1, kMaxValue] at *pos.
-bool take_number(const std::string& t, size_t* pos, int* value) {
+// Reads a decimal number at *pos: kNumber when it is in [1, kMaxValue] (and moves past it),
+// kOutOfRange for 0 or a larger one, kNoNumber when no digit is there.
+enum Read { kNumber, kOutOfRange, kNoNumber };
+Read take_number(const std::string& t, size_t* pos, int* value) {
     long v = 0;
     size_t i = *pos;
-    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) && v <= kMaxValue) {
-        v = v * 10 + (t[i] - '0');
+    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) {
+        if (v <= kMaxValue) v = v * 10 + (t[i] - '0');
         ++i;
     }
-    if (i == *pos || v < 1 || v > kMaxValue) return false;
+    if (i == *pos) return kNoNumber;
+    if (v < 1 || v > kMaxValue) return kOutOfRange;
     *pos = i;
     *value = static_cast<int>(v);
-    return true;
+    return kNumber;
 }
 
 }  // namespace
@@ -52,17 +55,28 @@ bool parse_shape_tag(const std::string& tag, ShapeSpec* out, std::string* error)
                  std::to_string(kMaxValue) + ")";
         return false;
     };
-    if (!take(tag, &pos, "bs") || !take_number(tag, &pos, &s.bs)) return fail("no batch 'bs<N>'");
+    // A number after `field`: its value, or why not.
+    auto number = [&](int* value, const char* field) {
+        switch (take_number(tag, &pos, value)) {
+            case kNumber: return true;
+            case kOutOfRange:
+                return fail((std::string(field) + " out of range").c_str());
+            case kNoNumber: break;
+        }
+        return fail((std::string("no ") + field).c_str());
+    };
+    if (!take(tag, &pos, "bs")) return fail("no batch 'bs<N>' at the start");
+    if (!number(&s.bs, "batch after 'bs'")) return false;
     if (!take(tag, &pos, "/kv")) return fail("no '/kv' after the batch");
     s.uneven = take(tag, &pos, "uneven");
-    if (!take_number(tag, &pos, &s.kv_len)) return fail("no cache length after '/kv'");
-    if (!take(tag, &pos, "/h") || !take_number(tag, &pos, &s.heads))
-        return fail("no heads '/h<N>' after the length");
+    if (!number(&s.kv_len, "cache length after '/kv'")) return false;
+    if (!take(tag, &pos, "/h")) return fail("no heads '/h<N>' after the length");
+    if (!number(&s.heads, "heads after '/h'")) return false;
     if (!take(tag, &pos, "/q")) return fail("no '/q' after the heads");
     s.mixed_q = take(tag, &pos, "1-");
-    if (!take_number(tag, &pos, &s.q_len)) return fail("no query length after '/q'");
-    if (take(tag, &pos, "/page") && !take_number(tag, &pos, &s.page_size))
-        return fail("no page size after '/page'");
+    if (!number(&s.q_len, "query length after '/q'")) return false;
+    if (take(tag, &pos, "/page") && !number(&s.page_size, "page size after '/page'"))
+        return false;
     if (pos != tag.size()) return fail("unexpected text at the end");
     *out = s;
     return true;

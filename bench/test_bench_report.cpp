@@ -235,6 +235,24 @@ TEST(BenchShapeTag, RefusesMalformedTagsAndLeavesTheOutputAlone) {
     }
 }
 
+// The message says what is wrong: a number out of range is not a missing one.
+TEST(BenchShapeTag, SaysWhichPartIsWrong) {
+    auto error_of = [](const char* tag) {
+        mla_bench::ShapeSpec out;
+        std::string error;
+        EXPECT_FALSE(mla_bench::parse_shape_tag(tag, &out, &error)) << tag;
+        return error;
+    };
+    EXPECT_NE(error_of("bs4/kv1024/h16/q1/page0").find("page size after '/page' out of range"),
+              std::string::npos);
+    EXPECT_NE(error_of("bs4/kv1024/h16/q1/page").find("no page size"), std::string::npos);
+    EXPECT_NE(error_of("bs99999999999999999999/kv1/h16/q1").find("batch after 'bs' out of range"),
+              std::string::npos);
+    EXPECT_NE(error_of("bs4/kv1024").find("no heads"), std::string::npos);
+    EXPECT_NE(error_of("bs4/kv1024/h16/q1x").find("unexpected text at the end"),
+              std::string::npos);
+}
+
 TEST(BenchShapeTag, ListsInOrderAndNameTheBadTag) {
     std::vector<mla_bench::ShapeSpec> v;
     std::string error;
