@@ -43,7 +43,9 @@
 //     mbarrier. (One bulk copy per 576-byte row was measured first: the copy engine then moved
 //     only 2.35 TB/s on bs256 kv8192, 515 us for a 295 us floor.)
 // Hand-over between the consumers: "p_full[w]" (consumer w's P^T, factors and maxima of its
-// latest tile are written) and "p_empty[w]" (the other consumer has added that tile to its O).
+// latest tile are written), "m_full[w]" (its owners have published that tile's maxima: all the
+// next consumer's owners wait for) and "p_empty[w]" (the other consumer has added that tile to
+// its O).
 //
 // Dim and token orders. A dot product does not care about the order of its terms, so
 //   * the K fragment of lane (g, t) for k-step (chunk c, step s) comes from one 16-byte load of
@@ -388,7 +390,7 @@ struct WgmmaConfig {
     static constexpr int kOffEnd = kOffCoef + N * 4;
     static constexpr int kOffBars = (kOffEnd + N * 4 + 15) / 16 * 16;
     static constexpr int kMaxStages = 6;
-    static constexpr int kBarBytes = (2 * kMaxStages + 2 * kConsumers) * 8;
+    static constexpr int kBarBytes = (2 * kMaxStages + 3 * kConsumers) * 8;
     static constexpr int kSharedBudget = arch::kMaxSharedBytesPerBlock;
     static constexpr int kStagesFit = (kSharedBudget - kOffBars - kBarBytes - 127) / kStageBytes;
     static constexpr int kStages = kStagesFit < kMaxStages ? kStagesFit : kMaxStages;
@@ -428,6 +430,7 @@ struct WgmmaShared {
     uint64_t* empty;  // kStages
     uint64_t* p_full;   // per consumer
     uint64_t* p_empty;  // per consumer
+    uint64_t* m_full;   // per consumer
     uint8_t* stages;
 
     MLA_DEVICE explicit WgmmaShared(uint8_t* smem)
@@ -445,6 +448,7 @@ struct WgmmaShared {
           empty(full + Cfg::kStages),
           p_full(empty + Cfg::kStages),
           p_empty(p_full + Cfg::kConsumers),
+          m_full(p_empty + Cfg::kConsumers),
           stages(smem + Cfg::kOffStages) {}
 };
 
@@ -602,6 +606,43 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, uin
 #pragma unroll
         for (int i = 0; i < N / 2; ++i) s[i] += s_odd[i];
     }
+}
+
+// The warp's tile maxima per row: a lane's kCols slot maxima (its rows col_of_slot(jj, t4))
+// reduced over the 8 lanes g that share t4 (lane bits 2..4), by halving: in each of the three
+// shuffle rounds a lane keeps half of its values (the half its lane bit names) and takes the
+// other lanes' maxima of that half, so the rounds cost kCols / 2, kCols / 4, kCols / 8
+// shuffles (not kCols each). The lanes then hold every row's maximum once (16 rows: twice, a
+// round reduced in full) and write it to red[row].
+template <class Cfg>
+MLA_DEVICE void reduce_tile_maxima(float (&v)[Cfg::kCols], int lane, float* red) {
+    constexpr int K = Cfg::kCols;
+    static_assert(K >= 4 && K % 4 == 0, "16, 32 or 64 rows");
+    constexpr int h0 = K / 2, h1 = K / 4, h2 = K / 8;  // h2 == 0: 16 rows
+    int base = 0;  // the slot of v[0]
+    auto halve = [&](auto h_const, int mask) {
+        constexpr int h = decltype(h_const)::value;
+        const bool up = (lane & mask) != 0;
+#pragma unroll
+        for (int i = 0; i < h; ++i) {
+            const float send = up ? v[i] : v[i + h];
+            const float keep = up ? v[i + h] : v[i];
+            v[i] = fmaxf(keep, arch::shfl_xor(send, mask));
+        }
+        if (up) base += h;
+    };
+    halve(std::integral_constant<int, h0>{}, 16);
+    halve(std::integral_constant<int, h1>{}, 8);
+    if constexpr (h2 > 0) {
+        halve(std::integral_constant<int, h2>{}, 4);
+    } else {
+        v[0] = fmaxf(v[0], arch::shfl_xor(v[0], 4));
+        if (lane & 4) return;  // lanes g and g ^ 1 hold the same row
+    }
+    constexpr int kLeft = h2 > 0 ? h2 : 1;
+    const int t4 = lane & 3;
+#pragma unroll
+    for (int i = 0; i < kLeft; ++i) red[Cfg::col_of_slot(base + i, t4)] = v[i];
 }
 
 // Four consecutive dims of an O row: bf16 in the final O, fp32 in a split's partial O.
@@ -811,13 +852,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             // (Two buffers by round parity; since the owners read red before the second named
             // barrier of the step, one would do.)
             float* red = sh.red + (w * 2 + par) * 4 * N;
-#pragma unroll
-            for (int jj = 0; jj < Cfg::kCols; ++jj) {
-                tmax[jj] = fmaxf(tmax[jj], arch::shfl_xor(tmax[jj], 4));
-                tmax[jj] = fmaxf(tmax[jj], arch::shfl_xor(tmax[jj], 8));
-                tmax[jj] = fmaxf(tmax[jj], arch::shfl_xor(tmax[jj], 16));
-                if (g == 0) red[wq * N + Cfg::col_of_slot(jj, t4)] = tmax[jj];
-            }
+            wgmma_detail::reduce_tile_maxima<Cfg>(tmax, lane, red + wq * N);
             hw::named_barrier_sync(2 + w, 128);
 
             // 2. The owners: the running maximum before this tile (consumer 1: after consumer
@@ -830,7 +865,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 tm = tm == kNegInf ? kNegInf : tm * coef_own;
                 float m_prev = kNegInf;
                 if (w == 1) {
-                    hw::mbarrier_wait(&sh.p_full[0], i & 1);
+                    hw::mbarrier_wait(&sh.m_full[0], i & 1);
                     m_prev = sh.max[par * N + n];
                 } else if (i > 0) {
                     m_prev = sh.max[(2 + (par ^ 1)) * N + n];
@@ -852,6 +887,9 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 }
                 const unsigned any = __ballot_sync(0xffffffffu, moved);
                 if (lane == 0) sh.flag[(2 * w + par) * 2 + wq] = any != 0u ? 1 : 0;
+                // The maxima are out: the other consumer's owners need nothing else of this
+                // step (P^T and the factors follow on p_full).
+                hw::mbarrier_arrive(&sh.m_full[w]);
             }
             hw::named_barrier_sync(2 + w, 128);
 
@@ -1052,6 +1090,7 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma>::kThreads, 1)
         for (int c = 0; c < Cfg::kConsumers; ++c) {
             hw::mbarrier_init(&sh.p_full[c], 128);  // every thread of the writing consumer
             hw::mbarrier_init(&sh.p_empty[c], 4);   // the warps of the other consumer
+            hw::mbarrier_init(&sh.m_full[c], 32 * Cfg::kOwnerWarps);  // its owner warps
         }
         hw::mbarrier_init_fence();
     }
