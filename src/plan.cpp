@@ -160,7 +160,15 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     for 128 tiles per CTA; bs256 kv8192 H16: 362 us), 32 rows 2.0 us (bs128 kv4096 H16 q_len
 //     2: 129 us for 64 tiles), 64 rows 3.0 us (bs64 kv4096 H128: 189 us; bs128 kv4096 H16
 //     q_len 4: 195 us); its two consumer warpgroups work on two tiles at once. Its fixed cost
-//     (Q^T prologue of up to 64 rows, pipeline fill) is an estimate.
+//     (Q^T prologue, pipeline fill) on fp8 caches: 2.0 us, as mma16's (bf16 caches keep the
+//     estimate of 3.0: not measured). Evidence: the twelfth session's split sweep had bs4
+//     kv1024 H16 at 13.6 us on wgmma with 2 tiles a CTA (8 splits) against 14.7 on mma16 with
+//     1 (16 splits), where 3.0 chose mma16; in the thirteenth session's A/Bs (bench/ab.py on the
+//     shapes a table change moves) every move from mma16 to wgmma at 16 rows won (0.61-0.91x
+//     the time; 6 shapes, bf16 and fp8 Q). The 32- and 64-row tile times stay as they are,
+//     though long CTAs now take 1.75 / 2.55 us a tile: with those figures the planner moved
+//     small batches from 16 rows to 32 or 64 with more splits, and those moves lost
+//     (1.02-1.11x): a short CTA of many rows costs more than its tiles.
 //   wgmma, bf16 cache (16 and 32 rows only; the H200, eighth session, bench/ab.py): 32 rows
 //     3.25 us a tile (bs64 kv4096 H128: 412 us for two waves of 64 tiles; bs128 kv4096 H16
 //     q_len 2: 212 us for one wave). 16 rows 2.05 us, a guess at 1.5x e4m3fn's: the shapes it
@@ -182,9 +190,9 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         // 1.14x per tile at 16 / 32 / 64 rows (bench, same session).
         const bool fnuz = f == splitkv::KvFormat::kFp8E4M3FNUZ;
         if (f == splitkv::KvFormat::kBf16) return {rows <= 16 ? 2.05 : 3.25, 2, 3.0};
-        if (rows <= 16) return {fnuz ? 1.84 : 1.37, 2, 3.0};
-        if (rows <= 32) return {fnuz ? 2.5 : 2.0, 2, 3.0};
-        return {fnuz ? 3.4 : 3.0, 2, 3.0};
+        if (rows <= 16) return {fnuz ? 1.84 : 1.37, 2, 2.0};
+        if (rows <= 32) return {fnuz ? 2.5 : 2.0, 2, 2.0};
+        return {fnuz ? 3.4 : 3.0, 2, 2.0};
     }
     switch (f) {
         case splitkv::KvFormat::kBf16: return {3.25, 1, 2.0};

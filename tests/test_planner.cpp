@@ -208,8 +208,8 @@ struct Candidate {
 constexpr Candidate kCandidates[] = {
     {KvFormat::kFp8E4M3FN, 2.4, 1, 2.0, 16},    {KvFormat::kBf16, 3.25, 1, 2.0, 16},
     {KvFormat::kMxfp4, 3.3, 1, 2.0, 16},        {KvFormat::kMxfp4Fp8E4M3FN, 4.3, 1, 2.0, 16},
-    {KvFormat::kFp8E4M3FN, 1.37, 2, 3.0, 16},   {KvFormat::kFp8E4M3FN, 2.0, 2, 3.0, 32},
-    {KvFormat::kFp8E4M3FN, 3.0, 2, 3.0, 64},    {KvFormat::kFp8E4M3FNBf16Rope, 2.6, 1, 2.0, 16},
+    {KvFormat::kFp8E4M3FN, 1.37, 2, 2.0, 16},   {KvFormat::kFp8E4M3FN, 2.0, 2, 2.0, 32},
+    {KvFormat::kFp8E4M3FN, 3.0, 2, 2.0, 64},    {KvFormat::kFp8E4M3FNBf16Rope, 2.6, 1, 2.0, 16},
 };
 
 struct Largest {
