@@ -71,7 +71,7 @@ extern "C" {
 
 #define MLA_DECODE_VERSION_MAJOR 0
 #define MLA_DECODE_VERSION_MINOR 6
-#define MLA_DECODE_VERSION_PATCH 1
+#define MLA_DECODE_VERSION_PATCH 2
 /* Single comparable number: major * 10000 + minor * 100 + patch. */
 #define MLA_DECODE_VERSION                                                                      \
     (MLA_DECODE_VERSION_MAJOR * 10000 + MLA_DECODE_VERSION_MINOR * 100 + MLA_DECODE_VERSION_PATCH)
@@ -394,9 +394,9 @@ typedef struct mla_decode_params {
  *     mla_decode_plan_describe says "variant=wgmma (e4m3 scores)". The value product P.V is
  *     unchanged (f16 products, f32 accumulation). Everywhere else (other dtypes, devices and
  *     variants, batch-invariant mode) the flag is accepted and changes nothing.
- *   - Speed (H200, mla_bench, SPEC method, 0.6.1): 0.78x the time at 128 heads or q_len 4
- *     (bs64 kv4096 H128 172 -> 134 us; q_len 2 332 -> 258), 0.89x on the competition shapes
- *     (geomean 51.8 -> 46.2 us), against the same e4m3fn Q without the flag.
+ *   - Speed (H200, mla_bench, SPEC method, 0.6.2): 0.74-0.75x the time at 128 heads or q_len
+ *     4 (bs64 kv4096 H128 168 -> 125 us; q_len 2 326 -> 240), 0.88x on the competition shapes
+ *     (geomean 50.2 -> 44.2 us), against the same e4m3fn Q without the flag.
  *   - Accuracy: the tensor core keeps fewer bits than f32 while it adds the products, so a
  *     score is off by up to ~1e-2 of its size. Against the bf16 reference (Q not quantized,
  *     SPEC's comparison) that is lost in the error the fp8 Q already has: where the fp8 Q

@@ -612,8 +612,9 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, uin
 // reduced over the 8 lanes g that share t4 (lane bits 2..4), by halving: in each of the three
 // shuffle rounds a lane keeps half of its values (the half its lane bit names) and takes the
 // other lanes' maxima of that half, so the rounds cost kCols / 2, kCols / 4, kCols / 8
-// shuffles (not kCols each). The lanes then hold every row's maximum once (16 rows: twice, a
-// round reduced in full) and write it to red[row].
+// shuffles (not kCols each). The lanes then hold every row's maximum once and write it to
+// red[row]. (16 rows: the third round reduces in full, so lanes g and g ^ 1 hold the same row's
+// maximum; the half with lane bit 2 set returns without writing, each row is written once.)
 template <class Cfg>
 MLA_DEVICE void reduce_tile_maxima(float (&v)[Cfg::kCols], int lane, float* red) {
     constexpr int K = Cfg::kCols;
