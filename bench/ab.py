@@ -21,6 +21,9 @@ tests do that.
   bench/ab.py --csv ab.csv --rounds 3 'build-base/bench/mla_bench' 'build/bench/mla_bench' -- \\
       --mla_formats=fp8_e4m3fn --mla_extra --mla_iters=20 '--benchmark_filter=h128'
 
+--metric fwd_median_us compares the one-shot mla_decode_fwd (plan cache and everything the call
+queues) instead of mla_decode_plan_run (median_us, the default).
+
 A base build of a commit, beside the working tree's build (the benchmark's sources are the
 commit's own):
   git worktree add /tmp/base <commit>
@@ -105,14 +108,14 @@ def floor_of(passes, k):
     return statistics.median(values) if values else None
 
 
-def compare(passes):
+def compare(passes, metric="median_us"):
     """Per case present in every pass of every side: (key, [us per side], [route per side],
-    floor_us or None); passes[s] is side s's list of passes."""
+    floor_us or None); passes[s] is side s's list of passes; `metric` the CSV column timed."""
     every = [p for side in passes for p in side]
-    keys = [k for k in passes[0][0] if all(k in p for p in every)]
+    keys = [k for k in passes[0][0] if all(k in p and p[k].get(metric) for p in every)]
     out = []
     for k in keys:
-        us = [statistics.median(float(p[k]["median_us"]) for p in side) for side in passes]
+        us = [statistics.median(float(p[k][metric]) for p in side) for side in passes]
         out.append((k, us, [route(side[-1][k]) for side in passes], floor_of(every, k)))
     return out
 
@@ -127,7 +130,7 @@ def letter(s):
 
 def report(opts, passes, out, when):
     """Prints the table of the passes so far to `out` and writes --csv; returns the cases."""
-    cases = compare(passes)
+    cases = compare(passes, opts.metric)
     if not cases:
         print("no case ran on every side", file=out)
         return 0
@@ -135,8 +138,9 @@ def report(opts, passes, out, when):
     rounds = len(passes[0])
     for s in range(n):
         print("%s: %s" % (letter(s), opts.sides[s]), file=out)
-    print("%d round%s%s; medians over rounds of each pass's median, us" %
-          (rounds, "" if rounds == 1 else "s", " (%s)" % when if when else ""), file=out)
+    print("%d round%s%s; medians over rounds of each pass's median (%s), us" %
+          (rounds, "" if rounds == 1 else "s", " (%s)" % when if when else "", opts.metric),
+          file=out)
     timing = {p[k].get("timing", "") for side in passes for p in side for k in p}
     if "host_wall_clock" in timing:
         print("no GPU: these are host-reference times (one wall-clock call per case), not the "
@@ -194,7 +198,8 @@ def report(opts, passes, out, when):
 def main(argv):
     split = argv.index("--") if "--" in argv else len(argv)
     parser = argparse.ArgumentParser(
-        usage="%(prog)s [--rounds N] [--csv PATH] A B [C ...] [-- mla_bench arguments ...]",
+        usage="%(prog)s [--rounds N] [--csv PATH] [--metric COLUMN] A B [C ...] "
+              "[-- mla_bench arguments ...]",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sides", nargs="+", metavar="SIDE",
                         help="A, B, ...: 'NAME=VALUE ... BINARY' each; every other side is "
@@ -202,6 +207,9 @@ def main(argv):
     parser.add_argument("--rounds", type=int, default=3,
                         help="passes of each side (>= 1; default 3)")
     parser.add_argument("--csv", default="", help="where the per-case rows go")
+    parser.add_argument("--metric", default="median_us", choices=("median_us", "fwd_median_us"),
+                        help="the CSV column compared: mla_decode_plan_run (median_us, the "
+                             "default) or the one-shot mla_decode_fwd (fwd_median_us)")
     opts = parser.parse_args(argv[:split])
     bench_args = argv[split + 1:]
     if opts.rounds < 1:

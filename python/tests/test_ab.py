@@ -25,13 +25,13 @@ open(counter, "w").write(str(n + 1))
 if os.environ.get("FAKE_FAIL_AT") == str(n):
     sys.exit(5)
 scale = float(os.environ.get("FAKE_SCALE", "1"))
-cols = "bs,q_len,kv_len,heads,kv_format,q_format,page_size,lengths,q_lens,median_us,variant,rows_per_cta,splits"
+cols = "bs,q_len,kv_len,heads,kv_format,q_format,page_size,lengths,q_lens,median_us,variant,rows_per_cta,splits,fwd_median_us"
 floor = os.environ.get("FAKE_FLOOR") == "1"  # mla_bench on a GPU: a cold-read floor per case
 with open(out, "w") as f:
     f.write(cols + (",floor_read_us" if floor else "") + "\n")
-    f.write("4,1,1024,16,fp8_e4m3fn,bf16,1,equal,equal,%.2f,mma16,16,16" % (10 * scale + n) +
+    f.write("4,1,1024,16,fp8_e4m3fn,bf16,1,equal,equal,%.2f,mma16,16,16,%.2f" % (10 * scale + n, 1000 * scale + n) +
             (",%.2f" % (4 + n) if floor else "") + "\n")
-    f.write("64,1,4096,128,fp8_e4m3fn,bf16,1,equal,equal,%.2f,wgmma,64,1" % (100 * scale + n) +
+    f.write("64,1,4096,128,fp8_e4m3fn,bf16,1,equal,equal,%.2f,wgmma,64,1,%.2f" % (100 * scale + n, 2000 * scale + n) +
             (",%.2f" % (40 + n) if floor else "") + "\n")
 '''
 
@@ -71,6 +71,21 @@ def test_two_sides_three_rounds(fake_bench, tmp_path, capsys, monkeypatch):
     text = capsys.readouterr().out
     geo = [l for l in text.splitlines() if l.startswith("geomean")][0].split()
     assert float(geo[3]) == pytest.approx(((7 / 13) * (52 / 103)) ** 0.5, abs=1e-3)
+
+
+def test_metric_fwd_compares_the_one_shot_column(fake_bench, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_COUNTER", str(tmp_path / "counter"))
+    out = tmp_path / "ab.csv"
+    rc = ab.main(["--rounds", "1", "--csv", str(out), "--metric", "fwd_median_us",
+                  "FAKE_SCALE=1 " + fake_bench, "FAKE_SCALE=0.5 " + fake_bench, "--",
+                  "--extra_flag"])
+    assert rc == 0
+    rows = list(csv.DictReader(open(out)))
+    # Pass 0 is A (fwd 1000 + 0, 2000 + 0), pass 1 is B (500 + 1, 1000 + 1).
+    assert [(r["a_us"], r["b_us"]) for r in rows] == [("1000.00", "501.00"),
+                                                      ("2000.00", "1001.00")]
+    with pytest.raises(SystemExit):
+        ab.main(["--metric", "nope", "A", "B"])
 
 
 def test_a_failing_side_raises(tmp_path):

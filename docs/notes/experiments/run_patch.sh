@@ -8,7 +8,8 @@
 #   2. one A/B/C... with bench/ab.py (2 rounds; the formats in $MLA_AB_FORMATS, fp8_e4m3fn
 #      unless set; floors measured by every pass; each side against A, the order rotating each
 #      round; at most $MLA_AB_TIMEOUT s, 300 unless set; extra mla_bench flags in $MLA_AB_ARGS,
-#      e.g. --mla_no_check) on $MLA_AB_FILTER, by default the 14
+#      e.g. --mla_no_check; $MLA_AB_METRIC=fwd_median_us compares the one-shot fwd instead of
+#      plan_run) on $MLA_AB_FILTER, by default the 14
 #      cases of the sixth and seventh sessions (the eight competition shapes, H16 q_len 2 / 4,
 #      H128 bs64 kv4096, bs1 kv65536): ~115 s for three sides on one format, ~200 s on two;
 #   3. B's whole GPU suite (-E install_: CI runs those; none with $MLA_NO_SUITE set, for sides
@@ -68,7 +69,8 @@ if [ -n "${MLA_SMOKE:-}" ]; then  # a new kernel's first run: stop here if it fa
     [ -n "${MLA_SMOKE_CONTINUE:-}" ] || exit 1  # set: go on (an accuracy measurement)
   fi
 fi
-timeout "${MLA_AB_TIMEOUT:-300}" python3 bench/ab.py --rounds 2 --csv "$W/ab.csv" "${sides[@]}" -- \
+timeout "${MLA_AB_TIMEOUT:-300}" python3 bench/ab.py --rounds 2 --csv "$W/ab.csv" \
+  ${MLA_AB_METRIC:+--metric "$MLA_AB_METRIC"} "${sides[@]}" -- \
   "--mla_formats=$FORMATS" --mla_extra --mla_iters=20 "--benchmark_filter=$F" ${MLA_AB_ARGS:-} \
   > "$W/ab.log" 2>&1
 echo "ab rc=$? $SECONDS s"; tail -18 "$W/ab.log"
