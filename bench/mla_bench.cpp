@@ -9,7 +9,7 @@
 //   * The timed call is mla_decode_plan_run with a plan made and prepared once per case outside
 //     the timed region (an engine prepares once per decode step and runs once per layer; the
 //     FlashMLA anchor was taken the same way, its metadata outside the timed call). The
-//     one-shot mla_decode_fwd (cached plan + metadata kernel + run) is timed after it with the
+//     one-shot mla_decode_fwd (cached plan + run) is timed after it with the
 //     same method: column "fwd us" / CSV fwd_median_us; both must write the same O.
 //   * One warm-up call, then --mla_iters timed calls (default 50, SPEC asks >= 30); the case
 //     reports Google Benchmark manual time per call plus our own median/min/max counters.
@@ -860,7 +860,7 @@ void run_gpu_case(benchmark::State& state, Bench& b, size_t row_index) {
         // 4. Timed calls: flush L2, event, the call, event. The per-layer call is timed the
         //    way an engine makes it, and the way the FlashMLA anchor was taken: a plan made
         //    and prepared once per decode step (outside the timed region), then
-        //    mla_decode_plan_run. The one-shot mla_decode_fwd (plan cache + metadata + run) is
+        //    mla_decode_plan_run. The one-shot mla_decode_fwd (plan cache + run) is
         //    timed after it, same method, as a second figure; then the floor.
         PlanHandle plan;
         if ((st = mla_decode_plan_create(&dp.params, &plan.p)) != MLA_STATUS_SUCCESS ||

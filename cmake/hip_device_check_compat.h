@@ -23,7 +23,8 @@
 // 2. __llvm_amdgcn_rcp_f16 / __llvm_amdgcn_rcp_2f16: clang 22 removed these pseudo-intrinsics
 //    from __clang_hip_libdevice_declares.h (llvm-project pull request 171123; deprecated since
 //    HIP 5.6). HIP < 5.6's amd_hip_fp16.h still calls them in hrcp / h2rcp, and rocPRIM includes
-//    that header (the block scan of the split-metadata kernel); no kernel calls hrcp. These are
+//    that header (kernels/arch/prim.h, unused by the kernels since the split-metadata kernel
+//    went); no kernel calls hrcp. These are
 //    the definitions clang 19 shipped. __2f16 and HIP_VERSION_* come from clang's HIP wrapper
 //    headers, which the compiler includes before this file.
 #if defined(__AMDGCN__) && __clang_major__ >= 22 && defined(HIP_VERSION_MAJOR) && \

@@ -70,8 +70,8 @@ extern "C" {
 #endif
 
 #define MLA_DECODE_VERSION_MAJOR 0
-#define MLA_DECODE_VERSION_MINOR 6
-#define MLA_DECODE_VERSION_PATCH 2
+#define MLA_DECODE_VERSION_MINOR 7
+#define MLA_DECODE_VERSION_PATCH 0
 /* Single comparable number: major * 10000 + minor * 100 + patch. */
 #define MLA_DECODE_VERSION                                                                      \
     (MLA_DECODE_VERSION_MAJOR * 10000 + MLA_DECODE_VERSION_MINOR * 100 + MLA_DECODE_VERSION_PATCH)
@@ -372,7 +372,7 @@ typedef struct mla_decode_params {
  * or the plan API (captured in a graph or not) ran it.
  * How: every element is cut into splits at fixed token boundaries (every 1024 tokens, so its
  * split count is ceil(kv_len_b / 1024) and depends on nothing else), every plan uses the
- * split-KV route (metadata + stage 1 + LSE reduce, also for an element of one split) with the
+ * split-KV route (stage 1 + LSE reduce, also for an element of one split) with the
  * stage-1 variant mma16 (16 heads of one query token per CTA; each row's arithmetic involves
  * only its own Q row), and the reduce combines an element's splits in split order. The
  * environment switches MLA_DECODE_NUM_SPLITS and MLA_DECODE_STAGE1 do not apply.
@@ -501,7 +501,7 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
  * FP8_E4M3FNUZ or MXFP4 (V from the MXFP4 rows, or from an FP8 v_cache); contiguous or paged;
  * Q in one tensor or split (q_nope + q_pe); the cache in 576-wide rows or split into latent +
  * rope rows of one dtype (BF16, or the same FP8); LSE rows at any stride (see Input forms).
- * The route (single-split, or split-KV with metadata + reduce), the stage-1 kernel ("variant")
+ * The route (single-split, or split-KV with a reduce), the stage-1 kernel ("variant")
  * and the split count come from a cost model of the device; MLA_DECODE_DEBUG=1 prints them (see
  * mla_decode_plan_describe). With MLA_DECODE_FLAG_BATCH_INVARIANT in flags they are fixed
  * instead, so that a row's result does not depend on the batch (see the flag). Debugging
@@ -565,11 +565,11 @@ MLA_API mla_status mla_decode_reference(const mla_decode_params* params);
  * kv lengths above max_kv_len stay correct, only less well balanced, and lose the
  * batch-invariant guarantee).
  *
- * Per step:   mla_decode_plan_prepare   computes the split metadata (which CTA handles which
- *                                       tokens of which batch element, where each reduce
- *                                       reads) on the device from the device-resident
- *                                       qo_indptr / kv_indptr, into the workspace;
- * per layer:  mla_decode_plan_run       launches the attention kernels, which read it.
+ * Per step:   mla_decode_plan_prepare   checks the step's fields against the plan (since
+ *                                       0.7.0 it queues nothing: the kernels take which CTA
+ *                                       handles which tokens from the device-resident
+ *                                       qo_indptr / kv_indptr themselves);
+ * per layer:  mla_decode_plan_run       launches the attention kernels.
  * Neither synchronizes with the host nor allocates memory, so a step can be captured into a
  * HIP/CUDA graph once and replayed with new lengths in the same device buffers. A workspace
  * belongs to one plan at a time: runs on it must follow a prepare of the same plan on the same
@@ -611,10 +611,10 @@ MLA_API mla_status mla_decode_plan_describe(const mla_decode_plan* plan, char* b
                                             size_t buffer_bytes);
 
 /*
- * Compute the step's split metadata into `workspace` (device memory of at least
- * mla_decode_plan_workspace_size bytes, 256-byte aligned), ordered on `stream`. Reads
- * qo_indptr and kv_indptr of *params on the device; every other field is checked as for
- * mla_decode_fwd. Plans whose path needs no metadata queue nothing.
+ * Prepare a step: check *params against the plan and `workspace` (device memory of at least
+ * mla_decode_plan_workspace_size bytes, 256-byte aligned) as mla_decode_plan_run would. Since
+ * 0.7.0 nothing is queued on `stream` (the kernels read qo_indptr / kv_indptr themselves);
+ * the call stays part of the contract, so that a later version may place per-step work here.
  * Returns: as mla_decode_fwd, plus INVALID_VALUE when *params does not have the plan's shape
  * (and NULL_POINTER for a NULL plan).
  */

@@ -1,5 +1,5 @@
 // The GPU side of the ABI's calls: plan creation with the environment's switches, the checks
-// of a run against its plan, prepare (split metadata) and run (attention kernels), and
+// of a run against its plan, prepare (the checks only) and run (attention kernels), and
 // mla_decode_fwd / mla_decode_workspace_size through the plan cache. Device facts, plans, the
 // cache and kernel parameters each have a file of their own (device_info, plan, plan_cache,
 // kernel_params).
@@ -122,14 +122,11 @@ mla_status device_plan_create(const mla_decode_params& p, DevicePlan* plan) {
 
 mla_status device_prepare(const DevicePlan& plan, const mla_decode_params& p, void* workspace,
                           size_t workspace_bytes, void* stream) {
-    MLA_TRY(check_run(plan, p, workspace, workspace_bytes));
-    if (plan.num_splits == 1) return MLA_STATUS_SUCCESS;  // nothing to plan on the device
-    const gpu::error_t e = splitkv::launch_split_metadata(
-        kernel_params(plan, p, workspace), plan.tile_tokens, static_cast<gpu::stream_t>(stream));
-    if (e != gpu::kSuccess)
-        return fail(MLA_STATUS_DEVICE_ERROR, "metadata kernel launch failed: %s",
-                    gpu::error_string(e));
-    return MLA_STATUS_SUCCESS;
+    // Nothing is queued: stage 1 and the reduce take the split layout from the indptrs and the
+    // plan themselves (kernels/splitkv/work.h). The checks stay, so that a step's prepare still
+    // refuses what its runs would.
+    (void)stream;
+    return check_run(plan, p, workspace, workspace_bytes);
 }
 
 mla_status device_run(const DevicePlan& plan, const mla_decode_params& p, void* workspace,

@@ -63,8 +63,7 @@ splitkv::Params kernel_params(const DevicePlan& plan, const mla_decode_params& p
     k.sm_scale = p.sm_scale;
     char* ws = static_cast<char*>(workspace);
     if (plan.num_splits > 1) {
-        k.split_meta = reinterpret_cast<splitkv::SplitMeta*>(ws + plan.split_meta_offset);
-        k.row_meta = reinterpret_cast<splitkv::RowMeta*>(ws + plan.row_meta_offset);
+        k.split_kv = true;
         k.partial_o = reinterpret_cast<float*>(ws + plan.partial_o_offset);
         k.partial_lse = reinterpret_cast<float*>(ws + plan.partial_lse_offset);
         k.dependent_reduce = plan.dependent_launch;

@@ -121,7 +121,7 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
                       note ? stage1_note : "");
     } else {
         std::snprintf(plan->description, sizeof(plan->description),
-                      "%s: metadata + stage 1 (%d splits of %d tiles, %lld CTAs, %d row groups) "
+                      "%s: stage 1 (%d splits of %d tiles, %lld CTAs, %d row groups) "
                       "+ LSE reduce%s on %d compute units (cost model %.1f us%s), workspace %zu "
                       "B%s%s",
                       head, plan->num_splits, plan->tiles_per_split,
@@ -340,8 +340,6 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
             splitkv::reduce_ctas(static_cast<int64_t>(p.total_q) * p.num_heads),
             device.multiprocessors, shared, reserved, limit);
     }
-    out.split_meta_offset = sp.split_meta_offset;
-    out.row_meta_offset = sp.row_meta_offset;
     out.partial_o_offset = sp.partial_o_offset;
     out.partial_lse_offset = sp.partial_lse_offset;
     out.workspace_bytes = sp.workspace_bytes;

@@ -1,5 +1,5 @@
 // Plans: for one problem shape on one device, the GPU route (single split, or split-KV with
-// metadata + reduce), the split layout, the workspace layout, and a one-line description of the
+// a reduce), the split layout, the workspace layout, and a one-line description of the
 // choice. Made from host fields alone (plan.cpp), cached per process (plan_cache.h), run by
 // device.cpp.
 #pragma once
@@ -46,8 +46,7 @@ struct DevicePlan {
                                     // that the reduce spreads over the SMs
                                     // (splitkv::reduce_spread_shared_bytes); its device's
     int reduce_shared_limit = 0;    // largest (one CTA per SM), the reduce's raised limit
-    size_t split_meta_offset = 0, row_meta_offset = 0, partial_o_offset = 0,
-           partial_lse_offset = 0, workspace_bytes = 0;
+    size_t partial_o_offset = 0, partial_lse_offset = 0, workspace_bytes = 0;
     double predicted_us = 0.0;
     char description[640] = {};
 };

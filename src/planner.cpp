@@ -16,14 +16,15 @@ namespace {
 // the same tiles, mostly from L2; the model charges them in full, which keeps it conservative
 // for many heads or long q_len.) Each CTA also pays a fixed cost: launch ramp, loading Q,
 // filling the copy pipeline, writing its output. Splitting (more than one split) adds the
-// metadata kernel and the reduce: two launches, and the reduce reads every split's partial O
+// reduce (charged as two launches: calibrated so when a metadata kernel still ran before the
+// timed run, and kept so that the plans stay), and the reduce reads every split's partial O
 // once. Splitting more fills more multiprocessors for small batches and shortens each CTA's
 // serial walk over long caches; wave quantization makes the choice non-obvious for mid batches
 // (64 elements x 2 splits on 132 units is one wave, x 3 splits is two). A variant whose CTA works
 // on several tiles at once (SplitKvShape::tile_parallelism: tile_latency_us is then its time per
 // tile in steady state) takes as long for fewer tiles as for that many.
 constexpr double kBandwidthBytesPerUs = 3.6e6;  // sustained HBM read rate, bytes per us
-constexpr double kExtraLaunchUs = 2.5;          // metadata kernel, reduce kernel: each
+constexpr double kExtraLaunchUs = 2.5;          // the split route's overhead: 2 x this
 constexpr double kSplitMustWin = 0.98;  // a split count replaces the best so far only below
                                         // this fraction of its time (worth its overheads)
 
@@ -57,20 +58,18 @@ double stage1_us(const SplitKvShape& s, double tile_us, int64_t waves, int64_t t
            (static_cast<double>(tiles_charged) * tile_us + s.cta_fixed_us);
 }
 
-// What the split-KV route adds to stage 1 with `splits` splits per element: the metadata and
-// reduce launches, and the partial O written by stage 1 and read by the reduce.
+// What the split-KV route adds to stage 1 with `splits` splits per element: the reduce's
+// launch (see above), and the partial O written by stage 1 and read by the reduce.
 double split_route_us(const SplitKvShape& s, int splits) {
     const double partial_bytes = static_cast<double>(s.total_q) * splits * s.num_heads * 512.0 * 4.0;
     return 2.0 * kExtraLaunchUs + 2.0 * partial_bytes / kBandwidthBytesPerUs;
 }
 
-// The split-KV workspace of `batch` elements, `total_q` query rows and `row_splits` (query row,
-// split) pairs of `heads` heads: the split metadata, then the partial O and LSE rows.
-void lay_out(size_t batch, size_t total_q, size_t row_splits, size_t heads, SplitKvPlan* plan) {
+// The split-KV workspace of `row_splits` (query row, split) pairs of `heads` heads: the partial
+// O rows, then the partial LSE rows (kernels/splitkv/params.h).
+void lay_out(size_t row_splits, size_t heads, SplitKvPlan* plan) {
     const size_t rows = row_splits * heads;
-    plan->split_meta_offset = 0;
-    plan->row_meta_offset = align_up(batch * kSplitMetaBytes);
-    plan->partial_o_offset = plan->row_meta_offset + align_up(total_q * kRowMetaBytes);
+    plan->partial_o_offset = 0;
     plan->partial_lse_offset = plan->partial_o_offset + align_up(rows * 512 * sizeof(float));
     plan->workspace_bytes = plan->partial_lse_offset + align_up(rows * sizeof(float));
 }
@@ -79,8 +78,7 @@ void lay_out(size_t batch, size_t total_q, size_t row_splits, size_t heads, Spli
 void lay_out_workspace(const SplitKvShape& shape, SplitKvPlan* plan) {
     if (plan->num_splits == 1) return;  // single-split path: no workspace at all
     const size_t total_q = static_cast<size_t>(shape.total_q);
-    lay_out(static_cast<size_t>(shape.batch_size), total_q, total_q * plan->num_splits,
-            static_cast<size_t>(shape.num_heads), plan);
+    lay_out(total_q * plan->num_splits, static_cast<size_t>(shape.num_heads), plan);
 }
 
 }  // namespace
@@ -368,8 +366,7 @@ size_t split_kv_workspace_bound(const SplitKvShape& max, int forced_splits) {
     const int64_t pairs = PairBound(top).run();
     if (pairs == 0) return 0;  // no shape under it splits
     SplitKvPlan plan;
-    lay_out(static_cast<size_t>(top.batch_size), static_cast<size_t>(top.total_q),
-            static_cast<size_t>(pairs), static_cast<size_t>(top.num_heads), &plan);
+    lay_out(static_cast<size_t>(pairs), static_cast<size_t>(top.num_heads), &plan);
     return plan.workspace_bytes;
 }
 

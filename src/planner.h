@@ -5,8 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "splitkv/params.h"  // the metadata records the workspace holds
-
 namespace mla {
 
 struct SplitKvShape {  // (field order is used by aggregate initialization in plan.cpp)
@@ -27,13 +25,11 @@ struct SplitKvShape {  // (field order is used by aggregate initialization in pl
 };
 
 struct SplitKvPlan {
-    int num_splits = 1;        // 1: the single-split path (no metadata, no reduce)
+    int num_splits = 1;        // 1: the single-split path (no reduce, no workspace)
     int tiles_per_split = 1;   // for an element of max_kv_len tokens
     int row_groups = 1;        // stage-1 CTAs per (element, split): ceil(max_q_len * heads /
                                // rows_per_cta)
-    size_t split_meta_offset = 0;   // workspace bytes: SplitMeta [batch]
-    size_t row_meta_offset = 0;     // RowMeta [total_q]
-    size_t partial_o_offset = 0;    // fp32 [total_q * splits][heads][512]
+    size_t partial_o_offset = 0;    // workspace bytes: fp32 [total_q * splits][heads][512]
     size_t partial_lse_offset = 0;  // fp32 [total_q * splits][heads]
     size_t workspace_bytes = 0;     // 0 on the single-split path
     double predicted_us = 0.0;      // the cost model's estimate for the chosen split count
@@ -41,8 +37,6 @@ struct SplitKvPlan {
 
 inline constexpr int kMaxSplits = 64;
 inline constexpr size_t kWorkspaceAlignment = 256;
-inline constexpr size_t kSplitMetaBytes = sizeof(splitkv::SplitMeta);
-inline constexpr size_t kRowMetaBytes = sizeof(splitkv::RowMeta);
 
 // Chooses the split count with the cost model described in planner.cpp. `forced_splits` > 0
 // overrides the choice (clamped to [1, kMaxSplits]); the workspace always matches the result.

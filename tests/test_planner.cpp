@@ -1,5 +1,5 @@
 // The split-KV planner (host arithmetic only): route choice, split lengths and the workspace
-// layout that stage 1, the metadata kernel and the reduce rely on.
+// layout that stage 1 and the reduce rely on.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -41,14 +41,12 @@ void expect_consistent(const mla::SplitKvShape& s, const mla::SplitKvPlan& p, bo
     EXPECT_GE(static_cast<int64_t>(p.tiles_per_split) * p.num_splits, tiles);  // covers max_kv_len
     EXPECT_EQ(p.row_groups, s.max_q_len * s.num_heads / 16);
     if (p.num_splits == 1) {
-        EXPECT_EQ(p.workspace_bytes, 0u);  // single-split path: no metadata, no partials
+        EXPECT_EQ(p.workspace_bytes, 0u);  // single-split path: no partials
         return;
     }
     const size_t rows = static_cast<size_t>(s.total_q) * p.num_splits * s.num_heads;
-    for (size_t off : {p.split_meta_offset, p.row_meta_offset, p.partial_o_offset, p.partial_lse_offset})
+    for (size_t off : {p.partial_o_offset, p.partial_lse_offset})
         EXPECT_EQ(off % mla::kWorkspaceAlignment, 0u);
-    EXPECT_GE(p.row_meta_offset, p.split_meta_offset + s.batch_size * mla::kSplitMetaBytes);
-    EXPECT_GE(p.partial_o_offset, p.row_meta_offset + s.total_q * mla::kRowMetaBytes);
     EXPECT_GE(p.partial_lse_offset, p.partial_o_offset + rows * 512 * sizeof(float));
     EXPECT_GE(p.workspace_bytes, p.partial_lse_offset + rows * sizeof(float));
 }
@@ -127,7 +125,7 @@ TEST(Planner, PredictionGrowsWithTheCache) {
 
 // ---- batch-invariant mode ------------------------------------------------------------------
 
-// Splits of element b as the metadata kernel (kernels/splitkv/metadata.h) cuts them: its tiles
+// Splits of element b as stage 1 cuts them (element_splits, kernels/splitkv/work.h): its tiles
 // in runs of the plan's tiles_per_split, stretched only when they would need more than the
 // plan's num_splits (an element longer than max_kv_len).
 int element_splits(const mla::SplitKvPlan& p, int kv_len, int tile_tokens) {

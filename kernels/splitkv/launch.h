@@ -1,7 +1,7 @@
 // Host-side entry points of the split-KV family. Includable from plain C++ (no device code).
 //   launch.hip                  the dispatch: stage-1 variant x format, then the reduce
-//   instantiations/*.hip        one small file per kernel family member: the split metadata,
-//                               the reduce, stage 1 per variant and format
+//   instantiations/*.hip        one small file per kernel family member: the reduce, stage 1
+//                               per variant and format
 #pragma once
 
 #include "arch/runtime.h"
@@ -22,13 +22,8 @@ struct Stage1Shape {
 };
 Stage1Shape stage1_shape(Stage1Variant variant, KvFormat format);
 
-// Queues the split-metadata kernel (params.split_meta != nullptr), which fills split_meta and
-// row_meta from the device-resident indptrs, in splits of whole tiles of `tile_tokens` (the
-// stage-1 variant's; invalid-value error for a tile size no variant has).
-gpu::error_t launch_split_metadata(const Params& params, int tile_tokens, gpu::stream_t stream);
-
 // Queues stage 1 of `variant` for `format` (batch * max_splits * row_groups CTAs) and, on the
-// split path (split_meta != nullptr), the reduce; `dependent_reduce`: the reduce as a
+// split path (params.split_kv), the reduce; `dependent_reduce`: the reduce as a
 // programmatic dependent of stage 1 (the plan's DevicePlan::dependent_launch: NVIDIA sm_90+
 // only, the default there; MLA_DECODE_PDL=0 turns it off). Returns the runtime's error for the
 // launches (invalid value for a variant or format this build does not have).

@@ -64,11 +64,7 @@ gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFor
             break;  // other formats (MXFP4, a bf16 rope beside fp8): plans never choose wgmma
                     // (stage1_can_serve)
     }
-    if (e != gpu::kSuccess || params.split_meta == nullptr) return e;
-    // Stage 1 stays a plain launch: a dependent reduce reads the split metadata (prepare's
-    // kernel) before it waits for stage 1, which is safe only because stage 1 cannot start
-    // before that kernel has completed. Making stage 1 a dependent launch too would need that
-    // read moved after the wait (reduce.h).
+    if (e != gpu::kSuccess || !params.split_kv) return e;
     return launch_reduce(params, dependent_reduce, stream);
 }
 

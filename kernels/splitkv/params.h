@@ -1,4 +1,4 @@
-// Parameters of the split-KV family (split metadata, stage 1, LSE reduce). Plain data, passed
+// Parameters of the split-KV family (stage 1, LSE reduce). Plain data, passed
 // by value to the kernels, never part of the public ABI. Host- and device-includable.
 #pragma once
 
@@ -13,21 +13,6 @@ enum class QFormat : int32_t { kBf16 = 0, kFp8E4M3FN = 1, kFp8E4M3FNUZ = 2 };
 
 // How stage 1 copies a tile's MXFP4 scale rows (run-time, from the scale tensor's alignment).
 enum class ScaleCopy : int32_t { k16Bytes = 0, k4Bytes = 1, kBytes = 2 };
-
-// Split metadata, written by the metadata kernel from the device-resident indptrs:
-//   element b: its cache is cut into `splits` ranges of `tiles_per_split` tiles; query token t
-//   of b, split s writes partial row  partial_base + t * splits + s.
-struct SplitMeta {
-    int32_t splits;
-    int32_t tiles_per_split;
-    int32_t partial_base;
-    int32_t reserved;
-};
-// Per query row: where the reduce reads (partial rows first .. first + splits - 1).
-struct RowMeta {
-    int32_t first;
-    int32_t splits;
-};
 
 struct Params {
     // Q of (token t, head h): dims 0..511 at q + (t * q_stride_token + h * q_stride_head)
@@ -82,10 +67,12 @@ struct Params {
     int32_t tiles_per_split;  // the plan's split length, for elements up to max_kv_len
     float sm_scale;
 
-    // Split metadata (workspace). split_meta == nullptr: the single-split path, where stage 1
-    // writes O and LSE itself and there is no reduce.
-    SplitMeta* split_meta;  // (batch)
-    RowMeta* row_meta;      // (total_q)
+    // The split-KV path (the plan's num_splits > 1): stage 1 writes partial rows, the reduce
+    // combines them. false: the single-split path, where stage 1 writes O and LSE itself and
+    // there is no reduce. The split layout needs no metadata (work.h): query row r (global),
+    // split s writes partial row r * max_splits + s, every split of the grid writes its rows'
+    // LSE (-inf where the element has fewer splits), and the reduce reads max_splits rows.
+    bool split_kv;
     // The reduce is a programmatic dependent launch of stage 1 (DevicePlan::dependent_launch:
     // split path on NVIDIA sm_90+ unless MLA_DECODE_PDL=0): stage 1 then allows it early and it
     // waits for stage 1; otherwise neither instruction runs.
@@ -98,7 +85,8 @@ struct Params {
     int reduce_shared_limit;
 
     // Stage-1 outputs read by the reduce (workspace), per partial row r and head h:
-    //   partial_o  [r][num_heads][512] fp32, already divided by its split's sum
+    //   partial_o  [r][num_heads][512] fp32, already divided by its split's sum (not written
+    //              where partial_lse is -inf: the reduce does not read it then)
     //   partial_lse[r][num_heads] fp32, log2 domain (-inf: the split saw no token)
     float* partial_o;
     float* partial_lse;

@@ -1,7 +1,8 @@
 // Split-KV reduce: combines the partial results of each (query row, head) into the final bf16 O
 // and natural-log LSE. One warp per (row, head, slice of 4 * kWarpSize dims): each lane owns one
 // float4 run of the slice, so a few rows with many splits still spread over many warps. Row r
-// reads partial rows row_meta[r].first .. + splits - 1 (split metadata). Weight of split s:
+// reads partial rows r * max_splits .. + max_splits - 1 (work.h); a split past its element's
+// last has LSE -inf there and its partial O is neither written nor added. Weight of split s:
 // 2^(lse2_s - max_s lse2_s); a row no split saw gets O = 0 and LSE = -inf.
 #pragma once
 
@@ -25,14 +26,11 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     const int64_t row = row_head / p.num_heads;
     const int head = static_cast<int>(row_head % p.num_heads);
     const int lane = arch::lane_id();
-    // The split metadata comes from prepare's kernel, which completed before stage 1 began, so
-    // it is read before the wait: its load (cold after a flush) overlaps the end of stage 1.
-    const RowMeta meta = p.row_meta[row];
     // Launched as a programmatic dependent of stage 1 (launch_reduce), this grid may start
     // while stage 1 still writes the partial rows: every read of them comes after this wait.
     if (p.dependent_reduce) arch::wait_prior_grid();
-    const int splits = meta.splits;
-    const int64_t first = static_cast<int64_t>(meta.first) * p.num_heads + head;
+    const int splits = p.max_splits;
+    const int64_t first = row * p.max_splits * p.num_heads + head;
     const int dim = slice * kReduceSliceDims + 4 * lane;
 
     // Few dependent round trips to memory (each ~0.4 us from L2, ~1 us cold): the lanes read
@@ -54,7 +52,8 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     float wsum = 0.0f;
     if (m != kNegInf) {
-        // An empty split has weight 0 and a zero partial O, so it needs no branch.
+        // A split with LSE -inf has weight 0: its partial O (unwritten past the element's
+        // last split) is not added.
         const float* o_part = p.partial_o + first * kHeadDimV + dim;
         const int64_t o_step = static_cast<int64_t>(p.num_heads) * kHeadDimV;
         for (int base = 0; base < splits; base += arch::kWarpSize) {
@@ -66,22 +65,25 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
             constexpr int kOBatch = 8;
             for (int j0 = 0; j0 < n; j0 += kOBatch) {
                 float4 x[kOBatch];
-                // Past the last split the loads repeat its row (in the same burst: extra
-                // requests, not extra round trips); they are not added below.
+                float w[kOBatch];
+                // Only splits of weight > 0 are read (past the last split, and a split with
+                // LSE -inf, whose partial O may be unwritten, are not): the loads of a batch
+                // are all in flight together.
 #pragma unroll
                 for (int j = 0; j < kOBatch; ++j) {
-                    const int s = base + (j0 + j < n ? j0 + j : n - 1);
-                    x[j] = *reinterpret_cast<const float4*>(o_part + s * o_step);
+                    w[j] = j0 + j < n ? arch::shfl(w_lane, j0 + j) : 0.0f;
+                    x[j] = w[j] > 0.0f ? *reinterpret_cast<const float4*>(
+                                             o_part + (base + j0 + j) * o_step)
+                                       : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
                 }
 #pragma unroll
                 for (int j = 0; j < kOBatch; ++j) {
-                    if (j0 + j < n) {
-                        const float w = arch::shfl(w_lane, j0 + j);
-                        wsum += w;
-                        acc[0] += w * x[j].x;
-                        acc[1] += w * x[j].y;
-                        acc[2] += w * x[j].z;
-                        acc[3] += w * x[j].w;
+                    if (w[j] > 0.0f) {
+                        wsum += w[j];
+                        acc[0] += w[j] * x[j].x;
+                        acc[1] += w[j] * x[j].y;
+                        acc[2] += w[j] * x[j].z;
+                        acc[3] += w[j] * x[j].w;
                     }
                 }
             }

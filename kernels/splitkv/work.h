@@ -1,6 +1,8 @@
 // The work contract of the split-KV family: which query rows, split and cache tokens one stage-1
-// CTA takes and where its results go. The metadata kernel (metadata.h) writes the per-element
-// split layout it reads; the reduce (reduce.h) combines the partial rows it writes.
+// CTA takes and where its results go; the reduce (reduce.h) combines the partial rows it writes.
+// Nothing is planned on the device beforehand: each CTA computes its element's split layout
+// from the indptrs and the plan's split length (element_splits), and the partial rows have a
+// fixed place (global query row r, split s: partial row r * max_splits + s).
 //
 // Rows. The query rows of a batch element are its (query token t, head h) pairs, numbered
 // r = t * num_heads + h. A stage-1 variant takes kRows rows per CTA: CTA j of an (element,
@@ -25,13 +27,30 @@ struct Stage1Work {
     int q_row;       // global query row (token) of the CTA's first row
     int head0;       // head of the CTA's first row
     int tokens;      // query tokens its rows span (1 while kRows <= num_heads)
-    int splits;      // the element's splits: partial rows of consecutive tokens lie this far apart
+    int splits;      // partial rows of consecutive tokens lie this far apart (max_splits)
+    bool empty_split;  // split path, rows that exist, a split past the element's last: the CTA
+                       // only writes its rows' partial LSE as -inf (stage1_write_empty_split)
     int64_t kv_begin;     // first slot (contiguous caches)
     int64_t tok_begin;    // cache tokens of this split for the CTA's last query token, causal
     int64_t tok_end;      //   limit applied (stage1_token_end: for its other tokens)
     int64_t visible_end;  // tokens the last query token may see (causal), before the split
     int64_t partial_row;  // split path: partial row of token q_row; single-split path: -1
 };
+
+// The splits of an element of `tiles` tiles on the split path: the plan's tiles_per_split
+// each, longer where the element exceeds the plan's max_kv_len so that it still fits
+// max_splits.
+struct ElementSplits {
+    int splits;
+    int64_t tiles_per_split;
+};
+MLA_DEVICE ElementSplits element_splits(int64_t tiles, int64_t plan_tiles_per_split,
+                                         int max_splits) {
+    int64_t per = plan_tiles_per_split > 0 ? plan_tiles_per_split : 1;
+    if (tiles > per * max_splits) per = (tiles + max_splits - 1) / max_splits;
+    const int64_t splits = (tiles + per - 1) / per;
+    return ElementSplits{static_cast<int>(splits < 1 ? 1 : splits), per};
+}
 
 // log2(num_heads): head counts are powers of two (8 .. 128), so rows split into (token, head)
 // with shifts and masks (a division by a run-time value costs registers on AMD).
@@ -53,17 +72,20 @@ MLA_DEVICE Stage1Work stage1_work(const Params& p) {
     const int q_len = p.qo_indptr[w.batch + 1] - q_begin;
     w.kv_begin = p.kv_indptr[w.batch];
     const int64_t kv_len = p.kv_indptr[w.batch + 1] - w.kv_begin;
+    const int64_t tiles = (kv_len + kTileTokens - 1) / kTileTokens;
     int splits = 1;
-    int64_t tiles_per_split = (kv_len + kTileTokens - 1) / kTileTokens;
+    int64_t tiles_per_split = tiles;
     w.partial_row = -1;
-    if (p.split_meta != nullptr) {
-        const SplitMeta m = p.split_meta[w.batch];
-        splits = m.splits;
-        tiles_per_split = m.tiles_per_split;
-        w.partial_row = static_cast<int64_t>(m.partial_base) + static_cast<int64_t>(t) * splits + split;
+    w.splits = 1;
+    if (p.split_kv) {
+        const ElementSplits e = element_splits(tiles, p.tiles_per_split, p.max_splits);
+        splits = e.splits;
+        tiles_per_split = e.tiles_per_split;
+        w.splits = p.max_splits;
+        w.partial_row = static_cast<int64_t>(q_begin + t) * p.max_splits + split;
     }
-    w.splits = splits;
     w.active = t < q_len && split < splits;
+    w.empty_split = p.split_kv && t < q_len && split >= splits;
     w.q_row = q_begin + t;
     const int t_last = min(q_len - 1, ((w.head0 + kRows - 1) >> heads_log2(p)) + t);
     w.tokens = t_last - t + 1;

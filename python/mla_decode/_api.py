@@ -452,8 +452,8 @@ def reference(params):
 
 class Plan:
     """mla_decode_plan: the GPU path of one problem shape on the current device, made once and
-    reused: prepare(params, workspace) once per step (split metadata from the device-resident
-    indptrs), run(params, workspace) once per layer. Neither synchronizes nor allocates, so a
+    reused: prepare(params, workspace) once per step (the step's checks; nothing is queued since
+    0.7.0), run(params, workspace) once per layer. Neither synchronizes nor allocates, so a
     step can be captured in a CUDA/HIP graph. Use as a context manager, or close() it."""
 
     def __init__(self, params):
@@ -483,11 +483,11 @@ class Plan:
         _call(name, self._live(), ctypes.byref(p), ptr, size, _stream(stream, params))
 
     def prepare(self, params, workspace, stream=None):
-        """mla_decode_plan_prepare: the step's split metadata into `workspace`."""
+        """mla_decode_plan_prepare: the step's fields checked against the plan (queues nothing)."""
         self._launch("mla_decode_plan_prepare", params, workspace, stream)
 
     def run(self, params, workspace, stream=None):
-        """mla_decode_plan_run: the decode, reading the prepared workspace."""
+        """mla_decode_plan_run: the decode, with `workspace` for its partial results."""
         self._launch("mla_decode_plan_run", params, workspace, stream)
 
     def close(self):

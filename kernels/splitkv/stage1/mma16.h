@@ -200,7 +200,10 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
     float* s_qmax = reinterpret_cast<float*>(smem + Cfg::kOffQMax);
 
     const Stage1Work work = stage1_work<Cfg::kTileTokens, Cfg::kRows>(p);
-    if (!work.active) return;  // no such query token, or no such split: nothing to write
+    if (!work.active) {  // no such query token, or no such split: at most -inf LSEs to write
+        if (work.empty_split) stage1_write_empty_split<Cfg::kRows>(p, work);
+        return;
+    }
     stage1_allow_reduce(p);
     const int64_t tok_begin = work.tok_begin;
     const int64_t tok_end = work.tok_end;

@@ -1073,7 +1073,10 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma>::kThreads, 1)
     // The work of this CTA (work.h): rows [row0, row0 + kRows) of query tokens q_row ..
     // q_row + tokens - 1.
     const Stage1Work work = stage1_work<Cfg::kTileTokens, kRows>(p);
-    if (!work.active) return;  // no such rows or no such split: nothing to write
+    if (!work.active) {  // no such rows or no such split: at most -inf LSEs to write
+        if (work.empty_split) stage1_write_empty_split<kRows>(p, work);
+        return;
+    }
     stage1_allow_reduce(p);
     WgmmaRows rows;
     rows.row0 = static_cast<int>(blockIdx.x) % p.row_groups * kRows;
