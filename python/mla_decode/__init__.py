@@ -2,7 +2,7 @@
 
 A ctypes binding of the C ABI (include/mla_decode.h), no compile step. The library is found
 through MLA_DECODE_LIBRARY, next to this package, or on the loader path (see _abi), and must
-be version 0.6.x with the same mla_decode_params layout.
+be version 0.7.x with the same mla_decode_params layout.
 
     import mla_decode as mla
     p = mla.Params(q, kv_cache, qo_indptr, kv_indptr, o, lse, sm_scale=1 / 24,

@@ -1,6 +1,6 @@
 """The C ABI of include/mla_decode.h through ctypes: enums, the params struct, the library.
 
-This module mirrors the header of libmla_decode 0.6 field for field. The library is found
+This module mirrors the header of libmla_decode 0.7 field for field. The library is found
 (first match wins):
 
 1. ``$MLA_DECODE_LIBRARY``: the path of the shared library (nothing else is tried then);
@@ -19,7 +19,7 @@ import sys
 import threading
 
 __version__ = "0.7.0"
-ABI_VERSION = (0, 6)  # major, minor of the header this module mirrors
+ABI_VERSION = (0, 7)  # major, minor of the header this module mirrors
 
 KV_LORA_RANK = 512
 QK_ROPE_HEAD_DIM = 64
