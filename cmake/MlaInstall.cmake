@@ -82,7 +82,7 @@ list(JOIN _pc_libs " " _pc_libs)
 set(_mla_package_init "@PACKAGE_INIT@")   # kept for configure_package_config_file
 file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/mla_decodeConfig.cmake.in" @ONLY CONTENT [==[
 # mla_decode @PROJECT_VERSION@ (backend: @MLA_BACKEND_RESOLVED@)
-#   find_package(mla_decode 0.6 CONFIG REQUIRED)  # COMPONENTS shared / static to require one
+#   find_package(mla_decode 0.7 CONFIG REQUIRED)  # COMPONENTS shared / static to require one
 #   target_link_libraries(app PRIVATE mla_decode::mla_decode)         # needs nothing else
 #   target_link_libraries(app PRIVATE mla_decode::mla_decode_static)  # brings the C++ library,
 #                                                                     # threads, the GPU runtime
