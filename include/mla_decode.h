@@ -378,7 +378,7 @@ typedef struct mla_decode_params {
  * environment switches MLA_DECODE_NUM_SPLITS and MLA_DECODE_STAGE1 do not apply.
  * Cost: no faster variant (wgmma) and no split count fitted to the batch, so calls can take
  * longer than in the default mode, most for few elements on short caches (idle compute units)
- * and for fp8 and bf16 caches with 128 heads or q_len > 1 (wgmma's shapes): mla_bench
+ * and for fp8, bf16 and MXFP4 caches with 128 heads or q_len > 1 (wgmma's shapes): mla_bench
  * --mla_batch_invariant measures it per shape. The results are as accurate as the default
  * mode's (the same numerics), not bitwise equal to them. The host reference accepts the flag
  * and ignores it (its rows never depend on the batch).

@@ -490,6 +490,20 @@ TEST_P(GpuMxfp4Extremes, ScaleCode254InValues) {
     expect_matches_reference(paged(s, 16));
 }
 
+// Scale rows 32 bytes apart (copied 16 bytes at a time), 24 (4 at a time; every other test) and
+// 19 (byte by byte), on every route: heads 16 and 128, q_len 1 and 4, single and split.
+TEST_P(GpuMxfp4Extremes, ScaleRowsOfEveryAlignment) {
+    SKIP_WITHOUT_GPU();
+    for (int64_t stride : {32, 19}) {
+        for (int heads : {16, 128}) {
+            SCOPED_TRACE(trace("scale stride", static_cast<int>(stride)) + trace(", heads", heads));
+            ProblemSpec s = make_spec(GetParam(), heads, {1, 77, 700, 3000}, {1, 4, 2, 1}, 7);
+            s.mxfp4_scale_stride = stride;
+            expect_matches_reference(paged(s, 16));
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Mxfp4, GpuMxfp4Extremes, ::testing::ValuesIn(kMxfp4Formats),
                          [](const ::testing::TestParamInfo<Format>& info) {
                              return name_of(info.param);

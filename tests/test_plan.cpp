@@ -137,7 +137,7 @@ TEST(Stage1Select, WgmmaDeclinesABf16RopeBesideAnFp8Latent) {
         EXPECT_FALSE(mla::stage1_can_serve(Stage1Variant::kWgmma, problem, nvidia(9, 0), reason,
                                            sizeof(reason)));
         if (mla::stage1_variant_built(Stage1Variant::kWgmma)) {
-            EXPECT_TRUE(contains(reason, "fp8 and bf16 caches only") && contains(reason, name))
+            EXPECT_TRUE(contains(reason, "MXFP4 caches only") && contains(reason, name))
                 << reason;
         }
         const mla::Stage1Choice c =
@@ -602,7 +602,7 @@ TEST(PlanCreate, Bf16RopeBesideAnFp8LatentRunsOnMma16) {
                     << plan.description;
                 if (options.stage1.forced && mla::stage1_variant_built(Stage1Variant::kWgmma) &&
                     !d.amd && d.cc_major == 9) {
-                    EXPECT_TRUE(contains(plan.description, "fp8 and bf16 caches only"))
+                    EXPECT_TRUE(contains(plan.description, "MXFP4 caches only"))
                         << plan.description;
                 }
             }
@@ -667,6 +667,55 @@ TEST(PlanCreate, Bf16CachesRunOnWgmmaAt16Or32RowsOnly) {
         << mla_last_error_message();
     EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kWgmma)) << plan.description;
     std::printf("bf16 bs256 kv8192 H16: %s\n", plan.description);
+}
+
+// MXFP4 caches (V from the latent rows): with the cost table measured on the H200 (plan.cpp),
+// 16 query rows an element stay on mma16 (its decode was faster there), more rows go to wgmma
+// (bs64 kv4096 H128: 322 us at 64 rows, 885 on mma16); MXFP4 keys with an FP8 V cache stay on
+// mma16 whatever the rows, and MLA_DECODE_STAGE1=wgmma cannot move them.
+TEST(PlanCreate, Mxfp4CachesTakeWgmmaForManyRowsAnElement) {
+    if (!mla::stage1_variant_built(Stage1Variant::kWgmma)) GTEST_SKIP() << "no wgmma kernels";
+    struct Case {
+        int batch, max_kv, heads, q_len;
+        Stage1Variant variant;
+        int rows;
+    };
+    const Case cases[] = {
+        {4, 1024, 16, 1, Stage1Variant::kMma16, 16},
+        {256, 8192, 16, 1, Stage1Variant::kMma16, 16},
+        {64, 4096, 128, 1, Stage1Variant::kWgmma, 64},
+        {128, 4096, 16, 2, Stage1Variant::kWgmma, 32},
+        {128, 4096, 16, 4, Stage1Variant::kWgmma, 64},
+    };
+    static const char v_rows[16] = {};  // never read here
+    for (const Case& c : cases) {
+        for (mla_dtype v : {MLA_DTYPE_NONE, MLA_DTYPE_FP8_E4M3FN}) {
+            SCOPED_TRACE(::testing::Message() << "bs" << c.batch << " kv" << c.max_kv << " H"
+                                              << c.heads << " q" << c.q_len << " v_dtype " << v);
+            mla_decode_params p = host_fields(c.batch, c.max_kv, MLA_DTYPE_MXFP4);
+            p.num_heads = c.heads;
+            p.max_q_len = c.q_len;
+            p.total_q = c.batch * c.q_len;
+            p.q_stride_token = c.heads * 576;
+            p.o_stride_token = c.heads * 512;
+            if (v != MLA_DTYPE_NONE) {
+                p.v_dtype = v;
+                p.v_cache = v_rows;
+                p.v_stride_slot = 512;
+            }
+            mla::DevicePlan plan;
+            ASSERT_EQ(mla::plan_create(p, nvidia(9, 0), mla::PlanOptions(), &plan),
+                      MLA_STATUS_SUCCESS)
+                << mla_last_error_message();
+            if (v != MLA_DTYPE_NONE) {
+                EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kMma16))
+                    << plan.description;
+                continue;
+            }
+            EXPECT_EQ(plan.variant, static_cast<int>(c.variant)) << plan.description;
+            EXPECT_EQ(plan.rows_per_cta, c.rows) << plan.description;
+        }
+    }
 }
 
 // By default (mla::PlanOptions(), MLA_DECODE_PDL unset or not "0") the reduce is a

@@ -42,7 +42,6 @@ constexpr int64_t kSplitQPeHeadStride = kDimRope + 32;
 constexpr int64_t kSplitQPeTokenPad = 64;
 constexpr int64_t kSplitLatentStride = kDimV + 32;
 constexpr int64_t kSplitRopeStride = kDimRope + 32;
-constexpr int64_t kScaleRowStride = 24;         // e8m0 scale row stride (bytes), as the vectors
 constexpr int64_t kScaleRowsMultiple = 32;      // scale rows padded like common quantizers
 constexpr uint64_t kPageShuffleSalt = 0x9E3779B97F4A7C15ull;
 
@@ -238,9 +237,10 @@ void allocate_cache(const ProblemSpec& spec, HostProblem& p) {
         p.kv.assign(static_cast<size_t>(p.num_slots * p.kv_stride_slot), poison ? 0xFF : 0x00);
         int64_t rows = (p.num_slots + kScaleRowsMultiple - 1) / kScaleRowsMultiple *
                        kScaleRowsMultiple;
-        p.kv_block_scale_stride = kScaleRowStride;
+        p.kv_block_scale_stride = spec.mxfp4_scale_stride;
         // Unused rows, padded rows and padded columns: NaN scale (255), or 1.0 (127).
-        p.kv_block_scales.assign(static_cast<size_t>(rows * kScaleRowStride), poison ? 255 : 127);
+        p.kv_block_scales.assign(static_cast<size_t>(rows * p.kv_block_scale_stride),
+                                 poison ? 255 : 127);
     } else {
         p.kv_stride_slot = spec.kpe_dtype != 0 ? kSplitLatentStride : kDimQk;
         p.kv.resize(static_cast<size_t>(p.num_slots * p.kv_stride_slot *

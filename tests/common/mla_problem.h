@@ -96,6 +96,9 @@ struct ProblemSpec {
     int64_t slot_base = 0;
     // MXFP4 caches only: extreme blocks written over the random ones.
     Mxfp4Extremes mxfp4_extremes = Mxfp4Extremes::kNone;
+    // MXFP4 caches only: bytes between scale rows (>= 18; its alignment picks how the kernels
+    // copy the scales: 32 by 16 bytes, 24 by 4, 19 byte by byte).
+    int64_t mxfp4_scale_stride = 24;
 };
 
 // One problem in host memory. Storage is raw bytes in the SPEC layouts.

@@ -1,5 +1,5 @@
-// Stage 1, Hopper warpgroup variant ("wgmma", sm_90a only, fp8 and bf16 caches): one CTA per
-// (batch element, split, block of kRows query rows). The rows of an element are its (query
+// Stage 1, Hopper warpgroup variant ("wgmma", sm_90a only, fp8, bf16 and MXFP4 caches): one CTA
+// per (batch element, split, block of kRows query rows). The rows of an element are its (query
 // token, head) pairs, r = t * num_heads + h, so one CTA serves 16 heads x 4 query tokens, or 64
 // of 128 heads, and every KV tile it reads serves all of them: HBM traffic does not grow with
 // heads x q_len (heads 128 take two CTAs that read the same tiles at the same time, the second
@@ -117,8 +117,15 @@ struct WgmmaDecode {
     static constexpr int kStepsPerChunk = 4;
     static constexpr int kPParts = 1;
     static constexpr int kKLoads = 1;
+    static constexpr bool kBlockScales = false;
+    static constexpr int kRowBytes = kHeadDimQk;
     using VWord = uint32_t;
+    using KLoad = uint4;
     MLA_DEVICE static constexpr int k_load_offset(int c, int) { return 64 * c; }
+    MLA_DEVICE static constexpr int k_lane_offset(int t4) { return 16 * t4; }
+    MLA_DEVICE static KLoad load_k(const uint8_t* row, int c, int l, int) {
+        return *reinterpret_cast<const uint4*>(row + k_load_offset(c, l));
+    }
     // Dims d0 .. d0 + 7 (d0 % 8 == 0): chunk d0 / 64, quad (d0 % 64) / 16, steps (d0 % 16) / 4
     // and the next.
     MLA_DEVICE static void qt_place(int d0, int& step0, int& t) {
@@ -220,9 +227,16 @@ struct WgmmaBf16Decode {
     static constexpr int kStepsPerChunk = 4;
     static constexpr int kPParts = 2;
     static constexpr int kKLoads = 2;
+    static constexpr bool kBlockScales = false;
+    static constexpr int kRowBytes = 2 * kHeadDimQk;
     using VWord = uint2;
+    using KLoad = uint4;
     // Chunk c (128 bytes): 64 contiguous bytes per row and load (see the header).
     MLA_DEVICE static constexpr int k_load_offset(int c, int l) { return 128 * c + 64 * l; }
+    MLA_DEVICE static constexpr int k_lane_offset(int t4) { return 16 * t4; }
+    MLA_DEVICE static KLoad load_k(const uint8_t* row, int c, int l, int) {
+        return *reinterpret_cast<const uint4*>(row + k_load_offset(c, l));
+    }
     // Dims d0 .. d0 + 7 (d0 % 8 == 0): chunk d0 / 64, load (d0 % 64) / 32 (steps 2 l, 2 l + 1),
     // quad (d0 % 32) / 8.
     MLA_DEVICE static void qt_place(int d0, int& step0, int& t) {
@@ -308,17 +322,126 @@ struct WgmmaFp8MmaDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
 #endif
 };
 
+// MXFP4 caches (e2m1 pairs + an e8m0 scale per 32 dims): decoded in the consumers to bf16,
+// exactly, by the per-scale lookup table of arch/mxfp4.h; from there on as a bf16 cache (Q^T
+// bf16 as loaded, S^T and O^T bf16 products, P^T a bf16 pair). A tile row holds the 288 packed
+// bytes (dims 2i, 2i+1 in byte i), then the row's 18 scale codes (a 32-byte slot).
+//   K: lane (g, t) takes 8 bytes per row and chunk, bytes 32c + 8t (dims 64c + 16t .. + 15, one
+//     scale block: 2c + t / 2), decoded with the row's table of that block; word s of the 8
+//     bytes holds dims 64c + 16t + 8s .. + 7, i.e. steps 2s and 2s + 1, paired as they lie (k
+//     index 2t + j + 8e <-> dim 64c + 16t + 4 step + 2e + j): e4m3fn's order, so Q^T is placed
+//     as for e4m3fn (and written as bf16, like a bf16 cache's).
+//   V: lane g of warp wq in consumer w owns the 8 dims D0 = 256w + 64wq + 8g .. + 7 (one word
+//     a token, one scale block: 8w + 2wq + g / 4); m-block 2pp + e of the pair pp holds dims
+//     D0 + 4pp + 2e (rows g) and + 1 (rows g + 8). Each token's word is decoded with its own
+//     table; dims 4pp .. 4pp + 3 of the 4 tokens of a k-step are then a bf16 cache's V words.
+// Cost per element, against ~0.5 for e4m3fn: ~2.5 instructions for K (15 per 8 elements, a
+// table per 16), ~3.6 for V (a table per token's 8 elements and the regrouping permutes).
+struct WgmmaMxfp4Decode {
+    static constexpr float kScale = 1.0f;
+    static constexpr arch::MmaType kScoreMma = arch::MmaType::kBF16;
+    static constexpr arch::MmaType kValueMma = arch::MmaType::kBF16;
+    static constexpr bool kQF16 = false;
+    static constexpr bool kQCodes = false;
+    static constexpr int kStepsPerChunk = 4;
+    static constexpr int kPParts = 2;
+    static constexpr int kKLoads = 1;
+    static constexpr bool kBlockScales = true;
+    static constexpr int kScaleOffset = kMxfp4RowBytes;  // the scale codes in a tile row
+    static constexpr int kRowBytes = kMxfp4RowBytes + 32;
+    struct KLoad {
+        uint2 d;        // 16 e2m1 values
+        uint32_t code;  // their block's e8m0 scale code
+    };
+    using VWord = uint32_t;
+    MLA_DEVICE static VWord load_v(const uint8_t* src) {
+        return *reinterpret_cast<const uint32_t*>(src);
+    }
+    MLA_DEVICE static constexpr int k_lane_offset(int t4) { return 8 * t4; }
+    // row: the lane's K bytes of the row (row start + k_lane_offset(t4)).
+    MLA_DEVICE static KLoad load_k(const uint8_t* row, int c, int, int t4) {
+        KLoad r;
+        r.d = *reinterpret_cast<const uint2*>(row + 32 * c);
+        r.code = row[kScaleOffset - 8 * t4 + 2 * c + (t4 >> 1)];
+        return r;
+    }
+    MLA_DEVICE static void qt_place(int d0, int& step0, int& t) {
+        WgmmaDecode<arch::Fp8Flavor::kE4M3FN>::qt_place(d0, step0, t);
+    }
+    MLA_DEVICE static void q_words(uint32_t wa, uint32_t wb, float up, uint32_t& lo,
+                                   uint32_t& hi) {
+        WgmmaBf16Decode::q_words(wa, wb, up, lo, hi);
+    }
+    // The byte of a token row where the lane's V word starts, and the first of its dims.
+    MLA_DEVICE static constexpr int v_lane_byte(int w, int wq, int g) {
+        return 128 * w + 32 * wq + 4 * g;
+    }
+    MLA_DEVICE static constexpr int v_lane_dim(int w, int wq, int g) {
+        return 256 * w + 64 * wq + 8 * g;
+    }
+    // Its scale code, relative to the V word.
+    MLA_DEVICE static constexpr int v_code_delta(int w, int wq, int g) {
+        return kScaleOffset + 8 * w + 2 * wq + g / 4 - v_lane_byte(w, wq, g);
+    }
+#if defined(MLA_ARCH_SM90)
+    MLA_DEVICE static void p_words(float e0, float e1, uint32_t& hi, uint32_t& lo) {
+        WgmmaBf16Decode::p_words(e0, e1, hi, lo);
+    }
+    MLA_DEVICE static void k_fragments(const KLoad (&r0)[kKLoads], const KLoad (&r1)[kKLoads],
+                                       uint32_t (&a)[kStepsPerChunk][4]) {
+        uint32_t w0[2][4], w1[2][4];  // [word][bf16x2 pair]
+        const arch::Mxfp4Bf16Table t0 = arch::mxfp4_bf16_table(r0[0].code);
+        const arch::Mxfp4Bf16Table t1 = arch::mxfp4_bf16_table(r1[0].code);
+        arch::decode_mxfp4x8_bf16(r0[0].d.x, t0, w0[0]);
+        arch::decode_mxfp4x8_bf16(r0[0].d.y, t0, w0[1]);
+        arch::decode_mxfp4x8_bf16(r1[0].d.x, t1, w1[0]);
+        arch::decode_mxfp4x8_bf16(r1[0].d.y, t1, w1[1]);
+#pragma unroll
+        for (int st = 0; st < kStepsPerChunk; ++st) {
+            const int wd = st >> 1, pr = 2 * (st & 1);
+            a[st][0] = w0[wd][pr];      // row g,     k 2t, 2t+1   <- dims +0, +1
+            a[st][1] = w1[wd][pr];      // row g + 8
+            a[st][2] = w0[wd][pr + 1];  // row g,     k 2t+8, 2t+9 <- dims +2, +3
+            a[st][3] = w1[wd][pr + 1];
+        }
+    }
+    // The V^T A fragments of one k-step for both m-block pairs from the words and scale codes
+    // of the tokens of PV k indices 2t, 2t+1, 2t+8, 2t+9.
+    template <int kPairs>
+    MLA_DEVICE static void v_fragments_all(const uint32_t (&raw)[4], const uint32_t (&code)[4],
+                                           uint32_t (&ax)[kPairs][4], uint32_t (&ay)[kPairs][4]) {
+        static_assert(kPairs == 2, "8 dims a lane: two m-block pairs");
+        uint2 v[kPairs][4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            uint32_t d[4];
+            arch::decode_mxfp4x8_bf16(raw[i], arch::mxfp4_bf16_table(code[i]), d);
+            v[0][i] = make_uint2(d[0], d[1]);
+            v[1][i] = make_uint2(d[2], d[3]);
+        }
+#pragma unroll
+        for (int pp = 0; pp < kPairs; ++pp)
+            WgmmaBf16Decode::v_fragments(v[pp][0], v[pp][1], v[pp][2], v[pp][3], ax[pp], ay[pp]);
+    }
+#endif
+};
+
 // The decoder of a format: fp8 caches by flavour, bf16 as stored.
 template <KvFormat F>
 struct WgmmaDecodeOf {
     static_assert(F == KvFormat::kFp8E4M3FN || F == KvFormat::kFp8E4M3FNUZ,
-                  "the wgmma variant serves fp8 and bf16 caches (rope in the latent's dtype)");
+                  "the wgmma variant serves fp8, bf16 and MXFP4 caches (rope in the latent's "
+                  "dtype, V from the latent rows)");
     using type = WgmmaDecode<F == KvFormat::kFp8E4M3FNUZ ? arch::Fp8Flavor::kE4M3FNUZ
                                                          : arch::Fp8Flavor::kE4M3FN>;
 };
 template <>
 struct WgmmaDecodeOf<KvFormat::kBf16> {
     using type = WgmmaBf16Decode;
+};
+template <>
+struct WgmmaDecodeOf<KvFormat::kMxfp4> {
+    using type = WgmmaMxfp4Decode;
 };
 
 template <KvFormat F, int kRows, bool kFp8Mma = false>
@@ -356,7 +479,7 @@ struct WgmmaConfig {
 
     // Cache tile: 64 rows of 576 fp8 codes (bf16 values), pitch 592 (1168; see the bank notes
     // above: 16 mod 32).
-    static constexpr int kRowBytes = kHeadDimQk * Decode::kDimBytes;
+    static constexpr int kRowBytes = Decode::kRowBytes;
     static constexpr int kRowPitch = kRowBytes + 16;
     static_assert(kRowPitch % 32 == 16, "rows 4 apart in opposite halves of the banks");
     static constexpr int kStageBytes = kTileTokens * kRowPitch;
@@ -398,6 +521,28 @@ struct WgmmaConfig {
     static constexpr int kOffStages = (kOffBars + kBarBytes + 127) / 128 * 128;
     static constexpr int kSmemBytes = kOffStages + kStages * kStageBytes;
     static_assert(kSmemBytes <= kSharedBudget, "shared memory budget");
+
+    // The first byte (of a token row) and dim of a consumer lane's V words, and the dims between
+    // its m-block pairs: 4 consecutive dims per pair, 128 apart (MXFP4: 8 consecutive).
+    MLA_DEVICE static constexpr int v_lane_byte(int w, int wq, int g) {
+        if constexpr (Decode::kBlockScales) return Decode::v_lane_byte(w, wq, g);
+        else return Decode::kDimBytes * v_lane_dim(w, wq, g);
+    }
+    MLA_DEVICE static constexpr int v_lane_dim(int w, int wq, int g) {
+        if constexpr (Decode::kBlockScales) return Decode::v_lane_dim(w, wq, g);
+        else return kValueDims * w + 32 * wq + 4 * g;
+    }
+    static constexpr int kVPairDims = Decode::kBlockScales ? 4 : 128;
+    // The lazy rescale's slack (softmax.h): P <= 2^8. MXFP4 values reach 1.5 * 2^127 (e8m0
+    // code 254), and one such value times P > 1.33 overflows the f32 accumulators of O, so MXFP4
+    // keeps the exact running max (P <= 1), as mma16 does; bf16 values above 2^120 would need
+    // the same (not done: no bf16 test holds such values).
+    static constexpr float kLazyLog2 = Decode::kBlockScales ? 0.0f : kLazyRescaleLog2;
+    // Bytes between a token row's words of two m-block pairs (MXFP4: one word serves both).
+    MLA_DEVICE static constexpr int v_pair_bytes() {
+        if constexpr (Decode::kBlockScales) return 0;
+        else return kVPairDims * Decode::kDimBytes;
+    }
 
     // Token (of the warp's 16) of S^T row g + 8 h, and PV k index 8 h + g (see the header).
     MLA_DEVICE static int s_row_token(int g, int h) {
@@ -554,8 +699,8 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
 // flight while this one's products run; with Cfg::kSplitSChain even and odd steps accumulate
 // separately (summed into s).
 template <class Cfg>
-MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, uint64_t qt_desc0,
-                               float (&s)[Cfg::N / 2]) {
+MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, int t4,
+                               uint64_t qt_desc0, float (&s)[Cfg::N / 2]) {
     namespace hw = arch::sm90;
     using Decode = typename Cfg::Decode;
     constexpr int N = Cfg::N;
@@ -563,15 +708,16 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, uin
     float s_odd[N / 2];
 #pragma unroll
     for (int i = 0; i < N / 2; ++i) s[i] = s_odd[i] = 0.0f;
-    uint4 r0[L], r1[L];
+    using KLoad = typename Decode::KLoad;
+    KLoad r0[L], r1[L];
 #pragma unroll
     for (int l = 0; l < L; ++l) {
-        r0[l] = *reinterpret_cast<const uint4*>(k_row0 + Decode::k_load_offset(0, l));
-        r1[l] = *reinterpret_cast<const uint4*>(k_row1 + Decode::k_load_offset(0, l));
+        r0[l] = Decode::load_k(k_row0, 0, l, t4);
+        r1[l] = Decode::load_k(k_row1, 0, l, t4);
     }
 #pragma unroll
     for (int c = 0; c < Cfg::kChunks; ++c) {
-        uint4 c0[L], c1[L];
+        KLoad c0[L], c1[L];
 #pragma unroll
         for (int l = 0; l < L; ++l) {
             c0[l] = r0[l];
@@ -580,8 +726,8 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, uin
         if (c + 1 < Cfg::kChunks) {
 #pragma unroll
             for (int l = 0; l < L; ++l) {
-                r0[l] = *reinterpret_cast<const uint4*>(k_row0 + Decode::k_load_offset(c + 1, l));
-                r1[l] = *reinterpret_cast<const uint4*>(k_row1 + Decode::k_load_offset(c + 1, l));
+                r0[l] = Decode::load_k(k_row0, c + 1, l, t4);
+                r1[l] = Decode::load_k(k_row1, c + 1, l, t4);
             }
         }
         constexpr int kSteps = Decode::kStepsPerChunk;
@@ -659,7 +805,7 @@ MLA_DEVICE void store_o4(float* dst, float a, float b, float c, float d) {
 
 // The epilogue's stores of one consumer thread: for each of its column slots, the row's
 // address (0: no such row) and scale from the per-row pass, then its O^T accumulators of that
-// row, 4 consecutive dims per m-block pair, at dims dim0 + 128 pp.
+// row, 4 consecutive dims per m-block pair, at dims dim0 + Cfg::kVPairDims pp.
 template <class Cfg, class T>
 MLA_DEVICE void store_o_slots(const float (&o)[2 * Cfg::kPairs][Cfg::N / 2],
                               const uint64_t* row_ptr, const float* row_scale, int t4, int dim0) {
@@ -673,7 +819,7 @@ MLA_DEVICE void store_o_slots(const float (&o)[2 * Cfg::kPairs][Cfg::N / 2],
         T* dst = reinterpret_cast<T*>(row) + dim0;
 #pragma unroll
         for (int pp = 0; pp < Cfg::kPairs; ++pp)
-            store_o4(dst + 128 * pp, o[2 * pp][i0] * scale, o[2 * pp][i0 + 2] * scale,
+            store_o4(dst + Cfg::kVPairDims * pp, o[2 * pp][i0] * scale, o[2 * pp][i0 + 2] * scale,
                      o[2 * pp + 1][i0] * scale, o[2 * pp + 1][i0 + 2] * scale);
     }
 }
@@ -748,6 +894,45 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
     }
 }
 
+// MXFP4 rows: the 18 packed pieces of the 288-byte row (an MXFP4 cache is never split into
+// latent and rope rows: the validation refuses it, and Params::kpe is kv + 256) and the row's
+// scale codes into the 32-byte slot after them, one row per instruction: lanes 0..17 the
+// pieces, lanes 18.. the codes, by the alignment of the scale tensor (Params::ScaleCopy): two
+// 16-byte or five 4-byte copies, or byte by byte as plain loads and stores (the producer then
+// arrives on the stage's barrier only after them: wgmma_producer). Rows past `valid` are
+// zero-filled, codes too (code 0: zeros, never NaN, where P is 0). Lane i < 16 holds the cache
+// slot of row pw + 4 i; each lane forms its own address from the shuffled slot (shuffling the
+// two addresses instead spilled the producer's 24 registers).
+template <class Cfg>
+MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_slot, int valid,
+                                     int pw, int lane) {
+    constexpr int kPieces = kMxfp4RowBytes / 16;
+    constexpr int kCodeLanes = 32 - kPieces;
+    static_assert(kCodeLanes >= 5, "the 4-byte scale copies in one instruction");
+#pragma unroll 1
+    for (int i = 0; i < Cfg::kTileTokens / 4; ++i) {
+        const int row = pw + 4 * i;
+        const bool ok = row < valid;
+        const int64_t slot = __shfl_sync(0xffffffffu, my_slot, i);
+        uint8_t* d = dst + row * Cfg::kRowPitch;
+        if (lane < kPieces) {
+            arch::copy_16_async(d + 16 * lane, p.kv + slot * p.kv_stride_bytes + 16 * lane, ok);
+        } else {
+            const uint8_t* codes = p.kv_scales + slot * p.kv_scale_stride;
+            const int j = lane - kPieces;
+            uint8_t* sd = d + Cfg::Decode::kScaleOffset;
+            if (p.scale_copy == ScaleCopy::k16Bytes) {
+                if (j < 2) arch::copy_16_async(sd + 16 * j, codes + 16 * j, ok);
+            } else if (p.scale_copy == ScaleCopy::k4Bytes) {
+                if (j < 5) arch::copy_4_async(sd + 4 * j, codes + 4 * j, ok);
+            } else {
+                for (int k = j; k < kMxfp4RowScales; k += kCodeLanes)
+                    sd[k] = ok ? codes[k] : uint8_t{0};
+            }
+        }
+    }
+}
+
 }  // namespace wgmma_detail
 
 template <class Cfg>
@@ -767,10 +952,20 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         const int64_t my_slot = my_row < valid ? cache_slot(p, work, tile_tok0 + my_row) : 0;
         const uint8_t* my_src = p.kv + my_slot * p.kv_stride_bytes;
         const uint8_t* my_rope = p.kpe + my_slot * p.kpe_stride_bytes;
-        if (rope_blocks)
+        if constexpr (Cfg::Decode::kBlockScales) {
+            wgmma_detail::copy_tile_rows_mxfp4<Cfg>(dst, p, my_slot, valid, pw, lane);
+            if (p.scale_copy == ScaleCopy::kBytes) {
+                // The codes were plain stores: a release arrive once this thread's copies of
+                // the tile have landed too (the asynchronous arrive orders only the copies).
+                hw::copy_async_wait_all();
+                hw::mbarrier_arrive(&sh.full[stage]);
+                continue;
+            }
+        } else if (rope_blocks) {
             wgmma_detail::copy_tile_rows<Cfg, true>(dst, my_src, my_rope, valid, pw, lane);
-        else
+        } else {
             wgmma_detail::copy_tile_rows<Cfg, false>(dst, my_src, my_rope, valid, pw, lane);
+        }
         hw::copy_async_arrive_noinc(&sh.full[stage]);
     }
     hw::copy_async_wait_all();  // leave only once this thread's copies have landed
@@ -816,8 +1011,10 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     // V^T fragments of k indices 2t, 2t+1, 2t+8, 2t+9 (t = t4): tokens s_row_token(2t, 0),
     // s_row_token(2t+1, 0) (v_pair rows further on) and the next token of each.
     const int v_row = Cfg::s_row_token(2 * t4, 0);
-    constexpr int kDimBytes = Cfg::Decode::kDimBytes;
-    const int v_off = v_row * Cfg::kRowPitch + kDimBytes * (Cfg::kValueDims * w + 32 * wq + 4 * g);
+    const int v_off = v_row * Cfg::kRowPitch + Cfg::v_lane_byte(w, wq, g);
+    constexpr bool kBlockScales = Cfg::Decode::kBlockScales;
+    int v_code = 0;  // MXFP4: the scale code of a V word, relative to it
+    if constexpr (kBlockScales) v_code = Cfg::Decode::v_code_delta(w, wq, g);
     const int v_pair = (Cfg::s_row_token(2 * t4 + 1, 0) - v_row) * Cfg::kRowPitch;
 
     for (int i = 0; 2 * i < rows.n_tiles; ++i) {
@@ -834,8 +1031,10 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             hw::mbarrier_wait(&sh.full[stage], (t_own / Cfg::kStages) & 1);
             const uint8_t* tile = sh.stages + stage * Cfg::kStageBytes;
             float s[N / 2];
-            wgmma_detail::score_products<Cfg>(tile + s_tok0 * Cfg::kRowPitch + 16 * t4,
-                                              tile + s_tok1 * Cfg::kRowPitch + 16 * t4, qt_desc0, s);
+            const int k_lane = Cfg::Decode::k_lane_offset(t4);
+            wgmma_detail::score_products<Cfg>(tile + s_tok0 * Cfg::kRowPitch + k_lane,
+                                              tile + s_tok1 * Cfg::kRowPitch + k_lane, t4,
+                                              qt_desc0, s);
             const int tile_tok0 = t_own * Cfg::kTileTokens;  // relative to tok_begin
             if (tile_tok0 + Cfg::kTileTokens > min_end) {
 #pragma unroll
@@ -878,7 +1077,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 // and LSE m + log2(l) is the same for any reference max.
                 // (tm - m, not tm > m + 8: m + 8 rounds for |m| >= 2^27; -inf - -inf is NaN, so
                 // an all-masked row stays at -inf.)
-                const float m_new = tm - m_prev > kLazyRescaleLog2 ? fmaxf(m_prev, tm) : m_prev;
+                const float m_new = tm - m_prev > Cfg::kLazyLog2 ? fmaxf(m_prev, tm) : m_prev;
                 // Sums and O under m_prev = -inf are still 0: nothing to rescale there.
                 const bool moved = owner && m_new != m_prev && m_prev != kNegInf;
                 if (owner) {
@@ -962,16 +1161,25 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             }
 
             const uint8_t* v_tile = sh.stages + stage * Cfg::kStageBytes + v_off;
+            // The words of one k-step's 4 tokens, per m-block pair (MXFP4: one word of 8 dims
+            // per token in vw[0], and the tokens' scale codes).
             typename Cfg::Decode::VWord vw[kPairs][4];
+            uint32_t vcode[4];
             auto load_v = [&](int kk) {
 #pragma unroll
-                for (int pp = 0; pp < kPairs; ++pp) {
+                for (int pp = 0; pp < (kBlockScales ? 1 : kPairs); ++pp) {
                     const uint8_t* src =
-                        v_tile + (16 * kk) * Cfg::kRowPitch + 128 * kDimBytes * pp;
+                        v_tile + (16 * kk) * Cfg::kRowPitch + Cfg::v_pair_bytes() * pp;
                     vw[pp][0] = Cfg::Decode::load_v(src);
                     vw[pp][1] = Cfg::Decode::load_v(src + v_pair);
                     vw[pp][2] = Cfg::Decode::load_v(src + Cfg::kRowPitch);
                     vw[pp][3] = Cfg::Decode::load_v(src + v_pair + Cfg::kRowPitch);
+                    if constexpr (kBlockScales) {
+                        vcode[0] = src[v_code];
+                        vcode[1] = src[v_pair + v_code];
+                        vcode[2] = src[Cfg::kRowPitch + v_code];
+                        vcode[3] = src[v_pair + Cfg::kRowPitch + v_code];
+                    }
                 }
             };
             load_v(0);
@@ -979,10 +1187,14 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
 #pragma unroll
             for (int kk = 0; kk < 4; ++kk) {
                 const int f = kk & 1;
+                if constexpr (kBlockScales) {
+                    Cfg::Decode::template v_fragments_all<kPairs>(vw[0], vcode, ax[f], ay[f]);
+                } else {
 #pragma unroll
-                for (int pp = 0; pp < kPairs; ++pp)
-                    Cfg::Decode::v_fragments(vw[pp][0], vw[pp][1], vw[pp][2], vw[pp][3],
-                                              ax[f][pp], ay[f][pp]);
+                    for (int pp = 0; pp < kPairs; ++pp)
+                        Cfg::Decode::v_fragments(vw[pp][0], vw[pp][1], vw[pp][2], vw[pp][3],
+                                                  ax[f][pp], ay[f][pp]);
+                }
                 if (kk + 1 < 4) {
                     load_v(kk + 1);
                 } else {
@@ -1052,7 +1264,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
         row_scale[n_me] = scale;
     }
     hw::named_barrier_sync(1, Cfg::kConsumerThreads);
-    const int dim0 = Cfg::kValueDims * w + 32 * wq + 4 * g;
+    const int dim0 = Cfg::v_lane_dim(w, wq, g);
     if (single_split(work))
         wgmma_detail::store_o_slots<Cfg, uint16_t>(o, row_ptr, row_scale, t4, dim0);
     else
