@@ -2,9 +2,7 @@
 #   mla_gpu_sources(<target> <files...>)  compiles the HIP kernel sources for that backend
 #                                         (and adds the backend's usage requirements);
 #   mla_backend_usage(<target>)           adds only the backend's public compile definitions
-#                                         and runtime library to <target>;
-#   mla::prim                             interface target for the block/warp primitives
-#                                         library (CUB on cuda, rocPRIM on hip).
+#                                         and runtime library to <target>.
 #
 # hip backend, two ways to compile the .hip sources (MLA_HIP_COMPILE):
 #   language  CMake's HIP language (a ROCm install, e.g. /opt/rocm). Architectures from
@@ -42,9 +40,6 @@ endif()
 set(MLA_BACKEND_RESOLVED "${_backend}")
 message(STATUS "libmla_decode backend: ${MLA_BACKEND_RESOLVED}")
 
-# The primitives library, for kernels that want it: link PRIVATE to an object library.
-add_library(mla::prim INTERFACE IMPORTED GLOBAL)
-
 # ----------------------------------------------------------------------------------------------
 # cuda
 # ----------------------------------------------------------------------------------------------
@@ -56,15 +51,6 @@ if(MLA_BACKEND_RESOLVED STREQUAL "cuda")
   find_package(CUDAToolkit REQUIRED)
   set(CMAKE_CUDA_STANDARD 17)
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)
-  # CUB ships with the toolkit (CCCL); nvcc finds it by itself, host compilers need the path.
-  set(_prim_dirs "")
-  foreach(_dir IN LISTS CUDAToolkit_INCLUDE_DIRS)
-    if(EXISTS "${_dir}/cccl/cub/cub.cuh")
-      list(APPEND _prim_dirs "${_dir}/cccl")
-    endif()
-  endforeach()
-  list(APPEND _prim_dirs ${CUDAToolkit_INCLUDE_DIRS})
-  set_target_properties(mla::prim PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_prim_dirs}")
 endif()
 
 # ----------------------------------------------------------------------------------------------
@@ -116,11 +102,6 @@ if(MLA_BACKEND_RESOLVED STREQUAL "hip")
     set(MLA_HIP_ARCHS "${CMAKE_HIP_ARCHITECTURES}")
     set(MLA_HIP_DEVICE_COMPILER "${CMAKE_HIP_COMPILER}")
     set(_check_default "")
-    find_package(rocprim CONFIG QUIET)
-    if(TARGET roc::rocprim)
-      # roc::rocprim only (headers); roc::rocprim_hip would add hip::device's flags.
-      set_target_properties(mla::prim PROPERTIES INTERFACE_LINK_LIBRARIES roc::rocprim)
-    endif()
   else()
     # clang++ -x hip on CXX sources (Debian: clang-19, libamdhip64-dev, rocm-device-libs).
     if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
@@ -145,7 +126,7 @@ if(MLA_BACKEND_RESOLVED STREQUAL "hip")
       if(NOT ${_v})
         message(FATAL_ERROR "hip backend (cxx mode): ${_v} not found under ${MLA_ROCM_PATH}. "
                 "On Debian 12: apt-get install clang-19 lld-19 libamdhip64-dev "
-                "rocm-device-libs librocprim-dev (tests/run.sh does this).")
+                "rocm-device-libs (tests/run.sh does this).")
       endif()
     endforeach()
     if(CMAKE_HIP_ARCHITECTURES)
@@ -159,18 +140,6 @@ if(MLA_BACKEND_RESOLVED STREQUAL "hip")
     endif()
     set(MLA_HIP_DEVICE_COMPILER "${CMAKE_CXX_COMPILER}")
     set(_check_default gfx942)
-  endif()
-  # rocPRIM is header-only: without its package (always so in cxx mode) take the headers.
-  if(NOT TARGET roc::rocprim)
-    find_path(MLA_ROCPRIM_INCLUDE_DIR rocprim/rocprim.hpp
-              HINTS "${MLA_ROCM_PATH}/include" NO_DEFAULT_PATH)
-    find_path(MLA_ROCPRIM_INCLUDE_DIR rocprim/rocprim.hpp)
-    if(NOT MLA_ROCPRIM_INCLUDE_DIR)
-      message(STATUS "libmla_decode hip: rocPRIM not found; mla::prim is empty")
-    elseif(NOT MLA_ROCPRIM_INCLUDE_DIR IN_LIST CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
-      set_target_properties(mla::prim PROPERTIES
-        INTERFACE_INCLUDE_DIRECTORIES "${MLA_ROCPRIM_INCLUDE_DIR}")
-    endif()
   endif()
 
   set(MLA_HIP_DEVICE_CHECK_ARCHS "${_check_default}" CACHE STRING

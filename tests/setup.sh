@@ -23,7 +23,7 @@ MLA_JOBS="${MLA_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 # Debian packages of the AMD compile check (clang-19's amdgcn link step needs lld-19).
 # clang-tools-19 holds clang-offload-bundler, which `clang -x hip` runs to pack device code.
-MLA_HIP_PACKAGES=(clang-19 clang-tools-19 lld-19 libamdhip64-dev rocm-device-libs librocprim-dev)
+MLA_HIP_PACKAGES=(clang-19 clang-tools-19 lld-19 libamdhip64-dev rocm-device-libs)
 MLA_HIP_CXX="${MLA_HIP_CXX:-clang++-19}"
 MLA_HIP_CC="${MLA_HIP_CC:-clang-19}"
 # The device check of the architectures clang-19 does not know: gfx950 (MI355) by clang-22, from
@@ -157,7 +157,6 @@ mla_hip_toolchain_ok() {
   [ -x /usr/lib/llvm-19/bin/ld.lld ] || command -v ld.lld-19 >/dev/null 2>&1 || return 1
   [ -x /usr/lib/llvm-19/bin/clang-offload-bundler ] || return 1
   [ -f /usr/include/hip/hip_runtime.h ] || return 1
-  [ -f /usr/include/rocprim/rocprim.hpp ] || return 1
   compgen -G "/usr/lib/*/libamdhip64.so" >/dev/null || return 1
   compgen -G "/usr/lib/*/amdgcn/bitcode/ocml.bc" >/dev/null || return 1
 }
