@@ -181,7 +181,9 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     H16 q_len 2: 281 us for 64 tiles), 64 rows 4.9 (bs64 kv4096 H128 and bs128 kv4096 H16
 //     q_len 4: 322 us for 64 tiles). The decode sets the pace whatever the rows, so 16 rows stay
 //     on mma16 (3.3; its 16-row shapes ran 1.03-1.17x slower on wgmma) and more rows per
-//     element go to wgmma (0.36-0.62x the time of mma16's row groups).
+//     element go to wgmma (0.36-0.62x the time of mma16's row groups). With the scale tables
+//     built branch-free (same session): 32 rows 3.6 (233 us), 64 rows 4.4 (286 us); 16 rows
+//     not measured again (the same 0.85x would give ~3.5, still above mma16's 3.3).
 //   mma16, fp8 latent + bf16 rope (DeepSeek-V3.2): NOT measured, a guess: the fp8 kernel's
 //     2.4 us plus a little for the rope's 128-byte (not 64-byte) rows and its own four bf16
 //     MMAs per tile and warp of the second dim split: 2.6 us. Calibrate with
@@ -198,7 +200,7 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         const bool fnuz = f == splitkv::KvFormat::kFp8E4M3FNUZ;
         if (f == splitkv::KvFormat::kBf16) return {rows <= 16 ? 2.05 : 3.25, 2, 3.0};
         if (f == splitkv::KvFormat::kMxfp4)
-            return {rows <= 16 ? 4.1 : (rows <= 32 ? 4.3 : 4.9), 2, 2.0};
+            return {rows <= 16 ? 4.1 : (rows <= 32 ? 3.6 : 4.4), 2, 2.0};
         if (rows <= 16) return {fnuz ? 1.84 : 1.37, 2, 2.0};
         if (rows <= 32) return {fnuz ? 2.5 : 2.0, 2, 2.0};
         return {fnuz ? 3.4 : 3.0, 2, 2.0};

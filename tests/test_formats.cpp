@@ -538,6 +538,18 @@ TEST(Mxfp4Bf16, FastTableMatchesPerEntryTable) {
     }
 }
 
+// The public fast path (the wgmma consumers test a group of codes once, then take it for all):
+// exactly the codes 2..252, and there the general function's table.
+TEST(Mxfp4Bf16, PublicFastPathCoversCodes2To252) {
+    for (uint32_t c = 0; c < 256; ++c) {
+        EXPECT_EQ(mx::mxfp4_code_fast(c), c >= 2 && c <= 252) << "scale " << c;
+        if (mx::mxfp4_code_fast(c)) {
+            EXPECT_TRUE(same_table(mx::mxfp4_bf16_table_fast(c), mx::mxfp4_bf16_table(c)))
+                << "scale " << c;
+        }
+    }
+}
+
 TEST(Mxfp4Bf16, NvidiaPermEveryScaleEveryCodeEveryPosition) {
     check_mxfp4_all_scales(
         [](uint32_t w, uint32_t c, uint32_t (&out)[4]) {

@@ -208,7 +208,7 @@ constexpr Candidate kCandidates[] = {
     {KvFormat::kMxfp4, 3.3, 1, 2.0, 16},        {KvFormat::kMxfp4Fp8E4M3FN, 4.3, 1, 2.0, 16},
     {KvFormat::kFp8E4M3FN, 1.37, 2, 2.0, 16},   {KvFormat::kFp8E4M3FN, 2.0, 2, 2.0, 32},
     {KvFormat::kFp8E4M3FN, 3.0, 2, 2.0, 64},    {KvFormat::kFp8E4M3FNBf16Rope, 2.6, 1, 2.0, 16},
-    {KvFormat::kMxfp4, 4.3, 2, 2.0, 32},        {KvFormat::kMxfp4, 4.9, 2, 2.0, 64},
+    {KvFormat::kMxfp4, 3.6, 2, 2.0, 32},        {KvFormat::kMxfp4, 4.4, 2, 2.0, 64},
 };
 
 struct Largest {

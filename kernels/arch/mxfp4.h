@@ -216,6 +216,14 @@ MLA_HOST_DEVICE Mxfp4Bf16Table mxfp4_bf16_table(uint32_t scale_code) {
     return mxfp4_detail::table<mxfp4_detail::kNativePerm>(scale_code);
 }
 
+// The table of a scale code with mxfp4_code_fast(code) (2 <= code <= 252: every product normal
+// and finite), without the branch to the general case: for callers that check a group of codes
+// once and keep the decodes of the group in one straight-line block.
+MLA_HOST_DEVICE bool mxfp4_code_fast(uint32_t scale_code) { return scale_code - 2u <= 250u; }
+MLA_HOST_DEVICE Mxfp4Bf16Table mxfp4_bf16_table_fast(uint32_t scale_code) {
+    return mxfp4_detail::table_fast<mxfp4_detail::kNativePerm>(scale_code);
+}
+
 // 8 e2m1 values (one little-endian word of 4 packed bytes: element k in nibble k, i.e. byte k/2,
 // low nibble for even k) of a block with table `t` -> 4 bf16x2 words in natural order:
 // out[j] = bf16(element 2j) | bf16(element 2j+1) << 16.

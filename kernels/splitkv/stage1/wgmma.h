@@ -387,11 +387,30 @@ struct WgmmaMxfp4Decode {
     MLA_DEVICE static void p_words(float e0, float e1, uint32_t& hi, uint32_t& lo) {
         WgmmaBf16Decode::p_words(e0, e1, hi, lo);
     }
+    // The tables of K scale codes: one warp-uniform test for the group (codes outside 2..252,
+    // subnormal / infinite / NaN products, are rare), so the fast tables and the decodes that
+    // use them stay one straight-line block the scheduler can interleave (a per-code branch
+    // cost ~2 branch instructions a table and split the decodes into separate blocks).
+    template <int K>
+    MLA_DEVICE static void tables(const uint32_t (&code)[K], arch::Mxfp4Bf16Table (&t)[K]) {
+        bool rare = false;
+#pragma unroll
+        for (int i = 0; i < K; ++i) rare |= !arch::mxfp4_code_fast(code[i]);
+        if (__any_sync(0xffffffffu, rare)) {
+#pragma unroll
+            for (int i = 0; i < K; ++i) t[i] = arch::mxfp4_bf16_table(code[i]);
+        } else {
+#pragma unroll
+            for (int i = 0; i < K; ++i) t[i] = arch::mxfp4_bf16_table_fast(code[i]);
+        }
+    }
     MLA_DEVICE static void k_fragments(const KLoad (&r0)[kKLoads], const KLoad (&r1)[kKLoads],
                                        uint32_t (&a)[kStepsPerChunk][4]) {
         uint32_t w0[2][4], w1[2][4];  // [word][bf16x2 pair]
-        const arch::Mxfp4Bf16Table t0 = arch::mxfp4_bf16_table(r0[0].code);
-        const arch::Mxfp4Bf16Table t1 = arch::mxfp4_bf16_table(r1[0].code);
+        arch::Mxfp4Bf16Table tk[2];
+        tables<2>({r0[0].code, r1[0].code}, tk);
+        const arch::Mxfp4Bf16Table& t0 = tk[0];
+        const arch::Mxfp4Bf16Table& t1 = tk[1];
         arch::decode_mxfp4x8_bf16(r0[0].d.x, t0, w0[0]);
         arch::decode_mxfp4x8_bf16(r0[0].d.y, t0, w0[1]);
         arch::decode_mxfp4x8_bf16(r1[0].d.x, t1, w1[0]);
@@ -412,10 +431,12 @@ struct WgmmaMxfp4Decode {
                                            uint32_t (&ax)[kPairs][4], uint32_t (&ay)[kPairs][4]) {
         static_assert(kPairs == 2, "8 dims a lane: two m-block pairs");
         uint2 v[kPairs][4];
+        arch::Mxfp4Bf16Table t[4];
+        tables<4>(code, t);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
             uint32_t d[4];
-            arch::decode_mxfp4x8_bf16(raw[i], arch::mxfp4_bf16_table(code[i]), d);
+            arch::decode_mxfp4x8_bf16(raw[i], t[i], d);
             v[0][i] = make_uint2(d[0], d[1]);
             v[1][i] = make_uint2(d[2], d[3]);
         }
@@ -903,7 +924,7 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 // zero-filled, codes too (code 0: zeros, never NaN, where P is 0). Lane i < 16 holds the cache
 // slot of row pw + 4 i; each lane forms its own address from the shuffled slot (shuffling the
 // two addresses instead spilled the producer's 24 registers).
-template <class Cfg>
+template <class Cfg, ScaleCopy kMode>
 MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_slot, int valid,
                                      int pw, int lane) {
     constexpr int kPieces = kMxfp4RowBytes / 16;
@@ -921,9 +942,9 @@ MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_s
             const uint8_t* codes = p.kv_scales + slot * p.kv_scale_stride;
             const int j = lane - kPieces;
             uint8_t* sd = d + Cfg::Decode::kScaleOffset;
-            if (p.scale_copy == ScaleCopy::k16Bytes) {
+            if constexpr (kMode == ScaleCopy::k16Bytes) {
                 if (j < 2) arch::copy_16_async(sd + 16 * j, codes + 16 * j, ok);
-            } else if (p.scale_copy == ScaleCopy::k4Bytes) {
+            } else if constexpr (kMode == ScaleCopy::k4Bytes) {
                 if (j < 5) arch::copy_4_async(sd + 4 * j, codes + 4 * j, ok);
             } else {
                 for (int k = j; k < kMxfp4RowScales; k += kCodeLanes)
@@ -953,7 +974,16 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         const uint8_t* my_src = p.kv + my_slot * p.kv_stride_bytes;
         const uint8_t* my_rope = p.kpe + my_slot * p.kpe_stride_bytes;
         if constexpr (Cfg::Decode::kBlockScales) {
-            wgmma_detail::copy_tile_rows_mxfp4<Cfg>(dst, p, my_slot, valid, pw, lane);
+            // (The copy mode as a template argument: no per-row branch on it.)
+            if (p.scale_copy == ScaleCopy::k16Bytes)
+                wgmma_detail::copy_tile_rows_mxfp4<Cfg, ScaleCopy::k16Bytes>(dst, p, my_slot,
+                                                                            valid, pw, lane);
+            else if (p.scale_copy == ScaleCopy::k4Bytes)
+                wgmma_detail::copy_tile_rows_mxfp4<Cfg, ScaleCopy::k4Bytes>(dst, p, my_slot,
+                                                                           valid, pw, lane);
+            else
+                wgmma_detail::copy_tile_rows_mxfp4<Cfg, ScaleCopy::kBytes>(dst, p, my_slot,
+                                                                          valid, pw, lane);
             if (p.scale_copy == ScaleCopy::kBytes) {
                 // The codes were plain stores: a release arrive once this thread's copies of
                 // the tile have landed too (the asynchronous arrive orders only the copies).
