@@ -522,7 +522,10 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
  * query row sees makes that row's O and LSE NaN, and in the first 512 dims also the O of the
  * other rows its CTA serves (e.g. an earlier query token's, q_len > 1). Valid caches hold no
  * such codes. MXFP4 values of magnitude >= 2^128 (e8m0 codes 253, 254 with large elements)
- * become infinite.
+ * become infinite, and scale code 255 (NaN) makes its block NaN; as with the NaN codes above,
+ * such a value among a token's first 512 dims also makes NaN the O of the rows its CTA serves
+ * that do not see the token (0 x inf). O can also overflow to infinity where several tokens of
+ * similar score carry values near 2^127.
  * Returns: SUCCESS; NULL_POINTER; INVALID_DTYPE; INVALID_SIZE; INVALID_VALUE; UNSUPPORTED;
  * MISALIGNED; WORKSPACE_TOO_SMALL; NO_DEVICE; DEVICE_ERROR (a launch failed; the message holds
  * the runtime's error string).

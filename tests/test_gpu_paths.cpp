@@ -134,7 +134,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 class GpuFp8Query : public ::testing::TestWithParam<std::tuple<mla_dtype, Format>> {};
 
-// Pre-quantized fp8 Q (per-tensor q_scale != 1) of either flavour against bf16 and fp8
+// Pre-quantized fp8 Q (per-tensor q_scale != 1) of either flavour against bf16, fp8 and MXFP4
 // caches, mixed q_len, 8, 16 and 128 heads, unit and large (std 100) Q.
 TEST_P(GpuFp8Query, MatchesReference) {
     SKIP_WITHOUT_GPU();
@@ -155,7 +155,7 @@ TEST_P(GpuFp8Query, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(
     Fp8Q, GpuFp8Query,
     ::testing::Combine(::testing::Values(MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ),
-                       ::testing::Values(kBf16, kFp8Fn, kFp8Fnuz)),
+                       ::testing::Values(kBf16, kFp8Fn, kFp8Fnuz, kMxfp4)),
     [](const ::testing::TestParamInfo<std::tuple<mla_dtype, Format>>& info) {
         return "q_" + format_name(std::get<0>(info.param)) + "_kv_" +
                name_of(std::get<1>(info.param));
