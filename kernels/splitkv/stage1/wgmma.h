@@ -90,15 +90,19 @@ namespace mla::splitkv {
 // they lie (bytes 0, 1 and 2, 3 of a word). e4m3fnuz (no hardware type): the bit operations of
 // arch/fp8.h, values times kScale, codes paired (0, 2) and (1, 3).
 //
-// What the kernel asks of a format's decoder (WgmmaDecode, WgmmaBf16Decode):
-//   kDimBytes          bytes of a dim in the cache row (1 fp8, 2 bf16)
+// What the kernel asks of a format's decoder (WgmmaDecode, WgmmaBf16Decode, WgmmaMxfp4Decode):
+//   kRowBytes          bytes of a tile row (the cache row; MXFP4: its packed bytes and codes)
+//   kBlockScales       MXFP4: K and V decoded with per-block scale codes (the kernel then takes
+//                      the decoder's v_lane_byte / v_lane_dim / v_code_delta, v_fragments_all)
+//   kDimBytes          bytes of a dim in the cache row (1 fp8, 2 bf16; unused for MXFP4)
 //   kScoreMma, kValueMma  the wgmma types of S^T = K Q^T and O^T += V^T P^T
 //   kQF16              Q^T scaled per row into f16 (fp8 K); else bf16 as loaded
 //   kQCodes            Q^T holds Q's e4m3fn codes as stored (S^T on the e4m3 tensor core)
 //   kStepsPerChunk     MMA k-steps per chunk of 64 dims: 4 (k16), 2 (e4m3 k32)
 //   kPParts            P^T buffers per tile: 1 (f16 P), 2 (bf16 P = hi + lo)
 //   kScale             the value of a decoded element over the stored one (epilogue, scores)
-//   kKLoads            16-byte K loads per lane, row and chunk of 64 dims; k_load_offset
+//   kKLoads            K loads per lane, row and chunk of 64 dims; KLoad, load_k (the load, at
+//                      k_load_offset), k_lane_offset (a lane's first byte in a row)
 //   k_fragments        the A fragments of a chunk's kStepsPerChunk steps from both rows' loads
 //   qt_place           the first k-step (of 36 k16 / 18 k32) and the quad index t of 8 Q dims
 //   q_words            two Q^T words (k 2t, 2t+1 and 2t+8, 2t+9) from two bf16 pairs of Q
@@ -337,14 +341,8 @@ struct WgmmaFp8MmaDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
 //     table; dims 4pp .. 4pp + 3 of the 4 tokens of a k-step are then a bf16 cache's V words.
 // Cost per element, against ~0.5 for e4m3fn: ~2.5 instructions for K (15 per 8 elements, a
 // table per 16), ~3.6 for V (a table per token's 8 elements and the regrouping permutes).
-struct WgmmaMxfp4Decode {
-    static constexpr float kScale = 1.0f;
-    static constexpr arch::MmaType kScoreMma = arch::MmaType::kBF16;
-    static constexpr arch::MmaType kValueMma = arch::MmaType::kBF16;
-    static constexpr bool kQF16 = false;
-    static constexpr bool kQCodes = false;
-    static constexpr int kStepsPerChunk = 4;
-    static constexpr int kPParts = 2;
+// (The bf16 decoder's facts and its Q^T words, P words and V permutes are inherited.)
+struct WgmmaMxfp4Decode : WgmmaBf16Decode {
     static constexpr int kKLoads = 1;
     static constexpr bool kBlockScales = true;
     static constexpr int kScaleOffset = kMxfp4RowBytes;  // the scale codes in a tile row
@@ -368,10 +366,6 @@ struct WgmmaMxfp4Decode {
     MLA_DEVICE static void qt_place(int d0, int& step0, int& t) {
         WgmmaDecode<arch::Fp8Flavor::kE4M3FN>::qt_place(d0, step0, t);
     }
-    MLA_DEVICE static void q_words(uint32_t wa, uint32_t wb, float up, uint32_t& lo,
-                                   uint32_t& hi) {
-        WgmmaBf16Decode::q_words(wa, wb, up, lo, hi);
-    }
     // The byte of a token row where the lane's V word starts, and the first of its dims.
     MLA_DEVICE static constexpr int v_lane_byte(int w, int wq, int g) {
         return 128 * w + 32 * wq + 4 * g;
@@ -384,9 +378,6 @@ struct WgmmaMxfp4Decode {
         return kScaleOffset + 8 * w + 2 * wq + g / 4 - v_lane_byte(w, wq, g);
     }
 #if defined(MLA_ARCH_SM90)
-    MLA_DEVICE static void p_words(float e0, float e1, uint32_t& hi, uint32_t& lo) {
-        WgmmaBf16Decode::p_words(e0, e1, hi, lo);
-    }
     // The tables of K scale codes: one warp-uniform test for the group (codes outside 2..252,
     // subnormal / infinite / NaN products, are rare), so the fast tables and the decodes that
     // use them stay one straight-line block the scheduler can interleave (a per-code branch
