@@ -491,7 +491,8 @@ TEST_P(GpuMxfp4Extremes, ScaleCode254InValues) {
 }
 
 // Scale rows 32 bytes apart (copied 16 bytes at a time), 24 (4 at a time; every other test) and
-// 19 (byte by byte), on every route: heads 16 and 128, q_len 1 and 4, single and split.
+// 19 (byte by byte), at heads 16 and 128 with q_len 1..4 (by default mma16 at 16 heads and
+// wgmma at 128; the .stage1_wgmma registration runs both on wgmma).
 TEST_P(GpuMxfp4Extremes, ScaleRowsOfEveryAlignment) {
     SKIP_WITHOUT_GPU();
     for (int64_t stride : {32, 19}) {

@@ -710,6 +710,12 @@ TEST(PlanCreate, Mxfp4CachesTakeWgmmaForManyRowsAnElement) {
             if (v != MLA_DTYPE_NONE) {
                 EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kMma16))
                     << plan.description;
+                mla::PlanOptions forced;
+                forced.stage1 = mla::parse_stage1_request("wgmma");
+                ASSERT_EQ(mla::plan_create(p, nvidia(9, 0), forced, &plan), MLA_STATUS_SUCCESS)
+                    << mla_last_error_message();
+                EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kMma16))
+                    << plan.description;
                 continue;
             }
             EXPECT_EQ(plan.variant, static_cast<int>(c.variant)) << plan.description;

@@ -11,8 +11,9 @@
 //     O^T [512 dims  x N rows] += V^T [512 x 64]  * P^T [64 x N]
 // A fragments are built in registers from the raw cache tile (fp8 codes decoded to f16: e4m3fn
 // by the hardware conversion, e4m3fnuz by bit operations, WgmmaDecode; bf16 values as stored,
-// WgmmaBf16Decode); B operands (Q^T, P^T) sit in shared memory in the K-major core-matrix
-// layout that wgmma reads through a descriptor (arch/nvidia/sm90.h). Q^T is f16 after a per-row
+// WgmmaBf16Decode; MXFP4 codes decoded to bf16 by per-scale tables, WgmmaMxfp4Decode); B
+// operands (Q^T, P^T) sit in shared memory in the K-major core-matrix layout that wgmma reads
+// through a descriptor (arch/nvidia/sm90.h). Q^T is f16 after a per-row
 // power-of-two scale, exact for bf16 and fp8 Q down to 2^-24 of the row's largest element (f16's
 // subnormal floor); every product accumulates in f32.
 // MLA_DECODE_FLAG_FP8_MMA (e4m3fn Q on an e4m3fn cache, WgmmaFp8MmaDecode): S^T runs on e4m3
@@ -438,7 +439,7 @@ struct WgmmaMxfp4Decode : WgmmaBf16Decode {
 #endif
 };
 
-// The decoder of a format: fp8 caches by flavour, bf16 as stored.
+// The decoder of a format: fp8 caches by flavour, bf16 as stored, MXFP4 by its block scales.
 template <KvFormat F>
 struct WgmmaDecodeOf {
     static_assert(F == KvFormat::kFp8E4M3FN || F == KvFormat::kFp8E4M3FNUZ,
@@ -489,7 +490,8 @@ struct WgmmaConfig {
     // Even and odd k16 steps of S^T in two accumulator chains where the registers allow.
     static constexpr bool kSplitSChain = N <= 32;
 
-    // Cache tile: 64 rows of 576 fp8 codes (bf16 values), pitch 592 (1168; see the bank notes
+    // Cache tile: 64 rows of 576 fp8 codes (bf16 values; MXFP4: 288 packed bytes and the 32-byte
+    // code slot), pitch 592 (1168; MXFP4 336, 80 mod 128 as 592; see the bank notes
     // above: 16 mod 32).
     static constexpr int kRowBytes = Decode::kRowBytes;
     static constexpr int kRowPitch = kRowBytes + 16;
