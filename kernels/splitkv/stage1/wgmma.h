@@ -949,9 +949,12 @@ MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_s
 
 }  // namespace wgmma_detail
 
-template <class Cfg>
-MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
-                               const WgmmaShared<Cfg>& sh, int pw, int lane) {
+// The producer's tile loop; kMode: MXFP4's scale-copy mode (a template argument, so that the
+// producer's 24 registers hold one mode's copy code only; other formats ignore it).
+template <class Cfg, ScaleCopy kMode>
+MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
+                                     const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int pw,
+                                     int lane) {
     namespace hw = arch::sm90;
     const bool rope_blocks = rows.n_tiles >= wgmma_detail::kRopeBlockMinTiles;
     for (int t = 0; t < rows.n_tiles; ++t) {
@@ -967,17 +970,8 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         const uint8_t* my_src = p.kv + my_slot * p.kv_stride_bytes;
         const uint8_t* my_rope = p.kpe + my_slot * p.kpe_stride_bytes;
         if constexpr (Cfg::Decode::kBlockScales) {
-            // (The copy mode as a template argument: no per-row branch on it.)
-            if (p.scale_copy == ScaleCopy::k16Bytes)
-                wgmma_detail::copy_tile_rows_mxfp4<Cfg, ScaleCopy::k16Bytes>(dst, p, my_slot,
-                                                                            valid, pw, lane);
-            else if (p.scale_copy == ScaleCopy::k4Bytes)
-                wgmma_detail::copy_tile_rows_mxfp4<Cfg, ScaleCopy::k4Bytes>(dst, p, my_slot,
-                                                                           valid, pw, lane);
-            else
-                wgmma_detail::copy_tile_rows_mxfp4<Cfg, ScaleCopy::kBytes>(dst, p, my_slot,
-                                                                          valid, pw, lane);
-            if (p.scale_copy == ScaleCopy::kBytes) {
+            wgmma_detail::copy_tile_rows_mxfp4<Cfg, kMode>(dst, p, my_slot, valid, pw, lane);
+            if constexpr (kMode == ScaleCopy::kBytes) {
                 // The codes were plain stores: a release arrive once this thread's copies of
                 // the tile have landed too (the asynchronous arrive orders only the copies).
                 hw::copy_async_wait_all();
@@ -992,6 +986,20 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         hw::copy_async_arrive_noinc(&sh.full[stage]);
     }
     hw::copy_async_wait_all();  // leave only once this thread's copies have landed
+}
+
+template <class Cfg>
+MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
+                               const WgmmaShared<Cfg>& sh, int pw, int lane) {
+    if constexpr (Cfg::Decode::kBlockScales) {
+        if (p.scale_copy == ScaleCopy::k16Bytes)
+            return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes>(p, work, rows, sh, pw, lane);
+        if (p.scale_copy == ScaleCopy::k4Bytes)
+            return wgmma_producer_tiles<Cfg, ScaleCopy::k4Bytes>(p, work, rows, sh, pw, lane);
+        return wgmma_producer_tiles<Cfg, ScaleCopy::kBytes>(p, work, rows, sh, pw, lane);
+    } else {
+        return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes>(p, work, rows, sh, pw, lane);
+    }
 }
 
 // ---- consumer warpgroup w: S^T of tiles 2i + w, O^T of dims 256 w .. 256 w + 255 -----------
@@ -1127,8 +1135,15 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
 #pragma unroll
             for (int k = 0; k < N / 2; k += 2) {
                 const int jj = Cfg::slot_of(k);
-                const float e0 = arch::fast_exp2(fmaf(s[k], sc[jj].x, sc[jj].y));
-                const float e1 = arch::fast_exp2(fmaf(s[k + 1], sc[jj + 1].x, sc[jj + 1].y));
+                // RN(s * coefficient) - m, not an fma: m is the rounded product of the row's
+                // largest score, so its own exponent is exactly 0 and every other one <= 0
+                // (rounding is monotonic): P <= 1 under the exact max whatever the scores'
+                // size (an fma keeps the product's rounding error: P of the max token 1.4 at
+                // scores of 2^23, inf from ~2^31).
+                const float e0 =
+                    arch::fast_exp2(__fadd_rn(__fmul_rn(s[k], sc[jj].x), sc[jj].y));
+                const float e1 =
+                    arch::fast_exp2(__fadd_rn(__fmul_rn(s[k + 1], sc[jj + 1].x), sc[jj + 1].y));
                 l_tile[jj] += e0;
                 l_tile[jj + 1] += e1;
                 Cfg::Decode::p_words(e0, e1, pf[0][k / 2], pf[Cfg::kPParts - 1][k / 2]);
