@@ -5,7 +5,8 @@
 # case), format in $MLA_NCU_FORMAT (fp8_e4m3fn unless set). Builds mla_bench (~15 s), profiles
 # the second stage-1 launch of each case (~10 s each), and leaves under $OUT one tarball with,
 # per case, bench/ncu_sass_summary.py's summary, the source page (SASS, CSV) and the details
-# page. Ninth session: 25 s for one case.
+# page. Ninth session: 25 s for one case. $MLA_NCU_KERNEL: another kernel-name regex
+# (stage1_mma16 for the warp-level variant).
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; W=$(mktemp -d)
 pack() {
@@ -27,7 +28,8 @@ fi
 echo "build $SECONDS s"
 for c in ${MLA_NCU_CASES:-bs64/kv4096/h128/q1}; do
   n=$(echo "$c" | tr / _)
-  timeout 120 ncu --kernel-name regex:stage1_wgmma --launch-skip 1 --launch-count 1 --set full \
+  timeout 120 ncu --kernel-name "regex:${MLA_NCU_KERNEL:-stage1_wgmma}" --launch-skip 1 \
+    --launch-count 1 --set full \
     --import-source no -o "$W/$n" "$B/bench/mla_bench" "--mla_formats=$F" --mla_extra \
     --mla_iters=2 --mla_no_check "--benchmark_filter=$F/$c/" > "$W/$n.log" 2>&1
   ncu -i "$W/$n.ncu-rep" --page source --csv --print-source sass > "$W/$n.sass.csv" 2>/dev/null
