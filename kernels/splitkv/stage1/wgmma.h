@@ -464,8 +464,15 @@ struct WgmmaConfig {
                   "bf16 caches: 16 or 32 rows (two bf16 stages do not fit beside 64 rows' Q^T)");
     static constexpr int N = kRows;  // wgmma's N: every product covers all rows
     static_assert(!kFp8Mma || F == KvFormat::kFp8E4M3FN, "e4m3 MMA: e4m3fn caches only");
-    using Decode =
-        std::conditional_t<kFp8Mma, WgmmaFp8MmaDecode, typename WgmmaDecodeOf<F>::type>;
+    // MXFP4 at 16 rows: a decoder warpgroup turns each MXFP4 tile (the producer's raw ring) into
+    // a bf16 tile, and the consumers run the bf16 cache's code on it: each element is decoded
+    // once, off the consumers. (More rows: the consumers decode, WgmmaMxfp4Decode; two bf16
+    // stages, two raw stages and 32 rows' Q^T do not fit.)
+    static constexpr bool kMxfp4Rows = F == KvFormat::kMxfp4;
+    static constexpr bool kStagedDecode = kMxfp4Rows && kRows == 16;
+    using Decode = std::conditional_t<
+        kFp8Mma, WgmmaFp8MmaDecode,
+        std::conditional_t<kStagedDecode, WgmmaBf16Decode, typename WgmmaDecodeOf<F>::type>>;
 
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
@@ -473,7 +480,9 @@ struct WgmmaConfig {
     static constexpr int kValueDims = kHeadDimV / kConsumers;  // per consumer
     static constexpr int kPairs = kValueDims / 128;            // O^T m-block pairs per consumer
     static constexpr int kProducerWarp = 4 * kConsumers;
-    static constexpr int kThreads = (kProducerWarp + 4) * 32;
+    static constexpr int kDecoderWarp = kProducerWarp + 4;  // kStagedDecode: warps 12..19
+    static constexpr int kDecoderThreads = kStagedDecode ? 256 : 0;
+    static constexpr int kThreads = kDecoderWarp * 32 + kDecoderThreads;
     static constexpr int kConsumerThreads = kProducerWarp * 32;
     static constexpr int kProducerThreads = 128;
     // setmaxnreg budgets. The consumers' increase is served only from what the producer's
@@ -481,10 +490,12 @@ struct WgmmaConfig {
     // __launch_bounds__(kThreads, 1) leaves); asking for more blocks forever.
     static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
     static constexpr int kProducerRegs = 24;
-    static constexpr int kConsumerRegs = 240;
-    static_assert((kLaunchRegs - kProducerRegs) * kProducerThreads >=
+    static constexpr int kDecoderRegs = 56;
+    static constexpr int kConsumerRegs = kStagedDecode ? 168 : 240;
+    static_assert((kLaunchRegs - kProducerRegs) * kProducerThreads +
+                          (kLaunchRegs - kDecoderRegs) * kDecoderThreads >=
                       (kConsumerRegs - kLaunchRegs) * kConsumerThreads,
-                  "the consumers' registers come from the producer's");
+                  "the consumers' registers come from the producer's (and the decoder's)");
     static constexpr int kEmptyArrivals = 4 * kConsumers;  // warps that read a stage
     static constexpr int kCols = N / 4;  // rows (N columns) a lane holds accumulators of
     // Even and odd k16 steps of S^T in two accumulator chains where the registers allow.
@@ -527,13 +538,22 @@ struct WgmmaConfig {
     static constexpr int kOffEnd = kOffCoef + N * 4;
     static constexpr int kOffBars = (kOffEnd + N * 4 + 15) / 16 * 16;
     static constexpr int kMaxStages = 6;
-    static constexpr int kBarBytes = (2 * kMaxStages + 3 * kConsumers) * 8;
+    // kStagedDecode: the raw ring of MXFP4 tiles (rows of 288 packed bytes and the 32-byte code
+    // slot, pitch 336 as WgmmaMxfp4Decode's) after the bf16 stages.
+    static constexpr int kRawStages = kStagedDecode ? 2 : 0;
+    static constexpr int kRawRowPitch = WgmmaMxfp4Decode::kRowBytes + 16;
+    static constexpr int kRawStageBytes = kTileTokens * kRawRowPitch;
+    // Where the producer puts MXFP4 rows: the raw ring, or the stages the consumers decode.
+    static constexpr int kMxfp4Pitch = kStagedDecode ? kRawRowPitch : kRowPitch;
+    static constexpr int kBarBytes = (2 * kMaxStages + 2 * kRawStages + 3 * kConsumers) * 8;
     static constexpr int kSharedBudget = arch::kMaxSharedBytesPerBlock;
-    static constexpr int kStagesFit = (kSharedBudget - kOffBars - kBarBytes - 127) / kStageBytes;
+    static constexpr int kStagesFit =
+        (kSharedBudget - kOffBars - kBarBytes - 127 - kRawStages * kRawStageBytes) / kStageBytes;
     static constexpr int kStages = kStagesFit < kMaxStages ? kStagesFit : kMaxStages;
     static_assert(kStages >= 2, "two tiles must fit in shared memory");
     static constexpr int kOffStages = (kOffBars + kBarBytes + 127) / 128 * 128;
-    static constexpr int kSmemBytes = kOffStages + kStages * kStageBytes;
+    static constexpr int kOffRaw = kOffStages + kStages * kStageBytes;
+    static constexpr int kSmemBytes = kOffRaw + kRawStages * kRawStageBytes;
     static_assert(kSmemBytes <= kSharedBudget, "shared memory budget");
 
     // The first byte (of a token row) and dim of a consumer lane's V words, and the dims between
@@ -551,7 +571,7 @@ struct WgmmaConfig {
     // code 254), and one such value times P > 1.33 overflows the f32 accumulators of O, so MXFP4
     // keeps the exact running max (P <= 1), as mma16 does; bf16 values above 2^120 would need
     // the same (not done: no bf16 test holds such values).
-    static constexpr float kLazyLog2 = Decode::kBlockScales ? 0.0f : kLazyRescaleLog2;
+    static constexpr float kLazyLog2 = kMxfp4Rows ? 0.0f : kLazyRescaleLog2;
     // Bytes between a token row's words of two m-block pairs (MXFP4: one word serves both).
     MLA_DEVICE static constexpr int v_pair_bytes() {
         if constexpr (Decode::kBlockScales) return 0;
@@ -590,7 +610,10 @@ struct WgmmaShared {
     uint64_t* p_full;   // per consumer
     uint64_t* p_empty;  // per consumer
     uint64_t* m_full;   // per consumer
+    uint64_t* raw_full;   // kRawStages (kStagedDecode)
+    uint64_t* raw_empty;  // kRawStages
     uint8_t* stages;
+    uint8_t* raw;
 
     MLA_DEVICE explicit WgmmaShared(uint8_t* smem)
         : qt(smem + Cfg::kOffQt),
@@ -608,7 +631,10 @@ struct WgmmaShared {
           p_full(empty + Cfg::kStages),
           p_empty(p_full + Cfg::kConsumers),
           m_full(p_empty + Cfg::kConsumers),
-          stages(smem + Cfg::kOffStages) {}
+          raw_full(m_full + Cfg::kConsumers),
+          raw_empty(raw_full + Cfg::kRawStages),
+          stages(smem + Cfg::kOffStages),
+          raw(smem + Cfg::kOffRaw) {}
 };
 
 struct WgmmaRows {
@@ -916,7 +942,8 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 // arrives on the stage's barrier only after them: wgmma_producer). Rows past `valid` are
 // zero-filled, codes too (code 0: zeros, never NaN, where P is 0). Lane i < 16 holds the cache
 // slot of row pw + 4 i; each lane forms its own address from the shuffled slot (shuffling the
-// two addresses instead spilled the producer's 24 registers).
+// two addresses instead spilled the producer's 24 registers). Row pitch Cfg::kMxfp4Pitch (the
+// raw ring's where a decoder warpgroup decodes the tiles).
 template <class Cfg, ScaleCopy kMode>
 MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_slot, int valid,
                                      int pw, int lane) {
@@ -928,13 +955,13 @@ MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_s
         const int row = pw + 4 * i;
         const bool ok = row < valid;
         const int64_t slot = __shfl_sync(0xffffffffu, my_slot, i);
-        uint8_t* d = dst + row * Cfg::kRowPitch;
+        uint8_t* d = dst + row * Cfg::kMxfp4Pitch;
         if (lane < kPieces) {
             arch::copy_16_async(d + 16 * lane, p.kv + slot * p.kv_stride_bytes + 16 * lane, ok);
         } else {
             const uint8_t* codes = p.kv_scales + slot * p.kv_scale_stride;
             const int j = lane - kPieces;
-            uint8_t* sd = d + Cfg::Decode::kScaleOffset;
+            uint8_t* sd = d + WgmmaMxfp4Decode::kScaleOffset;
             if constexpr (kMode == ScaleCopy::k16Bytes) {
                 if (j < 2) arch::copy_16_async(sd + 16 * j, codes + 16 * j, ok);
             } else if constexpr (kMode == ScaleCopy::k4Bytes) {
@@ -950,32 +977,39 @@ MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_s
 }  // namespace wgmma_detail
 
 // The producer's tile loop; kMode: MXFP4's scale-copy mode (a template argument, so that the
-// producer's 24 registers hold one mode's copy code only; other formats ignore it).
+// producer's 24 registers hold one mode's copy code only; other formats ignore it). It fills the
+// consumers' stages, or with Cfg::kStagedDecode the raw ring.
 template <class Cfg, ScaleCopy kMode>
 MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
                                      const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int pw,
                                      int lane) {
     namespace hw = arch::sm90;
+    constexpr bool kRaw = Cfg::kStagedDecode;
+    constexpr int kRing = kRaw ? Cfg::kRawStages : Cfg::kStages;
+    constexpr int kRingBytes = kRaw ? Cfg::kRawStageBytes : Cfg::kStageBytes;
+    uint64_t* const full = kRaw ? sh.raw_full : sh.full;
+    uint64_t* const empty = kRaw ? sh.raw_empty : sh.empty;
+    uint8_t* const ring = kRaw ? sh.raw : sh.stages;
     const bool rope_blocks = rows.n_tiles >= wgmma_detail::kRopeBlockMinTiles;
     for (int t = 0; t < rows.n_tiles; ++t) {
-        const int stage = t % Cfg::kStages;
-        const int use = t / Cfg::kStages;
-        if (use > 0) hw::mbarrier_wait(&sh.empty[stage], (use - 1) & 1);
+        const int stage = t % kRing;
+        const int use = t / kRing;
+        if (use > 0) hw::mbarrier_wait(&empty[stage], (use - 1) & 1);
         const int64_t tile_tok0 = work.tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
         const int valid = static_cast<int>(min(int64_t{Cfg::kTileTokens}, work.tok_end - tile_tok0));
-        uint8_t* dst = sh.stages + stage * Cfg::kStageBytes;
+        uint8_t* dst = ring + stage * kRingBytes;
         // Addresses of row pw + 4 lane (lanes 0..15), then one row at a time.
         const int my_row = pw + 4 * (lane & 15);
         const int64_t my_slot = my_row < valid ? cache_slot(p, work, tile_tok0 + my_row) : 0;
         const uint8_t* my_src = p.kv + my_slot * p.kv_stride_bytes;
         const uint8_t* my_rope = p.kpe + my_slot * p.kpe_stride_bytes;
-        if constexpr (Cfg::Decode::kBlockScales) {
+        if constexpr (Cfg::kMxfp4Rows) {
             wgmma_detail::copy_tile_rows_mxfp4<Cfg, kMode>(dst, p, my_slot, valid, pw, lane);
             if constexpr (kMode == ScaleCopy::kBytes) {
                 // The codes were plain stores: a release arrive once this thread's copies of
                 // the tile have landed too (the asynchronous arrive orders only the copies).
                 hw::copy_async_wait_all();
-                hw::mbarrier_arrive(&sh.full[stage]);
+                hw::mbarrier_arrive(&full[stage]);
                 continue;
             }
         } else if (rope_blocks) {
@@ -983,7 +1017,7 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
         } else {
             wgmma_detail::copy_tile_rows<Cfg, false>(dst, my_src, my_rope, valid, pw, lane);
         }
-        hw::copy_async_arrive_noinc(&sh.full[stage]);
+        hw::copy_async_arrive_noinc(&full[stage]);
     }
     hw::copy_async_wait_all();  // leave only once this thread's copies have landed
 }
@@ -991,7 +1025,7 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
 template <class Cfg>
 MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                                const WgmmaShared<Cfg>& sh, int pw, int lane) {
-    if constexpr (Cfg::Decode::kBlockScales) {
+    if constexpr (Cfg::kMxfp4Rows) {
         if (p.scale_copy == ScaleCopy::k16Bytes)
             return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes>(p, work, rows, sh, pw, lane);
         if (p.scale_copy == ScaleCopy::k4Bytes)
@@ -999,6 +1033,53 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         return wgmma_producer_tiles<Cfg, ScaleCopy::kBytes>(p, work, rows, sh, pw, lane);
     } else {
         return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes>(p, work, rows, sh, pw, lane);
+    }
+}
+
+// ---- decoder warpgroup (Cfg::kStagedDecode): each MXFP4 tile of the raw ring into a bf16 tile
+// Thread dt (0..kDecoderThreads - 1: two warpgroups) decodes 16-byte pieces (32 elements, one
+// scale block) dt + kDecoderThreads j of the tile's 64 x 18: row q % 64, piece q / 64, so a warp's 32 lanes take one piece of 32
+// consecutive rows: its 16-byte loads (pitch 336, 80 mod 128) and its four 16-byte stores per
+// piece (pitch 1168, 16 mod 128) touch every bank once per 8 lanes. It releases a raw stage
+// once its pieces are decoded, and arrives on the bf16 stage's full barrier (one arrival per
+// thread) once its stores are done.
+template <class Cfg>
+MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int dt) {
+    namespace hw = arch::sm90;
+    constexpr int kPieces = kMxfp4RowBytes / 16;
+    constexpr int kTilePieces = Cfg::kTileTokens * kPieces;
+    constexpr int kPerThread = (kTilePieces + Cfg::kDecoderThreads - 1) / Cfg::kDecoderThreads;
+    static_assert(Cfg::kDecoderThreads % 64 == 0, "whole rows of a piece per pass");
+    static_assert(Cfg::kRowBytes == 4 * kMxfp4RowBytes, "a bf16 row: 4 bytes per packed byte");
+    for (int t = 0; t < rows.n_tiles; ++t) {
+        const int rs = t % Cfg::kRawStages;
+        hw::mbarrier_wait(&sh.raw_full[rs], (t / Cfg::kRawStages) & 1);
+        const int stage = t % Cfg::kStages;
+        const int use = t / Cfg::kStages;
+        if (use > 0) hw::mbarrier_wait(&sh.empty[stage], (use - 1) & 1);
+        const uint8_t* src = sh.raw + rs * Cfg::kRawStageBytes;
+        uint8_t* dst = sh.stages + stage * Cfg::kStageBytes;
+#pragma unroll
+        for (int j = 0; j < kPerThread; ++j) {
+            const int q = dt + Cfg::kDecoderThreads * j;
+            if (kTilePieces % Cfg::kDecoderThreads != 0 && q >= kTilePieces) break;
+            const int row = q % Cfg::kTileTokens, piece = q / Cfg::kTileTokens;
+            const uint8_t* s = src + row * Cfg::kRawRowPitch;
+            const uint4 d = *reinterpret_cast<const uint4*>(s + 16 * piece);
+            arch::Mxfp4Bf16Table tab[1];
+            WgmmaMxfp4Decode::tables<1>({s[WgmmaMxfp4Decode::kScaleOffset + piece]}, tab);
+            uint32_t w[4][4];
+            arch::decode_mxfp4x8_bf16(d.x, tab[0], w[0]);
+            arch::decode_mxfp4x8_bf16(d.y, tab[0], w[1]);
+            arch::decode_mxfp4x8_bf16(d.z, tab[0], w[2]);
+            arch::decode_mxfp4x8_bf16(d.w, tab[0], w[3]);
+            uint4* o = reinterpret_cast<uint4*>(dst + row * Cfg::kRowPitch + 64 * piece);
+#pragma unroll
+            for (int k = 0; k < 4; ++k) o[k] = make_uint4(w[k][0], w[k][1], w[k][2], w[k][3]);
+        }
+        __syncwarp();
+        if (dt % 32 == 0) hw::mbarrier_arrive(&sh.raw_empty[rs]);
+        hw::mbarrier_arrive(&sh.full[stage]);
     }
 }
 
@@ -1338,7 +1419,8 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma>::kThreads, 1)
     const int lane = static_cast<int>(threadIdx.x) % 32;
     if (threadIdx.x == 0) {
         for (int s = 0; s < Cfg::kStages; ++s) {
-            hw::mbarrier_init(&sh.full[s], Cfg::kProducerThreads);
+            hw::mbarrier_init(&sh.full[s],
+                              Cfg::kStagedDecode ? Cfg::kDecoderThreads : Cfg::kProducerThreads);
             hw::mbarrier_init(&sh.empty[s], Cfg::kEmptyArrivals);
         }
         for (int c = 0; c < Cfg::kConsumers; ++c) {
@@ -1346,10 +1428,23 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma>::kThreads, 1)
             hw::mbarrier_init(&sh.p_empty[c], 4);   // the warps of the other consumer
             hw::mbarrier_init(&sh.m_full[c], 32 * Cfg::kOwnerWarps);  // its owner warps
         }
+        // kStagedDecode: the decoder's threads fill the stages (full, as the producer's would),
+        // the producer's fill the raw ring, whose stages the decoder's warps release.
+        for (int s = 0; s < Cfg::kRawStages; ++s) {
+            hw::mbarrier_init(&sh.raw_full[s], Cfg::kProducerThreads);
+            hw::mbarrier_init(&sh.raw_empty[s], Cfg::kDecoderThreads / 32);
+        }
         hw::mbarrier_init_fence();
     }
     __syncthreads();
 
+    if constexpr (Cfg::kStagedDecode) {
+        if (warp >= Cfg::kDecoderWarp) {
+            hw::warpgroup_registers_dec<Cfg::kDecoderRegs>();
+            wgmma_decoder<Cfg>(rows, sh, static_cast<int>(threadIdx.x) - 32 * Cfg::kDecoderWarp);
+            return;
+        }
+    }
     if (warp >= Cfg::kProducerWarp) {
         hw::warpgroup_registers_dec<Cfg::kProducerRegs>();
         wgmma_producer<Cfg>(p, work, rows, sh, warp - Cfg::kProducerWarp, lane);
