@@ -43,6 +43,9 @@
 //     are zero-filled by the same copies. Consumer warps release a stage through its "empty"
 //     mbarrier. (One bulk copy per 576-byte row was measured first: the copy engine then moved
 //     only 2.35 TB/s on bs256 kv8192, 515 us for a 295 us floor.)
+//   3 and 4, decoders (MXFP4 at 16 rows, WgmmaConfig::kStagedDecode, wgmma_decoder): the
+//     producer then fills a 2-deep raw ring of MXFP4 tiles, and these decode each tile once,
+//     exactly, into a bf16 stage that the consumers read as a bf16 cache's.
 // Hand-over between the consumers: "p_full[w]" (consumer w's P^T, factors and maxima of its
 // latest tile are written), "m_full[w]" (its owners have published that tile's maxima: all the
 // next consumer's owners wait for) and "p_empty[w]" (the other consumer has added that tile to
@@ -464,7 +467,7 @@ struct WgmmaConfig {
                   "bf16 caches: 16 or 32 rows (two bf16 stages do not fit beside 64 rows' Q^T)");
     static constexpr int N = kRows;  // wgmma's N: every product covers all rows
     static_assert(!kFp8Mma || F == KvFormat::kFp8E4M3FN, "e4m3 MMA: e4m3fn caches only");
-    // MXFP4 at 16 rows: a decoder warpgroup turns each MXFP4 tile (the producer's raw ring) into
+    // MXFP4 at 16 rows: two decoder warpgroups (warps 12..19) turn each MXFP4 tile (the producer's raw ring) into
     // a bf16 tile, and the consumers run the bf16 cache's code on it: each element is decoded
     // once, off the consumers. (More rows: the consumers decode, WgmmaMxfp4Decode; two bf16
     // stages, two raw stages and 32 rows' Q^T do not fit.)
@@ -1038,8 +1041,8 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
 
 // ---- decoder warpgroup (Cfg::kStagedDecode): each MXFP4 tile of the raw ring into a bf16 tile
 // Thread dt (0..kDecoderThreads - 1: two warpgroups) decodes 16-byte pieces (32 elements, one
-// scale block) dt + kDecoderThreads j of the tile's 64 x 18: row q % 64, piece q / 64, so a warp's 32 lanes take one piece of 32
-// consecutive rows: its 16-byte loads (pitch 336, 80 mod 128) and its four 16-byte stores per
+// scale block) dt + kDecoderThreads j of the tile's 64 x 18: row q % 64, piece q / 64, so a
+// warp's 32 lanes take one piece of 32 consecutive rows: its 16-byte loads (pitch 336, 80 mod 128) and its four 16-byte stores per
 // piece (pitch 1168, 16 mod 128) touch every bank once per 8 lanes. It releases a raw stage
 // once its pieces are decoded, and arrives on the bf16 stage's full barrier (one arrival per
 // thread) once its stores are done.
