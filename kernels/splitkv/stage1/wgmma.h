@@ -1042,7 +1042,8 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
 // ---- decoder warpgroup (Cfg::kStagedDecode): each MXFP4 tile of the raw ring into a bf16 tile
 // Thread dt (0..kDecoderThreads - 1: two warpgroups) decodes 16-byte pieces (32 elements, one
 // scale block) dt + kDecoderThreads j of the tile's 64 x 18: row q % 64, piece q / 64, so a
-// warp's 32 lanes take one piece of 32 consecutive rows: its 16-byte loads (pitch 336, 80 mod 128) and its four 16-byte stores per
+// warp's 32 lanes take one piece of 32 consecutive rows: its 16-byte loads (pitch 336, 80 mod
+// 128) and its four 16-byte stores per
 // piece (pitch 1168, 16 mod 128) touch every bank once per 8 lanes. It releases a raw stage
 // once its pieces are decoded, and arrives on the bf16 stage's full barrier (one arrival per
 // thread) once its stores are done.
