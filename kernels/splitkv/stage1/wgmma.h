@@ -548,7 +548,12 @@ struct WgmmaConfig {
     static constexpr int kRawStageBytes = kTileTokens * kRawRowPitch;
     // Where the producer puts MXFP4 rows: the raw ring, or the stages the consumers decode.
     static constexpr int kMxfp4Pitch = kStagedDecode ? kRawRowPitch : kRowPitch;
-    static constexpr int kBarBytes = (2 * kMaxStages + 2 * kRawStages + 3 * kConsumers) * 8;
+    // kStagedDecode: the decoder arrives on a stage's "front" barrier once the tile's first
+    // kFrontChunks chunks of 64 dims are written, so the score chain can start on them.
+    static constexpr int kFrontChunks = 4;
+    static constexpr int kFrontBars = kStagedDecode ? kMaxStages : 0;
+    static constexpr int kBarBytes =
+        (2 * kMaxStages + 2 * kRawStages + kFrontBars + 3 * kConsumers) * 8;
     static constexpr int kSharedBudget = arch::kMaxSharedBytesPerBlock;
     static constexpr int kStagesFit =
         (kSharedBudget - kOffBars - kBarBytes - 127 - kRawStages * kRawStageBytes) / kStageBytes;
@@ -615,6 +620,7 @@ struct WgmmaShared {
     uint64_t* m_full;   // per consumer
     uint64_t* raw_full;   // kRawStages (kStagedDecode)
     uint64_t* raw_empty;  // kRawStages
+    uint64_t* front;      // kStages (kStagedDecode): the first kFrontChunks chunks are written
     uint8_t* stages;
     uint8_t* raw;
 
@@ -636,6 +642,7 @@ struct WgmmaShared {
           m_full(p_empty + Cfg::kConsumers),
           raw_full(m_full + Cfg::kConsumers),
           raw_empty(raw_full + Cfg::kRawStages),
+          front(raw_empty + Cfg::kRawStages),
           stages(smem + Cfg::kOffStages),
           raw(smem + Cfg::kOffRaw) {}
 };
@@ -743,7 +750,8 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
 // separately (summed into s).
 template <class Cfg>
 MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, int t4,
-                               uint64_t qt_desc0, float (&s)[Cfg::N / 2]) {
+                               uint64_t qt_desc0, float (&s)[Cfg::N / 2], uint64_t* full,
+                               int phase) {
     namespace hw = arch::sm90;
     using Decode = typename Cfg::Decode;
     constexpr int N = Cfg::N;
@@ -767,6 +775,8 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, int
             c1[l] = r1[l];
         }
         if (c + 1 < Cfg::kChunks) {
+            // kStagedDecode: the consumer waited for the tile's front chunks only.
+            if (Cfg::kStagedDecode && c + 1 == Cfg::kFrontChunks) hw::mbarrier_wait(full, phase);
 #pragma unroll
             for (int l = 0; l < L; ++l) {
                 r0[l] = Decode::load_k(k_row0, c + 1, l, t4);
@@ -1054,6 +1064,11 @@ MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh,
     constexpr int kTilePieces = Cfg::kTileTokens * kPieces;
     constexpr int kPerThread = (kTilePieces + Cfg::kDecoderThreads - 1) / Cfg::kDecoderThreads;
     static_assert(Cfg::kDecoderThreads % 64 == 0, "whole rows of a piece per pass");
+    constexpr int kFrontPieces = Cfg::kFrontChunks * 2 * Cfg::kTileTokens;  // two a chunk
+    constexpr int kFrontPasses = kFrontPieces / Cfg::kDecoderThreads;
+    static_assert(kFrontPasses * Cfg::kDecoderThreads == kFrontPieces && kFrontPasses > 0 &&
+                      kFrontPasses < kPerThread,
+                  "the front chunks' pieces (two a chunk) end with a pass");
     static_assert(Cfg::kRowBytes == 4 * kMxfp4RowBytes, "a bf16 row: 4 bytes per packed byte");
     for (int t = 0; t < rows.n_tiles; ++t) {
         const int rs = t % Cfg::kRawStages;
@@ -1065,6 +1080,8 @@ MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh,
         uint8_t* dst = sh.stages + stage * Cfg::kStageBytes;
 #pragma unroll
         for (int j = 0; j < kPerThread; ++j) {
+            // The front chunks' pieces are the first passes' (pieces in dim order).
+            if (j == kFrontPasses) hw::mbarrier_arrive(&sh.front[stage]);
             const int q = dt + Cfg::kDecoderThreads * j;
             if (kTilePieces % Cfg::kDecoderThreads != 0 && q >= kTilePieces) break;
             const int row = q % Cfg::kTileTokens, piece = q / Cfg::kTileTokens;
@@ -1144,13 +1161,14 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             //    g, then 4 warps). The coefficient is > 0, so the maximum of the scaled scores is
             //    the scaled maximum: the owner scales it.
             const int stage = t_own % Cfg::kStages;
-            hw::mbarrier_wait(&sh.full[stage], (t_own / Cfg::kStages) & 1);
+            const int phase = (t_own / Cfg::kStages) & 1;
+            hw::mbarrier_wait(Cfg::kStagedDecode ? &sh.front[stage] : &sh.full[stage], phase);
             const uint8_t* tile = sh.stages + stage * Cfg::kStageBytes;
             float s[N / 2];
             const int k_lane = Cfg::Decode::k_lane_offset(t4);
             wgmma_detail::score_products<Cfg>(tile + s_tok0 * Cfg::kRowPitch + k_lane,
                                               tile + s_tok1 * Cfg::kRowPitch + k_lane, t4,
-                                              qt_desc0, s);
+                                              qt_desc0, s, &sh.full[stage], phase);
             const int tile_tok0 = t_own * Cfg::kTileTokens;  // relative to tok_begin
             if (tile_tok0 + Cfg::kTileTokens > min_end) {
 #pragma unroll
@@ -1438,6 +1456,8 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma>::kThreads, 1)
             hw::mbarrier_init(&sh.raw_full[s], Cfg::kProducerThreads);
             hw::mbarrier_init(&sh.raw_empty[s], Cfg::kDecoderThreads / 32);
         }
+        for (int s = 0; s < (Cfg::kStagedDecode ? Cfg::kStages : 0); ++s)
+            hw::mbarrier_init(&sh.front[s], Cfg::kDecoderThreads);
         hw::mbarrier_init_fence();
     }
     __syncthreads();
