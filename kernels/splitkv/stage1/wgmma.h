@@ -45,7 +45,9 @@
 //     only 2.35 TB/s on bs256 kv8192, 515 us for a 295 us floor.)
 //   3 and 4, decoders (MXFP4 at 16 rows, WgmmaConfig::kStagedDecode, wgmma_decoder): the
 //     producer then fills a 2-deep raw ring of MXFP4 tiles, and these decode each tile once,
-//     exactly, into a bf16 stage that the consumers read as a bf16 cache's.
+//     exactly, into a bf16 stage that the consumers read as a bf16 cache's. They arrive on the
+//     stage's "front" mbarrier once its first kFrontChunks chunks (dims 0..255) are written,
+//     and the owning consumer's score chain starts on those before it waits for "full".
 // Hand-over between the consumers: "p_full[w]" (consumer w's P^T, factors and maxima of its
 // latest tile are written), "m_full[w]" (its owners have published that tile's maxima: all the
 // next consumer's owners wait for) and "p_empty[w]" (the other consumer has added that tile to
