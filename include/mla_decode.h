@@ -237,7 +237,11 @@ typedef enum mla_dtype {
  *   kv_cache         (num_slots - 1) * kv_stride_slot + W elements, W = 576 (512 in the split
  *                    cache form; 288 bytes for MXFP4)
  *   kpe_cache        (num_slots - 1) * kpe_stride_slot + 64 elements of kpe_dtype
- *   kv_block_scales  (num_slots - 1) * kv_block_scale_stride + 18 bytes
+ *   kv_block_scales  (num_slots - 1) * kv_block_scale_stride + min(kv_block_scale_stride, 32)
+ *                    bytes: up to the whole last row (the kernels copy a row's 18 codes in 16-
+ *                    or 4-byte pieces where the address and stride allow; num_slots *
+ *                    kv_block_scale_stride bytes always suffice). Before 0.7.1 this said
+ *                    "+ 18 bytes", less than the kernels read.
  *   v_cache          (num_slots - 1) * v_stride_slot + 512 bytes
  *   qo_indptr, kv_indptr, kv_page_indptr   batch_size + 1 int32 each
  *   kv_page_indices  its first int32 (its length lives on the device)

@@ -37,6 +37,7 @@
 // (0 = num_heads). Both forms are host facts, so workspace queries check them too.
 #include "validate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -525,8 +526,9 @@ mla_status check_overlaps(const mla_decode_params& p) {
                 dtype_storage_bytes(p.kv_dtype)),
         span_of("kpe_cache", p.kpe_cache, slots, p.kpe_stride_slot, 1, 0, MLA_QK_ROPE_HEAD_DIM,
                 dtype_storage_bytes(p.kpe_dtype)),
+        // Up to the whole last row (min(stride, 32) bytes): the kernels' 16- and 4-byte copies.
         span_of("kv_block_scales", p.kv_block_scales, slots, p.kv_block_scale_stride, 1, 0,
-                MLA_MXFP4_ROW_SCALES, 1),
+                std::min<int64_t>(p.kv_block_scale_stride, 32), 1),
         span_of("v_cache", p.v_cache, slots, p.v_stride_slot, 1, 0, MLA_HEAD_DIM_V, 1),
         span_of("qo_indptr", p.qo_indptr, batch + 1, sizeof(int32_t)),
         span_of("kv_indptr", p.kv_indptr, batch + 1, sizeof(int32_t)),

@@ -60,6 +60,7 @@ void check_spec(const ProblemSpec& spec) {
     require(spec.q_lens.empty() || spec.q_lens.size() == spec.kv_lens.size(),
             "q_lens and kv_lens differ in size");
     for (int len : spec.q_lens) require(len >= 0, "negative q_len");
+    require(!spec.exact_cache_span || !spec.paged, "exact_cache_span: contiguous caches only");
     for (int len : spec.kv_lens) require(len >= 0, "negative kv_len");
     require(spec.num_heads >= 1, "num_heads < 1");
     require(spec.q_dtype == MLA_DTYPE_BF16 || is_fp8(spec.q_dtype), "q_dtype not BF16/FP8");
@@ -239,8 +240,12 @@ void allocate_cache(const ProblemSpec& spec, HostProblem& p) {
                        kScaleRowsMultiple;
         p.kv_block_scale_stride = spec.mxfp4_scale_stride;
         // Unused rows, padded rows and padded columns: NaN scale (255), or 1.0 (127).
-        p.kv_block_scales.assign(static_cast<size_t>(rows * p.kv_block_scale_stride),
-                                 poison ? 255 : 127);
+        const int64_t bytes =
+            !spec.exact_cache_span ? rows * p.kv_block_scale_stride
+            : p.num_slots > 0      ? (p.num_slots - 1) * p.kv_block_scale_stride +
+                                         std::min<int64_t>(p.kv_block_scale_stride, 32)
+                                   : 0;
+        p.kv_block_scales.assign(static_cast<size_t>(bytes), poison ? 255 : 127);
     } else {
         p.kv_stride_slot = spec.kpe_dtype != 0 ? kSplitLatentStride : kDimQk;
         p.kv.resize(static_cast<size_t>(p.num_slots * p.kv_stride_slot *
@@ -503,7 +508,7 @@ HostProblem make_problem(const ProblemSpec& spec) {
     if (spec.paged) {
         fill_page_table(spec, p);
     } else {
-        p.num_slots = p.kv_indptr.back() + kContiguousSpareSlots;
+        p.num_slots = p.kv_indptr.back() + (spec.exact_cache_span ? 0 : kContiguousSpareSlots);
     }
     p.slot_base = spec.slot_base;
     check_device_range(p);

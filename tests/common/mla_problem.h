@@ -99,6 +99,11 @@ struct ProblemSpec {
     // MXFP4 caches only: bytes between scale rows (>= 18; its alignment picks how the kernels
     // copy the scales: 32 by 16 bytes, 24 by 4, 19 byte by byte).
     int64_t mxfp4_scale_stride = 24;
+    // Contiguous caches only: no spare slots after the last sequence, and an MXFP4 scale tensor
+    // of exactly the span the header states ((num_slots - 1) * stride + min(stride, 32) bytes,
+    // no padded rows): a kernel that reads past it is caught by compute-sanitizer memcheck
+    // (experiments/run_sanitize.sh); the allocation's granularity hides it from the results.
+    bool exact_cache_span = false;
 };
 
 // One problem in host memory. Storage is raw bytes in the SPEC layouts.
