@@ -396,6 +396,37 @@ TEST(OverlappingOutputsEachOther, OutputInsideTheRowPaddingOfQ) {
     EXPECT_TRUE(q_bytes == hp.q);
 }
 
+// The scale tensor's span reaches min(stride, 32) bytes into its last row (what the kernels'
+// 16- and 4-byte scale copies read), not only its 18 codes: O right after the last row's codes
+// is refused; O where that span ends is accepted.
+TEST(OverlappingOutputsEachOther, OutputAfterTheLastScaleRowsCodes) {
+    for (int64_t stride : {19, 24, 32, 48}) {
+        SCOPED_TRACE("scale stride " + std::to_string(stride));
+        ProblemSpec s = spec_of(kMxfp4, {3, 0, 5}, {1, 2, 1});
+        s.mxfp4_scale_stride = stride;
+        const HostProblem hp = make_problem(s);
+        const int64_t last_row = (hp.num_slots - 1) * stride;
+        const int64_t span = last_row + std::min<int64_t>(stride, 32);
+        ASSERT_GE(static_cast<int64_t>(hp.kv_block_scales.size()), span);
+        std::vector<uint8_t> arena(span + hp.o_elements() * 2 + 512, 0xC3);
+        uint8_t* base = arena.data() + (256 - reinterpret_cast<uintptr_t>(arena.data()) % 256);
+        std::memcpy(base, hp.kv_block_scales.data(), static_cast<size_t>(span));
+        mla_decode_params p = hp.host_params(base + last_row + MLA_MXFP4_ROW_SCALES,
+                                             MLA_DTYPE_BF16, nullptr);
+        p.kv_block_scales = base;
+        const std::vector<uint8_t> before = arena;
+        EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_INVALID_VALUE);
+        EXPECT_TRUE(message_mentions("o and kv_block_scales"));
+        EXPECT_EQ(mla_decode_fwd(&p, nullptr, 0, nullptr), MLA_STATUS_INVALID_VALUE);
+        EXPECT_TRUE(message_mentions("o and kv_block_scales"));
+        EXPECT_TRUE(arena == before);
+        if (span % 16 == 0) {  // O where the span ends, if 16-byte aligned (always at 32, 48)
+            p.o = base + span;
+            EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        }
+    }
+}
+
 // Where the check sits in the order of mla_decode.h: after strides and extents (g) and the
 // scalar values of (h), before alignment (i) and the device.
 TEST(OverlappingOutputsEachOther, PlaceInTheCheckOrder) {
