@@ -507,7 +507,7 @@ TEST_P(GpuMxfp4Extremes, ScaleRowsOfEveryAlignment) {
 
 // The scale tensor ends where the span the header states ends ((num_slots - 1) * stride +
 // min(stride, 32) bytes), the last slot in use, for every scale-copy mode. A read past it shows
-// only under compute-sanitizer memcheck (experiments/run_sanitize.sh), where this test fails
+// only under compute-sanitizer memcheck (docs/notes/experiments/run_sanitize.sh): it fails there
 // (it did with the span cut at + 18 bytes, the header's figure before 0.7.1: a 16-byte copy of
 // the last row's codes 16..31); without memcheck it is one more accuracy case.
 TEST_P(GpuMxfp4Extremes, ScaleTensorOfTheStatedSpanOnly) {

@@ -102,7 +102,8 @@ struct ProblemSpec {
     // Contiguous caches only: no spare slots after the last sequence, and an MXFP4 scale tensor
     // of exactly the span the header states ((num_slots - 1) * stride + min(stride, 32) bytes,
     // no padded rows): a kernel that reads past it is caught by compute-sanitizer memcheck
-    // (experiments/run_sanitize.sh); the allocation's granularity hides it from the results.
+    // (docs/notes/experiments/run_sanitize.sh); the allocation's granularity hides it
+    // otherwise.
     bool exact_cache_span = false;
 };
 
@@ -128,7 +129,7 @@ struct HostProblem {
     float kv_scale = 1.0f;
     std::vector<uint8_t> kpe;        // split cache: (num_slots, kpe_stride_slot) of kpe_dtype
     int64_t kpe_stride_slot = 0;     // elements of spec.kpe_dtype
-    std::vector<uint8_t> kv_block_scales;  // MXFP4: (rows padded, kv_block_scale_stride)
+    std::vector<uint8_t> kv_block_scales;  // MXFP4: rows padded (exact_cache_span: not), stride
     int64_t kv_block_scale_stride = 0;
     std::vector<uint8_t> v;          // separate FP8 V cache or empty
     int64_t v_stride_slot = 0;

@@ -557,6 +557,7 @@ struct WgmmaConfig {
     // kStagedDecode: the decoder arrives on a stage's "front" barrier once the tile's first
     // kFrontChunks chunks of 64 dims are written, so the score chain can start on them.
     static constexpr int kFrontChunks = 4;
+    static_assert(kFrontChunks >= 1 && kFrontChunks < kChunks, "the full wait inside the chain");
     static constexpr int kFrontBars = kStagedDecode ? kMaxStages : 0;
     static constexpr int kBarBytes =
         (2 * kMaxStages + 2 * kRawStages + kFrontBars + 3 * kConsumers) * 8;
@@ -961,7 +962,8 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 // arrives on the stage's barrier only after them: wgmma_producer). Rows past `valid` are
 // zero-filled, codes too (code 0: zeros, never NaN, where P is 0). Lane i < 16 holds the cache
 // slot of row pw + 4 i; each lane forms its own address from the shuffled slot (shuffling the
-// two addresses instead spilled the producer's 24 registers). Row pitch Cfg::kMxfp4Pitch (the
+// two addresses instead spilled the producer's 24 registers). At 16 rows (staged decode) the
+// loop is unrolled Cfg::kMxfp4RowUnroll times in 40 registers. Row pitch Cfg::kMxfp4Pitch (the
 // raw ring's where a decoder warpgroup decodes the tiles).
 template <class Cfg, ScaleCopy kMode>
 MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_slot, int valid,
@@ -996,8 +998,8 @@ MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_s
 }  // namespace wgmma_detail
 
 // The producer's tile loop; kMode: MXFP4's scale-copy mode (a template argument, so that the
-// producer's 24 registers hold one mode's copy code only; other formats ignore it). It fills the
-// consumers' stages, or with Cfg::kStagedDecode the raw ring.
+// producer's registers, Cfg::kProducerRegs, hold one mode's copy code only; other formats
+// ignore it). It fills the consumers' stages, or with Cfg::kStagedDecode the raw ring.
 template <class Cfg, ScaleCopy kMode>
 MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
                                      const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int pw,
