@@ -670,7 +670,7 @@ TEST(PlanCreate, Bf16CachesRunOnWgmmaAt16Or32RowsOnly) {
 }
 
 // MXFP4 caches (V from the latent rows): with the cost table of the H200 (plan.cpp), 16 query
-// rows an element take wgmma's decoder warpgroup on long caches and stay on mma16 for short
+// rows an element take wgmma's decoder warpgroups on long caches and stay on mma16 for short
 // ones (one tile a CTA: its fixed cost is lower), more rows go to wgmma (bs64 kv4096 H128: 322
 // us at 64 rows, 885 on mma16); MXFP4 keys with an FP8 V cache stay on mma16 whatever the rows,
 // and MLA_DECODE_STAGE1=wgmma cannot move them.

@@ -60,8 +60,8 @@ void check_spec(const ProblemSpec& spec) {
     require(spec.q_lens.empty() || spec.q_lens.size() == spec.kv_lens.size(),
             "q_lens and kv_lens differ in size");
     for (int len : spec.q_lens) require(len >= 0, "negative q_len");
-    require(!spec.exact_cache_span || !spec.paged, "exact_cache_span: contiguous caches only");
     for (int len : spec.kv_lens) require(len >= 0, "negative kv_len");
+    require(!spec.exact_cache_span || !spec.paged, "exact_cache_span: contiguous caches only");
     require(spec.num_heads >= 1, "num_heads < 1");
     require(spec.q_dtype == MLA_DTYPE_BF16 || is_fp8(spec.q_dtype), "q_dtype not BF16/FP8");
     require(spec.kv_dtype == MLA_DTYPE_BF16 || is_fp8(spec.kv_dtype) ||

@@ -469,10 +469,10 @@ struct WgmmaConfig {
                   "bf16 caches: 16 or 32 rows (two bf16 stages do not fit beside 64 rows' Q^T)");
     static constexpr int N = kRows;  // wgmma's N: every product covers all rows
     static_assert(!kFp8Mma || F == KvFormat::kFp8E4M3FN, "e4m3 MMA: e4m3fn caches only");
-    // MXFP4 at 16 rows: two decoder warpgroups (warps 12..19) turn each MXFP4 tile (the producer's raw ring) into
-    // a bf16 tile, and the consumers run the bf16 cache's code on it: each element is decoded
-    // once, off the consumers. (More rows: the consumers decode, WgmmaMxfp4Decode; two bf16
-    // stages, two raw stages and 32 rows' Q^T do not fit.)
+    // MXFP4 at 16 rows: two decoder warpgroups (warps 12..19) turn each MXFP4 tile (the
+    // producer's raw ring) into a bf16 tile, and the consumers run the bf16 cache's code on it:
+    // each element is decoded once, off the consumers. (More rows: the consumers decode,
+    // WgmmaMxfp4Decode; two bf16 stages, two raw stages and 32 rows' Q^T do not fit.)
     static constexpr bool kMxfp4Rows = F == KvFormat::kMxfp4;
     static constexpr bool kStagedDecode = kMxfp4Rows && kRows == 16;
     using Decode = std::conditional_t<
@@ -1061,10 +1061,10 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
 // Thread dt (0..kDecoderThreads - 1: two warpgroups) decodes 16-byte pieces (32 elements, one
 // scale block) dt + kDecoderThreads j of the tile's 64 x 18: row q % 64, piece q / 64, so a
 // warp's 32 lanes take one piece of 32 consecutive rows: its 16-byte loads (pitch 336, 80 mod
-// 128) and its four 16-byte stores per
-// piece (pitch 1168, 16 mod 128) touch every bank once per 8 lanes. It releases a raw stage
-// once its pieces are decoded, and arrives on the bf16 stage's full barrier (one arrival per
-// thread) once its stores are done.
+// 128) and its four 16-byte stores per piece (pitch 1168, 16 mod 128) touch every bank once per
+// 8 lanes. Each thread arrives on the bf16 stage's front barrier after the passes of dims
+// 0..255 and on its full barrier once all its stores are done; each warp releases the raw
+// stage once its pieces are decoded.
 template <class Cfg>
 MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int dt) {
     namespace hw = arch::sm90;
