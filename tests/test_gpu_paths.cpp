@@ -506,13 +506,15 @@ TEST_P(GpuMxfp4Extremes, ScaleRowsOfEveryAlignment) {
 }
 
 // The scale tensor ends where the span the header states ends ((num_slots - 1) * stride +
-// min(stride, 32) bytes), the last slot in use, for every scale-copy mode. A read past it shows
-// only under compute-sanitizer memcheck (docs/notes/experiments/run_sanitize.sh): it fails there
-// (it did with the span cut at + 18 bytes, the header's figure before 0.7.1: a 16-byte copy of
-// the last row's codes 16..31); without memcheck it is one more accuracy case.
+// min(stride, 32) bytes), the last slot in use, for every scale-copy mode: 16-byte copies below
+// the stride (48) and at it (32), 4-byte copies below it (24) and reading exactly to it (20),
+// byte copies (19). A read past it shows only under compute-sanitizer memcheck
+// (docs/notes/experiments/run_sanitize.sh): it fails there (it did with the span cut at + 18
+// bytes, the header's figure before 0.7.1: a 16-byte copy of the last row's codes 16..31);
+// without memcheck it is one more accuracy case.
 TEST_P(GpuMxfp4Extremes, ScaleTensorOfTheStatedSpanOnly) {
     SKIP_WITHOUT_GPU();
-    for (int64_t stride : {32, 24, 19}) {
+    for (int64_t stride : {48, 32, 24, 20, 19}) {
         for (int heads : {16, 128}) {
             SCOPED_TRACE(trace("scale stride", static_cast<int>(stride)) + trace(", heads", heads));
             ProblemSpec s = make_spec(GetParam(), heads, {77, 700, 130}, {1, 2, 1}, 11);
