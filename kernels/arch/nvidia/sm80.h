@@ -147,18 +147,23 @@ struct ValueLoader16 {
 
 // ---- global -> shared copies ----------------------------------------------------------------
 // 16 bytes, asynchronous (cp.async, L1 bypass); `valid` false writes 16 zero bytes instead.
-MLA_DEVICE void copy_16_async(void* smem, const void* gmem, bool valid) {
-    const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+// `dst`: a shared-space address (__cvta_generic_to_shared), for loops that form it once.
+MLA_DEVICE void copy_16_async(uint32_t dst, const void* gmem, bool valid) {
     const int src_bytes = valid ? 16 : 0;
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem),
                  "r"(src_bytes));
 }
+MLA_DEVICE void copy_16_async(void* smem, const void* gmem, bool valid) {
+    copy_16_async(static_cast<uint32_t>(__cvta_generic_to_shared(smem)), gmem, valid);
+}
 // 4 bytes (cp.async.ca: the source needs only 4-byte alignment); `valid` false writes zeros.
-MLA_DEVICE void copy_4_async(void* smem, const void* gmem, bool valid) {
-    const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+MLA_DEVICE void copy_4_async(uint32_t dst, const void* gmem, bool valid) {
     const int src_bytes = valid ? 4 : 0;
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem),
                  "r"(src_bytes));
+}
+MLA_DEVICE void copy_4_async(void* smem, const void* gmem, bool valid) {
+    copy_4_async(static_cast<uint32_t>(__cvta_generic_to_shared(smem)), gmem, valid);
 }
 MLA_DEVICE void copy_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 // Wait until at most `N` committed groups of this thread are still in flight.

@@ -968,6 +968,9 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 template <class Cfg, ScaleCopy kMode>
 MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_slot, int valid,
                                      int pw, int lane) {
+    // The copies' shared addresses from one conversion per tile (a generic pointer converted
+    // per row cost two S2UR SR_CgaCtaId and their dependent ULEAs a row: ncu, sixteenth session).
+    const uint32_t dst_s = arch::sm90::smem_addr(dst);
     constexpr int kPieces = kMxfp4RowBytes / 16;
     constexpr int kCodeLanes = 32 - kPieces;
     static_assert(kCodeLanes >= 5, "the 4-byte scale copies in one instruction");
@@ -976,20 +979,21 @@ MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_s
         const int row = pw + 4 * i;
         const bool ok = row < valid;
         const int64_t slot = __shfl_sync(0xffffffffu, my_slot, i);
-        uint8_t* d = dst + row * Cfg::kMxfp4Pitch;
+        const uint32_t d = dst_s + row * Cfg::kMxfp4Pitch;
         if (lane < kPieces) {
             arch::copy_16_async(d + 16 * lane, p.kv + slot * p.kv_stride_bytes + 16 * lane, ok);
         } else {
             const uint8_t* codes = p.kv_scales + slot * p.kv_scale_stride;
             const int j = lane - kPieces;
-            uint8_t* sd = d + WgmmaMxfp4Decode::kScaleOffset;
+            const uint32_t sd = d + WgmmaMxfp4Decode::kScaleOffset;
             if constexpr (kMode == ScaleCopy::k16Bytes) {
                 if (j < 2) arch::copy_16_async(sd + 16 * j, codes + 16 * j, ok);
             } else if constexpr (kMode == ScaleCopy::k4Bytes) {
                 if (j < 5) arch::copy_4_async(sd + 4 * j, codes + 4 * j, ok);
             } else {
+                uint8_t* sg = dst + row * Cfg::kMxfp4Pitch + WgmmaMxfp4Decode::kScaleOffset;
                 for (int k = j; k < kMxfp4RowScales; k += kCodeLanes)
-                    sd[k] = ok ? codes[k] : uint8_t{0};
+                    sg[k] = ok ? codes[k] : uint8_t{0};
             }
         }
     }
