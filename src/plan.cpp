@@ -187,7 +187,8 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     Since the fifteenth session 16 rows decode each tile once, in two decoder warpgroups,
 //     into a bf16 tile the consumers read as a bf16 cache's: 3.2 us a tile (H200 A/B: bs64
 //     kv8192 H16 213 us for 64 tiles; bs256 kv8192 802 for two waves of 128). The sixteenth
-//     session's front barrier and producer unroll took ~3.5 % off (~3.1); not re-fitted.
+//     session's front barrier and producer unroll took ~3.5 % off (~3.1), the seventeenth's
+//     shared addresses another ~5 % (~2.9: bs256 kv8192 714 us); not re-fitted.
 //   mma16, fp8 latent + bf16 rope (DeepSeek-V3.2): NOT measured, a guess: the fp8 kernel's
 //     2.4 us plus a little for the rope's 128-byte (not 64-byte) rows and its own four bf16
 //     MMAs per tile and warp of the second dim split: 2.6 us. Calibrate with
