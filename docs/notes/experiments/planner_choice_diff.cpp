@@ -12,6 +12,8 @@
 //   (one command line)
 //   /tmp/planner_choice_diff            (prints the moved shapes, then the count, then one
 //                                        --mla_shapes list of them)
+// Eighteenth session: a first argument --mxfp4 takes src/plan.cpp's MXFP4 figures as OLD and
+// NEW (and the MXFP4 cache's streamed bytes), e.g. `--mxfp4 wgmma16=2.9,2.0`.
 #include <cstdio>
 #include <initializer_list>
 #include <string>
@@ -33,6 +35,10 @@ constexpr Cost kOld[] = {{"mma16", 2.4, 1, 2.0, 16}, {"wgmma16", 1.37, 2, 3.0, 1
                          {"wgmma32", 2.0, 2, 3.0, 32}, {"wgmma64", 3.0, 2, 3.0, 64}};
 Cost kNew[] = {{"mma16", 2.4, 1, 2.0, 16}, {"wgmma16", 1.37, 2, 2.0, 16},
                {"wgmma32", 2.0, 2, 2.0, 32}, {"wgmma64", 3.0, 2, 2.0, 64}};
+// src/plan.cpp's stage1_cost for MXFP4 (--mxfp4): OLD, and NEW before the arguments.
+Cost kOldMxfp4[] = {{"mma16", 3.3, 1, 2.0, 16}, {"wgmma16", 3.2, 2, 2.0, 16},
+                    {"wgmma32", 3.6, 2, 2.0, 32}, {"wgmma64", 4.4, 2, 2.0, 64}};
+splitkv::KvFormat g_format = splitkv::KvFormat::kFp8E4M3FN;
 
 struct Choice {
     const char* name = "";
@@ -44,7 +50,7 @@ Choice choose(const Cost (&costs)[4], int bs, int q, int kv, int heads) {
     double best = 1e300;
     for (const Cost& k : costs) {
         const SplitKvShape shape{bs, bs * q, q, kv, heads,
-                                 splitkv::kv_traits(splitkv::KvFormat::kFp8E4M3FN).streamed_bytes,
+                                 splitkv::kv_traits(g_format).streamed_bytes,
                                  k.tile_us, 64, 132, k.rows, k.parallelism, k.fixed_us};
         const SplitKvPlan plan = plan_split_kv(shape, 0);
         if (plan.predicted_us < best) {
@@ -59,7 +65,15 @@ Choice choose(const Cost (&costs)[4], int bs, int q, int kv, int heads) {
 // Arguments (optional) replace the NEW figures: NAME=TILE_US,FIXED_US per entry, e.g.
 //   /tmp/planner_choice_diff wgmma32=1.75,3.0 wgmma64=2.55,3.0
 int main(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i) {
+    const Cost(*old_costs)[4] = &kOld;
+    int first = 1;
+    if (argc > 1 && std::string(argv[1]) == "--mxfp4") {
+        g_format = splitkv::KvFormat::kMxfp4;
+        old_costs = &kOldMxfp4;
+        for (int k = 0; k < 4; ++k) kNew[k] = kOldMxfp4[k];
+        first = 2;
+    }
+    for (int i = first; i < argc; ++i) {
         const std::string arg = argv[i];
         const size_t eq = arg.find('='), comma = arg.find(',');
         bool known = false;
@@ -83,7 +97,7 @@ int main(int argc, char** argv) {
             for (int kv : {64, 200, 1000, 1024, 2048, 3000, 4096, 8192, 16384, 32768, 65536,
                            131072})
                 for (int heads : {8, 16, 32, 64, 128}) {
-                    const Choice a = choose(kOld, bs, q, kv, heads);
+                    const Choice a = choose(*old_costs, bs, q, kv, heads);
                     const Choice b = choose(kNew, bs, q, kv, heads);
                     ++total;
                     if (std::string(a.name) == b.name && a.splits == b.splits) continue;
