@@ -62,7 +62,7 @@ Choice choose(const Cost (&costs)[4], int bs, int q, int kv, int heads) {
     return c;
 }
 
-// Arguments (optional) replace the NEW figures: NAME=TILE_US,FIXED_US per entry, e.g.
+// Arguments (optional) replace the NEW figures: NAME=TILE_US,FIXED_US[,PARALLELISM], e.g.
 //   /tmp/planner_choice_diff wgmma32=1.75,3.0 wgmma64=2.55,3.0
 int main(int argc, char** argv) {
     const Cost(*old_costs)[4] = &kOld;
@@ -82,6 +82,8 @@ int main(int argc, char** argv) {
                 continue;
             c.tile_us = std::stod(arg.substr(eq + 1, comma - eq - 1));
             c.fixed_us = std::stod(arg.substr(comma + 1));
+            const size_t comma2 = arg.find(',', comma + 1);
+            if (comma2 != std::string::npos) c.parallelism = std::stoi(arg.substr(comma2 + 1));
             known = true;
         }
         if (!known) {
