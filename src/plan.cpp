@@ -188,7 +188,15 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     into a bf16 tile the consumers read as a bf16 cache's: 3.2 us a tile (H200 A/B: bs64
 //     kv8192 H16 213 us for 64 tiles; bs256 kv8192 802 for two waves of 128). The sixteenth
 //     session's front barrier and producer unroll took ~3.5 % off (~3.1), the seventeenth's
-//     shared addresses another ~5 % (~2.9: bs256 kv8192 714 us); not re-fitted.
+//     shared addresses another ~5 % (~2.9: bs256 kv8192 714 us). Re-fitted in the eighteenth
+//     session (docs/perf/h200_2026-12-03_s18, split sweeps forced to each variant): 2.8 us a
+//     tile in long CTAs (bs4 / bs32 / bs64 kv8192 single split: 361-367 us for 128 tiles), and
+//     tile parallelism 1, not 2: its decoders take one tile after the other, so a CTA's second
+//     tile costs ~1.8 us more (bs4 kv1024: 15.5 us with 1 tile a CTA, 17.3 with 2). mma16 was
+//     slower than it at every (shape, split count) of the sweep (1.19-1.41x at equal splits),
+//     and with 2 the model sent bs4 kv1024 to mma16 (19.5 us against 15.5). The re-fit moves
+//     458 of 4,320 grid shapes (docs/notes/experiments/planner_choice_diff.cpp --mxfp4), 451
+//     from mma16 to wgmma; the 12 of them A/B-timed ran 0.69-0.98x (geomean 0.77).
 //   mma16, fp8 latent + bf16 rope (DeepSeek-V3.2): NOT measured, a guess: the fp8 kernel's
 //     2.4 us plus a little for the rope's 128-byte (not 64-byte) rows and its own four bf16
 //     MMAs per tile and warp of the second dim split: 2.6 us. Calibrate with
@@ -205,7 +213,7 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         const bool fnuz = f == splitkv::KvFormat::kFp8E4M3FNUZ;
         if (f == splitkv::KvFormat::kBf16) return {rows <= 16 ? 2.05 : 3.25, 2, 3.0};
         if (f == splitkv::KvFormat::kMxfp4)
-            return {rows <= 16 ? 3.2 : (rows <= 32 ? 3.6 : 4.4), 2, 2.0};
+            return {rows <= 16 ? 2.8 : (rows <= 32 ? 3.6 : 4.4), rows <= 16 ? 1 : 2, 2.0};
         if (rows <= 16) return {fnuz ? 1.84 : 1.37, 2, 2.0};
         if (rows <= 32) return {fnuz ? 2.5 : 2.0, 2, 2.0};
         return {fnuz ? 3.4 : 3.0, 2, 2.0};
