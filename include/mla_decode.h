@@ -516,20 +516,28 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
  * reduce is a programmatic dependent launch on NVIDIA sm_90+ with sm_90 code and CUDA 12.3+
  * (its launch overlaps the end of stage 1, also in a captured graph); MLA_DECODE_PDL=0 makes it
  * a plain launch after stage 1. The results are the same either way.
- * Numerics: scores and O accumulate in fp32 over exactly decoded cache values (bf16; fp8 in
- * f16; MXFP4 with its block scale in bf16); Q keeps its value (bf16, or fp8 widened exactly;
- * against an fp8 cache it is scaled by a power of two per head into f16, so only elements below
- * 2^-28 of their row's largest magnitude lose bits); P reaches the value product with f16
- * precision. fp8 codes that mean NaN (in the cache or in Q) are not propagated (they decode as
- * finite values), except on the sm_90a wgmma variant with an e4m3fn cache (the default there),
- * which decodes cache codes 0x7F / 0xFF with the hardware conversion: such a code in a token a
- * query row sees makes that row's O and LSE NaN, and in the first 512 dims also the O of the
- * other rows its CTA serves (e.g. an earlier query token's, q_len > 1). Valid caches hold no
- * such codes. MXFP4 values of magnitude >= 2^128 (e8m0 codes 253, 254 with large elements)
- * become infinite, and scale code 255 (NaN) makes its block NaN; as with the NaN codes above,
- * such a value among a token's first 512 dims also makes NaN the O of the rows its CTA serves
- * that do not see the token (0 x inf). O can also overflow to infinity where several tokens of
- * similar score carry values near 2^127.
+ * Numerics: scores and O accumulate in fp32 over exactly decoded cache values (bf16; fp8 in f16;
+ * MXFP4 with its block scale in bf16, except on the sm_90a wgmma variant at 16 or 32 query rows per
+ * CTA, e.g. 16 heads and q_len 1 or 2: there an element becomes an e4m3fn code times a power of two
+ * per token, one for its 512 latent dims and one for its 64 rope dims, set by the largest scale
+ * code C (at least 73) among that part's nonzero blocks; exact for every block whose code is within
+ * 14 of C, and a block further below is rounded to a multiple of 2^(C - 142), an error of at most
+ * 2^-16 of its token's largest block scale; the token's latent power of two rides on P, so beside a
+ * token whose factor is more than 2^24 larger at a similar score, e.g. one with e8m0 code 254 among
+ * normal ones, a token's values drop out of O, though not its weight); Q keeps its value (bf16, or
+ * fp8 widened exactly; against an fp8 cache, and an MXFP4 cache in that e4m3fn form, it is scaled
+ * by a power of two per head into f16, so only elements below 2^-28 of their row's largest
+ * magnitude lose bits); P reaches the value product with f16 precision. fp8 codes that mean NaN (in
+ * the cache or in Q) are not propagated (they decode as finite values), except on the sm_90a wgmma
+ * variant with an e4m3fn cache (the default there), which decodes cache codes 0x7F / 0xFF with the
+ * hardware conversion: such a code in a token a query row sees makes that row's O and LSE NaN, and
+ * in the first 512 dims also the O of the other rows its CTA serves (e.g. an earlier query token's,
+ * q_len > 1). Valid caches hold no such codes. MXFP4 values of magnitude >= 2^128 (e8m0 codes 253,
+ * 254 with large elements) become infinite (in the e4m3fn form above they stay finite), and scale
+ * code 255 (NaN) makes its block NaN; as with the NaN codes above, such a value among a token's
+ * first 512 dims also makes NaN the O of the rows its CTA serves that do not see the token (0 x
+ * inf). O can also overflow to infinity where several tokens of similar score carry values near
+ * 2^127.
  * Returns: SUCCESS; NULL_POINTER; INVALID_DTYPE; INVALID_SIZE; INVALID_VALUE; UNSUPPORTED;
  * MISALIGNED; WORKSPACE_TOO_SMALL; NO_DEVICE; DEVICE_ERROR (a launch failed; the message holds
  * the runtime's error string).

@@ -490,6 +490,18 @@ TEST_P(GpuMxfp4Extremes, ScaleCode254InValues) {
     expect_matches_reference(paged(s, 16));
 }
 
+// The same values with one q_len for the whole batch: at 16 heads q_len 1 and 2 are 16 and 32
+// query rows per CTA, the staged wgmma kernels (each token's block scales as powers of two on P
+// and in the row sum: a token with code-254 values beside ordinary ones), q_len 4 is 64 rows.
+TEST_P(GpuMxfp4Extremes, ScaleCode254InValuesPerQueryLength) {
+    SKIP_WITHOUT_GPU();
+    for (int q_len : {1, 2, 4}) {
+        SCOPED_TRACE(trace("q_len", q_len));
+        expect_matches_reference(spec(16, {6, 103, 600, 1552, 1}, std::vector<int>(5, q_len),
+                                      Mxfp4Extremes::kValueScales));
+    }
+}
+
 // Scale rows 32 bytes apart (copied 16 bytes at a time), 24 (4 at a time; every other test) and
 // 19 (byte by byte), at heads 16 and 128 with q_len 1..4 (by default mma16 at 16 heads and
 // wgmma at 128; the .stage1_wgmma registration runs both on wgmma).

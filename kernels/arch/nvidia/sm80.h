@@ -156,11 +156,27 @@ MLA_DEVICE void copy_16_async(uint32_t dst, const void* gmem, bool valid) {
 MLA_DEVICE void copy_16_async(void* smem, const void* gmem, bool valid) {
     copy_16_async(static_cast<uint32_t>(__cvta_generic_to_shared(smem)), gmem, valid);
 }
+// The same, issued only where `issue` holds (a predicated instruction, no branch: lanes of one
+// warp-wide copy that have nothing to copy).
+MLA_DEVICE void copy_16_async_if(uint32_t dst, const void* gmem, bool valid, bool issue) {
+    const int src_bytes = valid ? 16 : 0;
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %3, 0;\n"
+        "@p cp.async.cg.shared.global [%0], [%1], 16, %2;\n}\n" ::"r"(dst),
+        "l"(gmem), "r"(src_bytes), "r"(static_cast<int>(issue)));
+}
 // 4 bytes (cp.async.ca: the source needs only 4-byte alignment); `valid` false writes zeros.
 MLA_DEVICE void copy_4_async(uint32_t dst, const void* gmem, bool valid) {
     const int src_bytes = valid ? 4 : 0;
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem),
                  "r"(src_bytes));
+}
+MLA_DEVICE void copy_4_async_if(uint32_t dst, const void* gmem, bool valid, bool issue) {
+    const int src_bytes = valid ? 4 : 0;
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %3, 0;\n"
+        "@p cp.async.ca.shared.global [%0], [%1], 4, %2;\n}\n" ::"r"(dst),
+        "l"(gmem), "r"(src_bytes), "r"(static_cast<int>(issue)));
 }
 MLA_DEVICE void copy_4_async(void* smem, const void* gmem, bool valid) {
     copy_4_async(static_cast<uint32_t>(__cvta_generic_to_shared(smem)), gmem, valid);

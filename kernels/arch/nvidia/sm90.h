@@ -193,6 +193,15 @@ MLA_DEVICE uint32_t e4m3x2_hi_to_f16x2(uint32_t codes) {
     asm("{.reg .b16 l, h;\nmov.b32 {l, h}, %1;\ncvt.rn.f16x2.e4m3x2 %0, h;\n}" : "=r"(d) : "r"(codes));
     return d;
 }
+// Two floats as e4m3fn codes in the low 16 bits (lo in byte 0), each rounded to nearest even,
+// saturated to +-448 (cvt puts its first source in the upper byte).
+MLA_DEVICE uint32_t f32x2_to_e4m3x2(float lo, float hi) {
+    uint32_t d;
+    asm("{.reg .b16 c;\ncvt.rn.satfinite.e4m3x2.f32 c, %1, %2;\ncvt.u32.u16 %0, c;\n}"
+        : "=r"(d)
+        : "f"(hi), "f"(lo));
+    return d;
+}
 
 // ---- f32 -> bf16x2 ---------------------------------------------------------------------------
 // Two floats as a bf16x2 word (lo in the lower half), each rounded to nearest even by one

@@ -43,11 +43,13 @@
 //     are zero-filled by the same copies. Consumer warps release a stage through its "empty"
 //     mbarrier. (One bulk copy per 576-byte row was measured first: the copy engine then moved
 //     only 2.35 TB/s on bs256 kv8192, 515 us for a 295 us floor.)
-//   3 and 4, decoders (MXFP4 at 16 rows, WgmmaConfig::kStagedDecode, wgmma_decoder): the
-//     producer then fills a 2-deep raw ring of MXFP4 tiles, and these decode each tile once,
-//     exactly, into a bf16 stage that the consumers read as a bf16 cache's. They arrive on the
-//     stage's "front" mbarrier once its first kFrontChunks chunks (dims 0..255) are written,
-//     and the owning consumer's score chain starts on those before it waits for "full".
+//   3 and 4 (MXFP4 at 16 rows) or 3 (at 32 rows), decoders (WgmmaConfig::kStagedDecode,
+//     wgmma_decoder): the producer then fills a 2-deep raw ring of MXFP4 tiles, and these
+//     decode each tile once into e4m3fn codes and per-token factors (WgmmaMxfp4StagedDecode)
+//     that the consumers read as an e4m3fn cache's, the factors applied to the scores and P.
+//     They arrive on the stage's "front" mbarrier once its first kFrontChunks chunks (dims
+//     0..255) are written, and the owning consumer's score chain starts on those before it
+//     waits for "full". (64 rows: the consumers decode MXFP4 to bf16, WgmmaMxfp4Decode.)
 // Hand-over between the consumers: "p_full[w]" (consumer w's P^T, factors and maxima of its
 // latest tile are written), "m_full[w]" (its owners have published that tile's maxima: all the
 // next consumer's owners wait for) and "p_empty[w]" (the other consumer has added that tile to
@@ -101,6 +103,9 @@ namespace mla::splitkv {
 //   kBlockScales       MXFP4: K and V decoded with per-block scale codes (the kernel then takes
 //                      the decoder's v_lane_byte / v_lane_dim / v_code_delta, v_fragments_all)
 //   kDimBytes          bytes of a dim in the cache row (1 fp8, 2 bf16; unused for MXFP4)
+//   kTokenScales       staged MXFP4 tiles: e4m3fn codes with power-of-two factors per token in
+//                      the row's pad (WgmmaMxfp4StagedDecode); the scores' rope part then
+//                      accumulates apart
 //   kScoreMma, kValueMma  the wgmma types of S^T = K Q^T and O^T += V^T P^T
 //   kQF16              Q^T scaled per row into f16 (fp8 K); else bf16 as loaded
 //   kQCodes            Q^T holds Q's e4m3fn codes as stored (S^T on the e4m3 tensor core)
@@ -128,6 +133,8 @@ struct WgmmaDecode {
     static constexpr int kPParts = 1;
     static constexpr int kKLoads = 1;
     static constexpr bool kBlockScales = false;
+    static constexpr bool kTokenScales = false;
+    static constexpr float kSumBias = 0.0f;
     static constexpr int kRowBytes = kHeadDimQk;
     using VWord = uint32_t;
     using KLoad = uint4;
@@ -238,6 +245,8 @@ struct WgmmaBf16Decode {
     static constexpr int kPParts = 2;
     static constexpr int kKLoads = 2;
     static constexpr bool kBlockScales = false;
+    static constexpr bool kTokenScales = false;
+    static constexpr float kSumBias = 0.0f;
     static constexpr int kRowBytes = 2 * kHeadDimQk;
     using VWord = uint2;
     using KLoad = uint4;
@@ -444,6 +453,36 @@ struct WgmmaMxfp4Decode : WgmmaBf16Decode {
 #endif
 };
 
+// MXFP4 at 16 and 32 rows, staged (WgmmaConfig::kStagedDecode): decoder warpgroups turn a tile
+// into e4m3fn codes, exactly, and the consumers run the e4m3fn cache's code on them. An element
+// e2m1 * 2^(c - 127) of a token whose largest scale code over its nonzero latent blocks is C is
+// written as the e4m3fn code of e2m1 * 2^(c - C + 6) (C: the same over the two rope blocks for
+// dims 512..575), so the token's value is that code times 2^(C - 133). e4m3fn holds e2m1 * 2^j
+// exactly for j = -8 .. 6, i.e. every block within 14 codes of its token's largest; a block
+// further below is rounded to e4m3fn's subnormal grid (an error of at most 2^-16 times
+// 2^(C - 127); common quantizers keep a token's codes within a few steps). C is kept
+// >= kLowestCode (lower codes are rounded relative to it).
+// The per-token factors sit in the row's 16-byte pad (kTokenScaleOffset): {2^(C_lat - 133),
+// 2^(C_rope - 133), C_lat - 133, 2^(133 - C_lat)} (the last is not read). The consumer scales
+// the latent and rope parts of S^T by them (the rope k-steps accumulate apart), and folds the
+// latent factor of V into P: the softmax runs on u = s * coefficient + (C_lat - 133), so P^T
+// holds 2^(u - m) (<= 2^8, the lazy rescale's slack) and O^T the sum of P times the codes,
+// while the row sum adds 2^(u - m - (C_lat - 133)) = 2^(s * coefficient - m), from its own
+// exponent: O / l and LSE m + log2(l) are those of the values. P is f16: a token whose u lies
+// more than 24 below the row's running maximum adds nothing to O (its part of O is then under
+// 2^-24 of that of the maximum's token, e.g. every normal token beside one whose factor is
+// 2^121, e8m0 code 254), though its weight still counts in l.
+struct WgmmaMxfp4StagedDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
+    static constexpr bool kTokenScales = true;
+    static constexpr int kTokenScaleOffset = kHeadDimQk;  // in the pad of a 592-byte row
+    // C >= 73: e_lat = C - 133 >= -60, so the row sum's terms 2^(s * coef - m + kSumBias)
+    // stay below 2^(8 + 60 + 40) (no f32 overflow for 2^19 tokens), while the largest one, the
+    // token of the running maximum's own, is >= 2^(-121 + 40) (e_lat <= 121): 37 binades above
+    // f32's flush, so no term that matters is lost. Lower codes are rounded relative to 2^-54.
+    static constexpr int kLowestCode = 73;
+    static constexpr float kSumBias = 40.0f;  // log2: the row sum is kept times 2^40
+};
+
 // The decoder of a format: fp8 caches by flavour, bf16 as stored, MXFP4 by its block scales.
 template <KvFormat F>
 struct WgmmaDecodeOf {
@@ -469,15 +508,18 @@ struct WgmmaConfig {
                   "bf16 caches: 16 or 32 rows (two bf16 stages do not fit beside 64 rows' Q^T)");
     static constexpr int N = kRows;  // wgmma's N: every product covers all rows
     static_assert(!kFp8Mma || F == KvFormat::kFp8E4M3FN, "e4m3 MMA: e4m3fn caches only");
-    // MXFP4 at 16 rows: two decoder warpgroups (warps 12..19) turn each MXFP4 tile (the
-    // producer's raw ring) into a bf16 tile, and the consumers run the bf16 cache's code on it:
-    // each element is decoded once, off the consumers. (More rows: the consumers decode,
-    // WgmmaMxfp4Decode; two bf16 stages, two raw stages and 32 rows' Q^T do not fit.)
+    // MXFP4 at 16 and 32 rows: decoder warpgroups (16 rows: two, warps 12..19; 32 rows: one,
+    // warps 12..15) turn each MXFP4 tile (the producer's raw ring) into e4m3fn codes with
+    // per-token factors, and the consumers run the e4m3fn cache's code on it
+    // (WgmmaMxfp4StagedDecode): each element is decoded once to e4m3fn, off the consumers.
+    // (64 rows: the consumers decode to bf16, WgmmaMxfp4Decode; their 240 registers leave none
+    // for a decoder warpgroup.)
     static constexpr bool kMxfp4Rows = F == KvFormat::kMxfp4;
-    static constexpr bool kStagedDecode = kMxfp4Rows && kRows == 16;
+    static constexpr bool kStagedDecode = kMxfp4Rows && kRows <= 32;
     using Decode = std::conditional_t<
         kFp8Mma, WgmmaFp8MmaDecode,
-        std::conditional_t<kStagedDecode, WgmmaBf16Decode, typename WgmmaDecodeOf<F>::type>>;
+        std::conditional_t<kStagedDecode, WgmmaMxfp4StagedDecode,
+                           typename WgmmaDecodeOf<F>::type>>;
 
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
@@ -485,22 +527,29 @@ struct WgmmaConfig {
     static constexpr int kValueDims = kHeadDimV / kConsumers;  // per consumer
     static constexpr int kPairs = kValueDims / 128;            // O^T m-block pairs per consumer
     static constexpr int kProducerWarp = 4 * kConsumers;
-    static constexpr int kDecoderWarp = kProducerWarp + 4;  // kStagedDecode: warps 12..19
-    static constexpr int kDecoderThreads = kStagedDecode ? 256 : 0;
+    static constexpr int kDecoderWarp = kProducerWarp + 4;  // kStagedDecode: warps 12..
+    // kStagedDecode: 16 rows two decoder warpgroups (4 threads a tile row), 32 rows one (2 a
+    // row): the consumers, with twice 16 rows' work a tile, then get 200 registers, not 168
+    // (ptxas: they spill below ~160).
+    static constexpr int kDecoderThreads = kStagedDecode ? (kRows == 16 ? 256 : 128) : 0;
     static constexpr int kThreads = kDecoderWarp * 32 + kDecoderThreads;
     static constexpr int kConsumerThreads = kProducerWarp * 32;
     static constexpr int kProducerThreads = 128;
     // setmaxnreg budgets. The consumers' increase is served only from what the producer's
-    // decrease frees of the CTA's launch allocation (kLaunchRegs per thread, what
-    // __launch_bounds__(kThreads, 1) leaves); asking for more blocks forever.
+    // (and the decoders') decrease frees of the CTA's launch allocation (kLaunchRegs per
+    // thread, what __launch_bounds__(kThreads, 1) leaves: 96 at 640 threads, 128 at 512, 168 at
+    // 384); asking for more blocks forever.
     static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
     // kStagedDecode: the producer's MXFP4 row loop unrolled kMxfp4RowUnroll times, in more
     // registers (the decoders give some up): the producer issues that loop ~85 % of its time
     // (ncu, sixteenth session) and bounds the staged kernel.
     static constexpr int kMxfp4RowUnroll = kStagedDecode ? 8 : 1;
     static constexpr int kProducerRegs = kStagedDecode ? 40 : 24;
-    static constexpr int kDecoderRegs = kStagedDecode ? 48 : 56;
-    static constexpr int kConsumerRegs = kStagedDecode ? 168 : 240;
+    // 16 rows: 96 - 40 and 2 x (96 - 48) free 56 x 128 + 48 x 256 for 72 x 256 more (168).
+    // 32 rows: 128 - 40 and 128 - 72 free 88 x 128 + 56 x 128 for 72 x 256 more (200); the
+    // decoder holds its 9 pieces in 72 (64 spilled), the consumers need ~160 (152 spilled).
+    static constexpr int kDecoderRegs = kStagedDecode ? (kRows == 16 ? 48 : 72) : 56;
+    static constexpr int kConsumerRegs = kStagedDecode ? (kRows == 16 ? 168 : 200) : 240;
     static_assert((kLaunchRegs - kProducerRegs) * kProducerThreads +
                           (kLaunchRegs - kDecoderRegs) * kDecoderThreads >=
                       (kConsumerRegs - kLaunchRegs) * kConsumerThreads,
@@ -548,7 +597,7 @@ struct WgmmaConfig {
     static constexpr int kOffBars = (kOffEnd + N * 4 + 15) / 16 * 16;
     static constexpr int kMaxStages = 6;
     // kStagedDecode: the raw ring of MXFP4 tiles (rows of 288 packed bytes and the 32-byte code
-    // slot, pitch 336 as WgmmaMxfp4Decode's) after the bf16 stages.
+    // slot, pitch 336 as WgmmaMxfp4Decode's) after the e4m3fn stages.
     static constexpr int kRawStages = kStagedDecode ? 2 : 0;
     static constexpr int kRawRowPitch = WgmmaMxfp4Decode::kRowBytes + 16;
     static constexpr int kRawStageBytes = kTileTokens * kRawRowPitch;
@@ -585,8 +634,11 @@ struct WgmmaConfig {
     // The lazy rescale's slack (softmax.h): P <= 2^8. MXFP4 values reach 1.5 * 2^127 (e8m0
     // code 254), and one such value times P > 1.33 overflows the f32 accumulators of O, so MXFP4
     // keeps the exact running max (P <= 1), as mma16 does; bf16 values above 2^120 would need
-    // the same (not done: no bf16 test holds such values).
-    static constexpr float kLazyLog2 = kMxfp4Rows ? 0.0f : kLazyRescaleLog2;
+    // the same (not done: no bf16 test holds such values). The staged MXFP4 tile
+    // (Decode::kTokenScales) holds e4m3fn codes (<= 448) with the token factors folded into P,
+    // so it keeps the lazy rescale.
+    static constexpr float kLazyLog2 =
+        kMxfp4Rows && !Decode::kTokenScales ? 0.0f : kLazyRescaleLog2;
     // Bytes between a token row's words of two m-block pairs (MXFP4: one word serves both).
     MLA_DEVICE static constexpr int v_pair_bytes() {
         if constexpr (Decode::kBlockScales) return 0;
@@ -754,11 +806,12 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
 // rows (decoded where fp8 on f16), Decode::kStepsPerChunk steps per chunk of Decode::kKLoads
 // 16-byte loads, the next chunk's loads in
 // flight while this one's products run; with Cfg::kSplitSChain even and odd steps accumulate
-// separately (summed into s).
+// separately (summed into s). Decode::kTokenScales: the rope chunk's steps accumulate into
+// s_rope instead (its token factor differs from the latent dims'); otherwise s_rope is unused.
 template <class Cfg>
 MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, int t4,
-                               uint64_t qt_desc0, float (&s)[Cfg::N / 2], uint64_t* full,
-                               int phase) {
+                               uint64_t qt_desc0, float (&s)[Cfg::N / 2],
+                               float (&s_rope)[Cfg::N / 2], uint64_t* full, int phase) {
     namespace hw = arch::sm90;
     using Decode = typename Cfg::Decode;
     constexpr int N = Cfg::N;
@@ -766,6 +819,10 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, int
     float s_odd[N / 2];
 #pragma unroll
     for (int i = 0; i < N / 2; ++i) s[i] = s_odd[i] = 0.0f;
+    if constexpr (Decode::kTokenScales) {
+#pragma unroll
+        for (int i = 0; i < N / 2; ++i) s_rope[i] = 0.0f;
+    }
     using KLoad = typename Decode::KLoad;
     KLoad r0[L], r1[L];
 #pragma unroll
@@ -797,7 +854,9 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, int
 #pragma unroll
         for (int st = 0; st < kSteps; ++st) {
             const uint64_t desc = qt_desc0 + (((c * kSteps + st) * Cfg::kQtStepBytes) >> 4);
-            if (Cfg::kSplitSChain && (st & 1))
+            if (Decode::kTokenScales && c == Cfg::kChunks - 1)
+                hw::Wgmma<Decode::kScoreMma, N>::run(s_rope, a[st], desc, st > 0);
+            else if (Cfg::kSplitSChain && (st & 1))
                 hw::Wgmma<Decode::kScoreMma, N>::run(s_odd, a[st], desc, c * kSteps + st > 1);
             else
                 hw::Wgmma<Decode::kScoreMma, N>::run(s, a[st], desc, c + st > 0);
@@ -808,6 +867,7 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, int
     hw::wgmma_wait<0>();
     hw::fence_operands(s);
     hw::fence_operands(s_odd);
+    if constexpr (Decode::kTokenScales) hw::fence_operands(s_rope);
     if constexpr (Cfg::kSplitSChain) {
 #pragma unroll
         for (int i = 0; i < N / 2; ++i) s[i] += s_odd[i];
@@ -962,9 +1022,9 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 // arrives on the stage's barrier only after them: wgmma_producer). Rows past `valid` are
 // zero-filled, codes too (code 0: zeros, never NaN, where P is 0). Lane i < 16 holds the cache
 // slot of row pw + 4 i; each lane forms its own address from the shuffled slot (shuffling the
-// two addresses instead spilled the producer's 24 registers). At 16 rows (staged decode) the
-// loop is unrolled Cfg::kMxfp4RowUnroll times in 40 registers. Row pitch Cfg::kMxfp4Pitch (the
-// raw ring's where a decoder warpgroup decodes the tiles).
+// two addresses instead spilled the producer's 24 registers). At 16 and 32 rows (staged
+// decode) the loop is unrolled Cfg::kMxfp4RowUnroll times in 40 registers. Row pitch
+// Cfg::kMxfp4Pitch (the raw ring's where decoder warpgroups decode the tiles).
 template <class Cfg, ScaleCopy kMode>
 MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_slot, int valid,
                                      int pw, int lane) {
@@ -974,23 +1034,37 @@ MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_s
     constexpr int kPieces = kMxfp4RowBytes / 16;
     constexpr int kCodeLanes = 32 - kPieces;
     static_assert(kCodeLanes >= 5, "the 4-byte scale copies in one instruction");
+    // Per lane, fixed over the tile: what it copies (a data piece, a piece of codes, or nothing),
+    // from which tensor (base, row stride) to which offset of the row. Each row is then one
+    // predicated copy instruction of the warp (two in the 4-byte mode) with no branch: the
+    // if / else of data and code lanes made every row a divergent branch and its
+    // reconvergence, ~37 instructions a row, and the producer's issue bounded the staged kernel
+    // (ncu, nineteenth session: 97 % of its time in the row loop, stalls on fixed latencies and
+    // branch resolution, none on memory).
+    const bool data = lane < kPieces;
+    const int j = lane - kPieces;
+    constexpr int kCodeBytes = kMode == ScaleCopy::k16Bytes ? 16 : 4;  // per copy
+    const bool code = !data && j < (kMode == ScaleCopy::k16Bytes ? 2 : 5);
+    const int code_off = kCodeBytes * (code ? j : 0);
+    const uint8_t* base = data ? p.kv + 16 * lane : p.kv_scales + code_off;
+    const int64_t stride = data ? p.kv_stride_bytes : p.kv_scale_stride;
+    const uint32_t lane_off = data ? 16 * lane : WgmmaMxfp4Decode::kScaleOffset + code_off;
 #pragma unroll(Cfg::kMxfp4RowUnroll)
     for (int i = 0; i < Cfg::kTileTokens / 4; ++i) {
         const int row = pw + 4 * i;
         const bool ok = row < valid;
         const int64_t slot = __shfl_sync(0xffffffffu, my_slot, i);
-        const uint32_t d = dst_s + row * Cfg::kMxfp4Pitch;
-        if (lane < kPieces) {
-            arch::copy_16_async(d + 16 * lane, p.kv + slot * p.kv_stride_bytes + 16 * lane, ok);
+        const uint32_t d = dst_s + row * Cfg::kMxfp4Pitch + lane_off;
+        const uint8_t* src = base + slot * stride;
+        if constexpr (kMode == ScaleCopy::k16Bytes) {
+            arch::copy_16_async_if(d, src, ok, data || code);
+        } else if constexpr (kMode == ScaleCopy::k4Bytes) {
+            arch::copy_16_async_if(d, src, ok, data);
+            arch::copy_4_async_if(d, src, ok, code);
         } else {
-            const uint8_t* codes = p.kv_scales + slot * p.kv_scale_stride;
-            const int j = lane - kPieces;
-            const uint32_t sd = d + WgmmaMxfp4Decode::kScaleOffset;
-            if constexpr (kMode == ScaleCopy::k16Bytes) {
-                if (j < 2) arch::copy_16_async(sd + 16 * j, codes + 16 * j, ok);
-            } else if constexpr (kMode == ScaleCopy::k4Bytes) {
-                if (j < 5) arch::copy_4_async(sd + 4 * j, codes + 4 * j, ok);
-            } else {
+            arch::copy_16_async_if(d, src, ok, data);
+            if (!data) {  // byte by byte as plain loads and stores (scale rows not 4-byte aligned)
+                const uint8_t* codes = p.kv_scales + slot * p.kv_scale_stride;
                 uint8_t* sg = dst + row * Cfg::kMxfp4Pitch + WgmmaMxfp4Decode::kScaleOffset;
                 for (int k = j; k < kMxfp4RowScales; k += kCodeLanes)
                     sg[k] = ok ? codes[k] : uint8_t{0};
@@ -1061,57 +1135,129 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
     }
 }
 
-// ---- decoder warpgroup (Cfg::kStagedDecode): each MXFP4 tile of the raw ring into a bf16 tile
-// Thread dt (0..kDecoderThreads - 1: two warpgroups) decodes 16-byte pieces (32 elements, one
-// scale block) dt + kDecoderThreads j of the tile's 64 x 18: row q % 64, piece q / 64, so a
-// warp's 32 lanes take one piece of 32 consecutive rows: its 16-byte loads (pitch 336, 80 mod
-// 128) and its four 16-byte stores per piece (pitch 1168, 16 mod 128) touch every bank once per
-// 8 lanes. Each thread arrives on the bf16 stage's front barrier after the passes of dims
-// 0..255 and on its full barrier once all its stores are done; each warp releases the raw
-// stage once its pieces are decoded.
+// ---- decoder warpgroups (Cfg::kStagedDecode): each MXFP4 tile of the raw ring into e4m3fn codes
+// and per-token factors (WgmmaMxfp4StagedDecode). R = kDecoderThreads / 64 threads take a tile
+// row (16 rows: two warpgroups, R = 4; 32 rows: one, R = 2); thread sub (0 .. R - 1) of a row
+// takes its 16-byte pieces (32 elements, one scale block) sub, sub + R, ... (5 or 9 of the 18),
+// and the row's largest codes are log2(R) shuffles away. It loads all its pieces and codes
+// first (its warp then releases the raw stage; 9 pieces are 36 registers), then writes each
+// piece's 32 codes at bytes 32 piece of the row, thread sub 0 the row's factors. R = 4: a row's
+// threads are neighbouring lanes (row dt / 4, sub dt % 4), so a 16-byte phase of 8 lanes reads
+// 2 rows' 64 contiguous bytes (pitch 336, 80 mod 128: 16 bytes of bank overlap) and writes 2
+// rows' 128 bytes (pitch 592, 80 mod 128: conflict-free). R = 2: they are 8 lanes apart (lane
+// 16 h + 8 sub + i of a warp: its row 8 h + i of 16), so a phase reads and writes 16 bytes of
+// 8 consecutive rows, 80 mod 128 apart: conflict-free. Each thread arrives on the stage's front
+// barrier after its pieces of dims 0..255 (pieces 0..7: its first 8 / R passes) and on its full
+// barrier once all its stores are done.
+namespace wgmma_detail {
+// e4m3fn codes of the e2m1 magnitudes 0, 0.5, 1, 1.5 (lo, bytes 0..3) and 2, 3, 4, 6 (hi) times
+// 2^j: exact for j = -8 .. 6, rounded to nearest below (j is clamped to [-30, 7]: a zero block's
+// code may lie above its token's largest, and only its entry 0 is read).
+MLA_DEVICE void mxfp4_e4m3_table(int j, uint32_t& lo, uint32_t& hi) {
+    namespace hw = arch::sm90;
+    const float x = exp2_int(j < -30 ? -30 : (j > 7 ? 7 : j));
+    lo = hw::f32x2_to_e4m3x2(0.0f, 0.5f * x) | (hw::f32x2_to_e4m3x2(x, 1.5f * x) << 16);
+    hi = hw::f32x2_to_e4m3x2(2.0f * x, 3.0f * x) | (hw::f32x2_to_e4m3x2(4.0f * x, 6.0f * x) << 16);
+}
+// The 8 e2m1 elements of a word (element i in nibble i, bit 3 its sign) as 8 e4m3fn codes
+// (bytes 0..3 of x, then of y): the magnitude by a byte-permute lookup, the sign to the code's
+// top bit (odd elements' signs are the top bits of w's bytes, even ones' those of w << 4).
+MLA_DEVICE uint2 e2m1x8_to_e4m3(uint32_t w, uint32_t lo, uint32_t hi) {
+    const uint32_t m = w & 0x77777777u;  // selectors without PRMT's sign-replicate bit
+    const uint32_t ws = w << 4;
+    uint2 r;
+    r.x = arch::byte_perm(lo, hi, m) | (arch::byte_perm(ws, w, 0x5140u) & 0x80808080u);
+    r.y = arch::byte_perm(lo, hi, m >> 16) | (arch::byte_perm(ws, w, 0x7362u) & 0x80808080u);
+    return r;
+}
+}  // namespace wgmma_detail
+
 template <class Cfg>
 MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int dt) {
     namespace hw = arch::sm90;
+    using Decode = typename Cfg::Decode;
+    static_assert(Decode::kTokenScales, "the staged tile: e4m3fn codes and token factors");
     constexpr int kPieces = kMxfp4RowBytes / 16;
-    constexpr int kTilePieces = Cfg::kTileTokens * kPieces;
-    constexpr int kPerThread = (kTilePieces + Cfg::kDecoderThreads - 1) / Cfg::kDecoderThreads;
-    static_assert(Cfg::kDecoderThreads % 64 == 0, "whole rows of a piece per pass");
-    constexpr int kFrontPieces = Cfg::kFrontChunks * 2 * Cfg::kTileTokens;  // two a chunk
-    constexpr int kFrontPasses = kFrontPieces / Cfg::kDecoderThreads;
-    static_assert(kFrontPasses * Cfg::kDecoderThreads == kFrontPieces && kFrontPasses > 0 &&
+    constexpr int kLatentPieces = kKvLoraRank / kMxfp4BlockSize;
+    constexpr int kRowThreads = Cfg::kDecoderThreads / Cfg::kTileTokens;  // 4 or 2
+    static_assert(kRowThreads * Cfg::kTileTokens == Cfg::kDecoderThreads &&
+                      (kRowThreads == 4 || kRowThreads == 2),
+                  "4 or 2 threads a row");
+    // Lanes between a row's threads: 1 (4 a row), 8 (2 a row: 8 lanes, 8 rows).
+    constexpr int kSubStride = kRowThreads == 4 ? 1 : 8;
+    constexpr int kPerThread = (kPieces + kRowThreads - 1) / kRowThreads;
+    constexpr int kFrontPasses = Cfg::kFrontChunks * 2 / kRowThreads;  // two pieces a chunk
+    static_assert(kFrontPasses * kRowThreads == Cfg::kFrontChunks * 2 &&
                       kFrontPasses < kPerThread,
-                  "the front chunks' pieces (two a chunk) end with a pass");
-    static_assert(Cfg::kRowBytes == 4 * kMxfp4RowBytes, "a bf16 row: 4 bytes per packed byte");
+                  "the front chunks' pieces end with a pass");
+    static_assert(Cfg::kRowBytes == kHeadDimQk &&
+                      Cfg::kRowPitch >= Decode::kTokenScaleOffset + 16,
+                  "an e4m3fn row and its factors in the pad");
+    const int sub = dt / kSubStride % kRowThreads;
+    const int row = dt / (kSubStride * kRowThreads) * kSubStride + dt % kSubStride;
     for (int t = 0; t < rows.n_tiles; ++t) {
         const int rs = t % Cfg::kRawStages;
         hw::mbarrier_wait(&sh.raw_full[rs], (t / Cfg::kRawStages) & 1);
-        const int stage = t % Cfg::kStages;
-        const int use = t / Cfg::kStages;
-        if (use > 0) hw::mbarrier_wait(&sh.empty[stage], (use - 1) & 1);
-        const uint8_t* src = sh.raw + rs * Cfg::kRawStageBytes;
-        uint8_t* dst = sh.stages + stage * Cfg::kStageBytes;
+        const uint8_t* src = sh.raw + rs * Cfg::kRawStageBytes + row * Cfg::kRawRowPitch;
+        uint4 d[kPerThread];
+        int code[kPerThread];
+        int c_lat = -1, c_rope = -1;  // the largest codes of nonzero, non-NaN blocks
 #pragma unroll
         for (int j = 0; j < kPerThread; ++j) {
-            // The front chunks' pieces are the first passes' (pieces in dim order).
-            if (j == kFrontPasses) hw::mbarrier_arrive(&sh.front[stage]);
-            const int q = dt + Cfg::kDecoderThreads * j;
-            if (kTilePieces % Cfg::kDecoderThreads != 0 && q >= kTilePieces) break;
-            const int row = q % Cfg::kTileTokens, piece = q / Cfg::kTileTokens;
-            const uint8_t* s = src + row * Cfg::kRawRowPitch;
-            const uint4 d = *reinterpret_cast<const uint4*>(s + 16 * piece);
-            arch::Mxfp4Bf16Table tab[1];
-            WgmmaMxfp4Decode::tables<1>({s[WgmmaMxfp4Decode::kScaleOffset + piece]}, tab);
-            uint32_t w[4][4];
-            arch::decode_mxfp4x8_bf16(d.x, tab[0], w[0]);
-            arch::decode_mxfp4x8_bf16(d.y, tab[0], w[1]);
-            arch::decode_mxfp4x8_bf16(d.z, tab[0], w[2]);
-            arch::decode_mxfp4x8_bf16(d.w, tab[0], w[3]);
-            uint4* o = reinterpret_cast<uint4*>(dst + row * Cfg::kRowPitch + 64 * piece);
-#pragma unroll
-            for (int k = 0; k < 4; ++k) o[k] = make_uint4(w[k][0], w[k][1], w[k][2], w[k][3]);
+            const int piece = sub + kRowThreads * j;
+            d[j] = make_uint4(0u, 0u, 0u, 0u);
+            code[j] = 0;
+            if (piece >= kPieces) continue;
+            d[j] = *reinterpret_cast<const uint4*>(src + 16 * piece);
+            code[j] = src[WgmmaMxfp4Decode::kScaleOffset + piece];
+            const bool nonzero = ((d[j].x | d[j].y | d[j].z | d[j].w) & 0x77777777u) != 0u;
+            if (nonzero && code[j] != 255) {
+                if (piece < kLatentPieces) c_lat = max(c_lat, code[j]);
+                else c_rope = max(c_rope, code[j]);
+            }
         }
         __syncwarp();
         if (dt % 32 == 0) hw::mbarrier_arrive(&sh.raw_empty[rs]);
+#pragma unroll
+        for (int mask = kSubStride; mask < kSubStride * kRowThreads; mask <<= 1) {
+            c_lat = max(c_lat, __shfl_xor_sync(0xffffffffu, c_lat, mask));
+            c_rope = max(c_rope, __shfl_xor_sync(0xffffffffu, c_rope, mask));
+        }
+        c_lat = c_lat < 0 ? 127 : max(c_lat, Decode::kLowestCode);
+        c_rope = c_rope < 0 ? 127 : max(c_rope, Decode::kLowestCode);
+
+        const int stage = t % Cfg::kStages;
+        const int use = t / Cfg::kStages;
+        if (use > 0) hw::mbarrier_wait(&sh.empty[stage], (use - 1) & 1);
+        uint8_t* dst = sh.stages + stage * Cfg::kStageBytes + row * Cfg::kRowPitch;
+#pragma unroll
+        for (int j = 0; j < kPerThread; ++j) {
+            if (j == kFrontPasses) hw::mbarrier_arrive(&sh.front[stage]);
+            const int piece = sub + kRowThreads * j;
+            if (piece >= kPieces) continue;
+            uint4 o0, o1;
+            if (code[j] == 255) {  // e8m0 NaN: every element NaN
+                o0 = o1 = make_uint4(0x7f7f7f7fu, 0x7f7f7f7fu, 0x7f7f7f7fu, 0x7f7f7f7fu);
+            } else {
+                uint32_t lo, hi;
+                wgmma_detail::mxfp4_e4m3_table(
+                    code[j] - (piece < kLatentPieces ? c_lat : c_rope) + 6, lo, hi);
+                const uint2 e0 = wgmma_detail::e2m1x8_to_e4m3(d[j].x, lo, hi);
+                const uint2 e1 = wgmma_detail::e2m1x8_to_e4m3(d[j].y, lo, hi);
+                const uint2 e2 = wgmma_detail::e2m1x8_to_e4m3(d[j].z, lo, hi);
+                const uint2 e3 = wgmma_detail::e2m1x8_to_e4m3(d[j].w, lo, hi);
+                o0 = make_uint4(e0.x, e0.y, e1.x, e1.y);
+                o1 = make_uint4(e2.x, e2.y, e3.x, e3.y);
+            }
+            uint4* o = reinterpret_cast<uint4*>(dst + 32 * piece);
+            o[0] = o0;
+            o[1] = o1;
+        }
+        if (sub == 0) {
+            const int e_lat = c_lat - 133, e_rope = c_rope - 133;
+            *reinterpret_cast<float4*>(dst + Decode::kTokenScaleOffset) = make_float4(
+                exp2_int(e_lat), exp2_int(e_rope), static_cast<float>(e_lat), exp2_int(-e_lat));
+        }
         hw::mbarrier_arrive(&sh.full[stage]);
     }
 }
@@ -1144,7 +1290,14 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     // factor and the exp2 offset (the other 31 threads that hold the row's scores read them).
     const int ct = wq * 32 + lane;
     const bool owner = ct < N;
-    const float coef_own = sh.coef[owner ? ct : 0];  // > 0 (write_q)
+    constexpr bool kTokenScales = Cfg::Decode::kTokenScales;
+    // kTokenScales: each thread scales its own scores (u, see WgmmaMxfp4StagedDecode), so the
+    // owners' coefficient is 1; coef_slot holds the rows' coefficients of the lane's slots.
+    const float coef_own = kTokenScales ? 1.0f : sh.coef[owner ? ct : 0];  // > 0 (write_q)
+    float coef_slot[Cfg::kCols];
+#pragma unroll
+    for (int jj = 0; jj < Cfg::kCols; ++jj)
+        coef_slot[jj] = kTokenScales ? sh.coef[Cfg::col_of_slot(jj, t4)] : 1.0f;
     float o[2 * kPairs][N / 2];
 #pragma unroll
     for (int mb = 0; mb < 2 * kPairs; ++mb)
@@ -1166,21 +1319,39 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
         const int t_own = 2 * i + w;
         const int par = i & 1;
         float l_tile[Cfg::kCols];  // the own tile's exp2 sums, added to l_run at its O step
+        float e_tok[2] = {0.0f, 0.0f};  // kTokenScales: e_lat of the lane's two tokens
 #pragma unroll
         for (int jj = 0; jj < Cfg::kCols; ++jj) l_tile[jj] = 0.0f;
         if (t_own < rows.n_tiles) {
             // 1. S^T of the own tile (unscaled; masked scores -inf), tile maxima per row (lanes
             //    g, then 4 warps). The coefficient is > 0, so the maximum of the scaled scores is
-            //    the scaled maximum: the owner scales it.
+            //    the scaled maximum: the owner scales it (kTokenScales: the lanes scale their
+            //    scores into u first, and the owners' coefficient is 1).
             const int stage = t_own % Cfg::kStages;
             const int phase = (t_own / Cfg::kStages) & 1;
             hw::mbarrier_wait(Cfg::kStagedDecode ? &sh.front[stage] : &sh.full[stage], phase);
             const uint8_t* tile = sh.stages + stage * Cfg::kStageBytes;
-            float s[N / 2];
+            float s[N / 2], s_rope[N / 2];
             const int k_lane = Cfg::Decode::k_lane_offset(t4);
             wgmma_detail::score_products<Cfg>(tile + s_tok0 * Cfg::kRowPitch + k_lane,
                                               tile + s_tok1 * Cfg::kRowPitch + k_lane, t4,
-                                              qt_desc0, s, &sh.full[stage], phase);
+                                              qt_desc0, s, s_rope, &sh.full[stage], phase);
+            if constexpr (kTokenScales) {
+                // u = s_latent * coefficient * 2^e_lat + s_rope * coefficient * 2^e_rope + e_lat
+                // per token (the factors from the decoders' row pads), then the l factor.
+                const float4 f0 = *reinterpret_cast<const float4*>(
+                    tile + s_tok0 * Cfg::kRowPitch + Cfg::Decode::kTokenScaleOffset);
+                const float4 f1 = *reinterpret_cast<const float4*>(
+                    tile + s_tok1 * Cfg::kRowPitch + Cfg::Decode::kTokenScaleOffset);
+#pragma unroll
+                for (int k = 0; k < N / 2; ++k) {
+                    const float4& f = ((k >> 1) & 1) ? f1 : f0;
+                    const float c = coef_slot[Cfg::slot_of(k)];
+                    s[k] = fmaf(s[k], c * f.x, s_rope[k] * (c * f.y)) + f.z;
+                }
+                e_tok[0] = f0.z;
+                e_tok[1] = f1.z;
+            }
             const int tile_tok0 = t_own * Cfg::kTileTokens;  // relative to tok_begin
             if (tile_tok0 + Cfg::kTileTokens > min_end) {
 #pragma unroll
@@ -1255,12 +1426,23 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 // (rounding is monotonic): P <= 1 under the exact max whatever the scores'
                 // size (an fma keeps the product's rounding error: P of the max token 1.4 at
                 // scores of 2^23, inf from ~2^31).
-                const float e0 =
-                    arch::fast_exp2(__fadd_rn(__fmul_rn(s[k], sc[jj].x), sc[jj].y));
-                const float e1 =
-                    arch::fast_exp2(__fadd_rn(__fmul_rn(s[k + 1], sc[jj + 1].x), sc[jj + 1].y));
-                l_tile[jj] += e0;
-                l_tile[jj + 1] += e1;
+                const float x0 = __fadd_rn(__fmul_rn(s[k], sc[jj].x), sc[jj].y);
+                const float x1 = __fadd_rn(__fmul_rn(s[k + 1], sc[jj + 1].x), sc[jj + 1].y);
+                const float e0 = arch::fast_exp2(x0);
+                const float e1 = arch::fast_exp2(x1);
+                if constexpr (kTokenScales) {
+                    // The row sum adds 2^(u - m - e_lat) = 2^(s * coefficient - m), formed from
+                    // its own exponent, not as P * 2^-e_lat: beside a token with a factor ~2^120
+                    // (e8m0 code 254) the others' P fall below f32's range (flushed to 0) while
+                    // their share of the sum does not (k and k + 1 are one token).
+                    // (Times 2^kSumBias: see WgmmaMxfp4StagedDecode.)
+                    const float b = Cfg::Decode::kSumBias - e_tok[(k >> 1) & 1];
+                    l_tile[jj] += arch::fast_exp2(x0 + b);
+                    l_tile[jj + 1] += arch::fast_exp2(x1 + b);
+                } else {
+                    l_tile[jj] += e0;
+                    l_tile[jj + 1] += e1;
+                }
                 Cfg::Decode::p_words(e0, e1, pf[0][k / 2], pf[Cfg::kPParts - 1][k / 2]);
             }
             // P^T[n][kk] of PV k-step wq, kk = 8 h + g: block (h, j) transposed is the core matrix
@@ -1408,10 +1590,12 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             const int head = (rows.row0 + n_me) % p.num_heads - work.head0;
             float l = 0.0f;
             for (int v = 0; v < 4 * Cfg::kConsumers; ++v) l += sh.sum[v * N + n_me];
-            scale = l > 0.0f ? p.kv_scale * Cfg::Decode::kScale / l : 0.0f;
+            // kTokenScales: l is kept times 2^kSumBias (<= 2^121 / l then, no overflow).
+            const float bias = kTokenScales ? Cfg::Decode::kSumBias : 0.0f;
+            scale = l > 0.0f ? p.kv_scale * Cfg::Decode::kScale * exp2_int(int(bias)) / l : 0.0f;
             dst = single_split(work) ? reinterpret_cast<uint64_t>(final_o_row(p, work, ti, head))
                                      : reinterpret_cast<uint64_t>(partial_o_row(p, work, ti, head));
-            store_lse(p, work, ti, head, rows.n_tiles > 0 ? m_final[n_me] : kNegInf, l);
+            store_lse(p, work, ti, head, rows.n_tiles > 0 ? m_final[n_me] - bias : kNegInf, l);
         }
         row_ptr[n_me] = dst;
         row_scale[n_me] = scale;
