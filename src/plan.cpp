@@ -197,6 +197,17 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     and with 2 the model sent bs4 kv1024 to mma16 (19.5 us against 15.5). The re-fit moves
 //     458 of 4,320 grid shapes (docs/notes/experiments/planner_choice_diff.cpp --mxfp4), 451
 //     from mma16 to wgmma; the 12 of them A/B-timed ran 0.69-0.98x (geomean 0.77).
+//     Since the twentieth session (0.7.4) the decoders write e4m3fn codes with a power of two
+//     per token, and 32 rows are staged too (one decoder warpgroup): 16 rows 2.0 us a tile
+//     (bs256 kv8192 H16: 498 us for two waves of 128 tiles, 1.94 a tile), 32 rows 2.25 (bs128
+//     kv4096 H16 q_len 2: 145 us for 64 tiles), both one tile after the other; 32 rows' fixed
+//     cost 4.0, not 2.0: at 2.0 the planner sent bs1 kv4096 H16 q_len 3 from 16 rows (32
+//     splits, 17.3 us) to 32 rows of one tile a CTA (64 splits, 22.7 us). A/B of the table
+//     (docs/perf/h200_2026-12-03_s20): 64-row shapes moved to 32 rows 0.60-0.85x the time of
+//     0.7.3's 64 rows (bs1 kv8192 H128 41.8 -> 25.3 us), bs48 kv2048 H16 16 rows at 2 splits
+//     instead of 8 0.85x the staged kernel's time at 8; bs32 kv200 H16 at 1 split instead of
+//     4 1.11x (16.4 against 14.8 us: short caches, kept as a known loss). 1,091 of 4,320 grid
+//     shapes move (planner_choice_diff --mxfp4), 864 of them from 64 rows to 32.
 //   mma16, fp8 latent + bf16 rope (DeepSeek-V3.2): NOT measured, a guess: the fp8 kernel's
 //     2.4 us plus a little for the rope's 128-byte (not 64-byte) rows and its own four bf16
 //     MMAs per tile and warp of the second dim split: 2.6 us. Calibrate with
@@ -213,7 +224,8 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         const bool fnuz = f == splitkv::KvFormat::kFp8E4M3FNUZ;
         if (f == splitkv::KvFormat::kBf16) return {rows <= 16 ? 2.05 : 3.25, 2, 3.0};
         if (f == splitkv::KvFormat::kMxfp4)
-            return {rows <= 16 ? 2.8 : (rows <= 32 ? 3.6 : 4.4), rows <= 16 ? 1 : 2, 2.0};
+            return rows <= 16 ? Stage1Cost{2.0, 1, 2.0}
+                              : (rows <= 32 ? Stage1Cost{2.25, 1, 4.0} : Stage1Cost{4.4, 2, 2.0});
         if (rows <= 16) return {fnuz ? 1.84 : 1.37, 2, 2.0};
         if (rows <= 32) return {fnuz ? 2.5 : 2.0, 2, 2.0};
         return {fnuz ? 3.4 : 3.0, 2, 2.0};

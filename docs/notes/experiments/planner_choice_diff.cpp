@@ -35,10 +35,10 @@ constexpr Cost kOld[] = {{"mma16", 2.4, 1, 2.0, 16}, {"wgmma16", 1.37, 2, 3.0, 1
                          {"wgmma32", 2.0, 2, 3.0, 32}, {"wgmma64", 3.0, 2, 3.0, 64}};
 Cost kNew[] = {{"mma16", 2.4, 1, 2.0, 16}, {"wgmma16", 1.37, 2, 2.0, 16},
                {"wgmma32", 2.0, 2, 2.0, 32}, {"wgmma64", 3.0, 2, 2.0, 64}};
-// src/plan.cpp's stage1_cost for MXFP4 (--mxfp4, the table since 0.7.3): OLD, and NEW before the
-// arguments.
-Cost kOldMxfp4[] = {{"mma16", 3.3, 1, 2.0, 16}, {"wgmma16", 2.8, 1, 2.0, 16},
-                    {"wgmma32", 3.6, 2, 2.0, 32}, {"wgmma64", 4.4, 2, 2.0, 64}};
+// src/plan.cpp's stage1_cost for MXFP4 (--mxfp4, the table since 0.7.4; 0.7.3's wgmma16 was
+// 2.8,2.0,1 and wgmma32 3.6,2.0,2): OLD, and NEW before the arguments.
+Cost kOldMxfp4[] = {{"mma16", 3.3, 1, 2.0, 16}, {"wgmma16", 2.0, 1, 2.0, 16},
+                    {"wgmma32", 2.25, 1, 4.0, 32}, {"wgmma64", 4.4, 2, 2.0, 64}};
 splitkv::KvFormat g_format = splitkv::KvFormat::kFp8E4M3FN;
 
 struct Choice {
