@@ -51,9 +51,9 @@
 //     0..255) are written, and the owning consumer's score chain starts on those before it
 //     waits for "full". (64 rows: the consumers decode MXFP4 to bf16, WgmmaMxfp4Decode.)
 // Hand-over between the consumers: "p_full[w]" (consumer w's P^T, factors and maxima of its
-// latest tile are written), "m_full[w]" (its owners have published that tile's maxima: all the
-// next consumer's owners wait for) and "p_empty[w]" (the other consumer has added that tile to
-// its O).
+// latest tile are written), "m_full[0]" (consumer 0's owners have published that tile's maxima:
+// all consumer 1's owners wait for; m_full[1] is never arrived on) and "p_empty[w]" (the other
+// consumer has added that tile to its O).
 //
 // Dim and token orders. A dot product does not care about the order of its terms, so
 //   * the K fragment of lane (g, t) for k-step (chunk c, step s) comes from one 16-byte load of
@@ -1399,14 +1399,24 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 const bool moved = owner && m_new != m_prev && m_prev != kNegInf;
                 if (owner) {
                     sh.max[(2 * w + par) * N + n] = m_new;
-                    sh.alpha[(2 * w + par) * N + n] = moved ? softmax_rescale(m_prev, m_new) : 1.0f;
+                    // kTokenScales: the square root of the factor. A maximum can move by more
+                    // than 126 binades there (a token with e8m0 code 254 after ordinary ones:
+                    // its e_lat is in u), and the factor itself would then be below f32's
+                    // normal range, flushed to 0 with every earlier token's weight in l; each
+                    // half stays normal for moves up to 252 (wgmma_consumer's O step).
+                    const float half = kTokenScales ? 0.5f : 1.0f;
+                    sh.alpha[(2 * w + par) * N + n] =
+                        moved ? arch::fast_exp2(half * (m_prev - softmax_offset(m_new))) : 1.0f;
                     sh.scale[w * N + n] = make_float2(coef_own, -softmax_offset(m_new));
                 }
                 const unsigned any = __ballot_sync(0xffffffffu, moved);
                 if (lane == 0) sh.flag[(2 * w + par) * 2 + wq] = any != 0u ? 1 : 0;
                 // The maxima are out: the other consumer's owners need nothing else of this
-                // step (P^T and the factors follow on p_full).
-                hw::mbarrier_arrive(&sh.m_full[w]);
+                // step (P^T and the factors follow on p_full). Only consumer 1 waits for them
+                // (consumer 0 reads consumer 1's maxima after its p_full), so only consumer 0
+                // arrives: arrivals on m_full[1] completed phases no thread waited for, which
+                // compute-sanitizer's synccheck reports as a missing wait.
+                if (w == 0) hw::mbarrier_arrive(&sh.m_full[0]);
             }
             hw::named_barrier_sync(2 + w, 128);
 
@@ -1483,7 +1493,12 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
 #pragma unroll
                 for (int jj = 0; jj < Cfg::kCols; ++jj) {
                     alpha[jj] = sh.alpha[(2 * b + par) * N + Cfg::col_of_slot(jj, t4)];
-                    l_run[jj] *= alpha[jj];
+                    if constexpr (kTokenScales) {  // sh.alpha holds the factor's square root
+                        l_run[jj] = l_run[jj] * alpha[jj] * alpha[jj];  // in this order
+                        alpha[jj] *= alpha[jj];  // O: a factor below 2^-126 may flush to 0
+                    } else {
+                        l_run[jj] *= alpha[jj];
+                    }
                 }
 #pragma unroll
                 for (int mb = 0; mb < 2 * kPairs; ++mb)
