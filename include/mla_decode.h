@@ -518,13 +518,15 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
  * a plain launch after stage 1. The results are the same either way.
  * Numerics: scores and O accumulate in fp32 over exactly decoded cache values (bf16; fp8 in f16;
  * MXFP4 with its block scale in bf16, except on the sm_90a wgmma variant at 16 or 32 query rows per
- * CTA, e.g. 16 heads and q_len 1 or 2: there an element becomes an e4m3fn code times a power of two
- * per token, one for its 512 latent dims and one for its 64 rope dims, set by the largest scale
- * code C (at least 73) among that part's nonzero blocks; exact for every block whose code is within
- * 14 of C, and a block further below is rounded to a multiple of 2^(C - 142), an error of at most
- * 2^-16 of its token's largest block scale; the token's latent power of two rides on P, so beside a
- * token whose factor is more than 2^24 larger at a similar score, e.g. one with e8m0 code 254 among
- * normal ones, a token's values drop out of O, though not its weight); Q keeps its value (bf16, or
+ * CTA, which the plan picks for most shapes of 16 heads and q_len 1 to 4 and for more heads on some
+ * (MLA_DECODE_DEBUG=1 prints the choice): there an element becomes an e4m3fn code times a power of
+ * two per token, one for its 512 latent dims and one for its 64 rope dims, set by C, the largest
+ * scale code among that part's nonzero blocks or 73 if that is larger; exact for every block whose
+ * code is within 14 of C, and a block further below is rounded to a multiple of 2^(C - 142), an
+ * error of at most 2^-16 of 2^(C - 127) (so a token whose blocks all have codes below 55 reads as
+ * 0); the token's latent power of two rides on P, so beside a token whose factor is more than 2^24
+ * larger at a similar score, e.g. one with e8m0 code 254 among normal ones, a token's values drop
+ * out of O, though not its weight); Q keeps its value (bf16, or
  * fp8 widened exactly; against an fp8 cache, and an MXFP4 cache in that e4m3fn form, it is scaled
  * by a power of two per head into f16, so only elements below 2^-28 of their row's largest
  * magnitude lose bits); P reaches the value product with f16 precision. fp8 codes that mean NaN (in

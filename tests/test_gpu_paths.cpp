@@ -490,9 +490,11 @@ TEST_P(GpuMxfp4Extremes, ScaleCode254InValues) {
     expect_matches_reference(paged(s, 16));
 }
 
-// The same values with one q_len for the whole batch: at 16 heads q_len 1 and 2 are 16 and 32
-// query rows per CTA, the staged wgmma kernels (each token's block scales as powers of two on P
-// and in the row sum: a token with code-254 values beside ordinary ones), q_len 4 is 64 rows.
+// The same values with one q_len for the whole batch, on the staged wgmma kernels (each token's
+// block scales as powers of two on P and in the row sum: a token with code-254 values beside
+// ordinary ones): at 16 heads the plan takes 16 rows per CTA for q_len 1 (one tile a CTA) and 2
+// (two row groups, two tiles a CTA: the maximum moves ~127 binades between tiles; 0.7.4 failed
+// here before its rescale fix) and 32 rows for q_len 4 (0.7.4's cost table).
 TEST_P(GpuMxfp4Extremes, ScaleCode254InValuesPerQueryLength) {
     SKIP_WITHOUT_GPU();
     for (int q_len : {1, 2, 4}) {
