@@ -463,7 +463,7 @@ struct WgmmaMxfp4Decode : WgmmaBf16Decode {
 // 2^(C - 127); common quantizers keep a token's codes within a few steps). C is kept
 // >= kLowestCode (lower codes are rounded relative to it).
 // The per-token factors sit in the row's 16-byte pad (kTokenScaleOffset): {2^(C_lat - 133),
-// 2^(C_rope - 133), C_lat - 133, 2^(133 - C_lat)} (the last is not read). The consumer scales
+// 2^(C_rope - 133), C_lat - 133, 0} (the last word pads the 16-byte store). The consumer scales
 // the latent and rope parts of S^T by them (the rope k-steps accumulate apart), and folds the
 // latent factor of V into P: the softmax runs on u = s * coefficient + (C_lat - 133), so P^T
 // holds 2^(u - m) (<= 2^8, the lazy rescale's slack) and O^T the sum of P times the codes,
@@ -1256,7 +1256,7 @@ MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh,
         if (sub == 0) {
             const int e_lat = c_lat - 133, e_rope = c_rope - 133;
             *reinterpret_cast<float4*>(dst + Decode::kTokenScaleOffset) = make_float4(
-                exp2_int(e_lat), exp2_int(e_rope), static_cast<float>(e_lat), exp2_int(-e_lat));
+                exp2_int(e_lat), exp2_int(e_rope), static_cast<float>(e_lat), 0.0f);
         }
         hw::mbarrier_arrive(&sh.full[stage]);
     }
