@@ -1159,6 +1159,19 @@ MLA_DEVICE void mxfp4_e4m3_table(int j, uint32_t& lo, uint32_t& hi) {
     lo = hw::f32x2_to_e4m3x2(0.0f, 0.5f * x) | (hw::f32x2_to_e4m3x2(x, 1.5f * x) << 16);
     hi = hw::f32x2_to_e4m3x2(2.0f * x, 3.0f * x) | (hw::f32x2_to_e4m3x2(4.0f * x, 6.0f * x) << 16);
 }
+// The same codes as mxfp4_e4m3_table: for j >= -5 (every nonzero entry a normal e4m3fn code)
+// by integer arithmetic, byte k of a word being code(magnitude) = 8 (j + e) + m for the
+// magnitude's exponent e and mantissa m (0.5: 8 j + 48, 1: + 56, 1.5: + 60, 2: + 64, 3: + 68,
+// 4: + 72, 6: + 76; entry 0 stays 0); below that, subnormal codes, by the table. Each byte stays
+// in 0 .. 255 for j = -5 .. 6, so the products carry nothing between bytes; j > 6 occurs only
+// for a zero block (its codes lie above the token's largest), which reads entry 0 alone, and
+// the low byte of lo is 0 whatever j is.
+MLA_DEVICE void mxfp4_e4m3_codes(int j, uint32_t& lo, uint32_t& hi) {
+    if (j < -5) return mxfp4_e4m3_table(j, lo, hi);
+    const uint32_t u = static_cast<uint32_t>(j);
+    lo = u * 0x08080800u + 0x3C383000u;
+    hi = u * 0x08080808u + 0x4C484440u;
+}
 // The 8 e2m1 elements of a word (element i in nibble i, bit 3 its sign) as 8 e4m3fn codes
 // (bytes 0..3 of x, then of y): the magnitude by a byte-permute lookup, the sign to the code's
 // top bit (odd elements' signs are the top bits of w's bytes, even ones' those of w << 4).
@@ -1240,7 +1253,7 @@ MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh,
                 o0 = o1 = make_uint4(0x7f7f7f7fu, 0x7f7f7f7fu, 0x7f7f7f7fu, 0x7f7f7f7fu);
             } else {
                 uint32_t lo, hi;
-                wgmma_detail::mxfp4_e4m3_table(
+                wgmma_detail::mxfp4_e4m3_codes(
                     code[j] - (piece < kLatentPieces ? c_lat : c_rope) + 6, lo, hi);
                 const uint2 e0 = wgmma_detail::e2m1x8_to_e4m3(d[j].x, lo, hi);
                 const uint2 e1 = wgmma_detail::e2m1x8_to_e4m3(d[j].y, lo, hi);
