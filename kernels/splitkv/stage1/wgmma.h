@@ -544,12 +544,13 @@ struct WgmmaConfig {
     // registers (the decoders give some up): the producer issues that loop ~85 % of its time
     // (ncu, sixteenth session) and bounds the staged kernel.
     static constexpr int kMxfp4RowUnroll = kStagedDecode ? 8 : 1;
-    static constexpr int kProducerRegs = kStagedDecode ? 40 : 24;
-    // 16 rows: 96 - 40 and 2 x (96 - 48) free 56 x 128 + 48 x 256 for 72 x 256 more (168).
+    static constexpr int kProducerRegs = kStagedDecode ? (kRows == 16 ? 32 : 40) : 24;
+    // 16 rows: 96 - 32 and 2 x (96 - 64) free 64 x 128 + 32 x 256 for 64 x 256 more (160;
+    // the decoders, with their rope pieces apart, spill at 48 and 56, the producer fits 32).
     // 32 rows: 128 - 40 and 128 - 72 free 88 x 128 + 56 x 128 for 72 x 256 more (200); the
     // decoder holds its 9 pieces in 72 (64 spilled), the consumers need ~160 (152 spilled).
-    static constexpr int kDecoderRegs = kStagedDecode ? (kRows == 16 ? 48 : 72) : 56;
-    static constexpr int kConsumerRegs = kStagedDecode ? (kRows == 16 ? 168 : 200) : 240;
+    static constexpr int kDecoderRegs = kStagedDecode ? (kRows == 16 ? 64 : 72) : 56;
+    static constexpr int kConsumerRegs = kStagedDecode ? (kRows == 16 ? 160 : 200) : 240;
     static_assert((kLaunchRegs - kProducerRegs) * kProducerThreads +
                           (kLaunchRegs - kDecoderRegs) * kDecoderThreads >=
                       (kConsumerRegs - kLaunchRegs) * kConsumerThreads,
@@ -1138,10 +1139,14 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
 // ---- decoder warpgroups (Cfg::kStagedDecode): each MXFP4 tile of the raw ring into e4m3fn codes
 // and per-token factors (WgmmaMxfp4StagedDecode). R = kDecoderThreads / 64 threads take a tile
 // row (16 rows: two warpgroups, R = 4; 32 rows: one, R = 2); thread sub (0 .. R - 1) of a row
-// takes its 16-byte pieces (32 elements, one scale block) sub, sub + R, ... (5 or 9 of the 18),
-// and the row's largest codes are log2(R) shuffles away. It loads all its pieces and codes
+// takes its 16-byte pieces (32 elements, one scale block) sub, sub + R, ... (R = 4: of the 16
+// latent ones, and the first 4 warps one rope piece each; R = 2: 9 of the 18), and the row's
+// largest codes are log2(R) shuffles away (the rope's: 1). It loads all its pieces and codes
 // first (its warp then releases the raw stage; 9 pieces are 36 registers), then writes each
-// piece's 32 codes at bytes 32 piece of the row, thread sub 0 the row's factors. R = 4: a row's
+// piece's 32 codes at bytes 32 piece of the row, thread sub 0 the row's factors (R = 4: the
+// rope's from its first rope thread). A piece's 8 codes of each magnitude come from integer
+// arithmetic on its scale code (mxfp4_e4m3_codes; ncu of 0.7.4: the decoders set the pace, and
+// its f32 conversions were ~11 instructions of a piece's ~65). R = 4: a row's
 // threads are neighbouring lanes (row dt / 4, sub dt % 4), so a 16-byte phase of 8 lanes reads
 // 2 rows' 64 contiguous bytes (pitch 336, 80 mod 128: 16 bytes of bank overlap) and writes 2
 // rows' 128 bytes (pitch 592, 80 mod 128: conflict-free). R = 2: they are 8 lanes apart (lane
@@ -1198,7 +1203,17 @@ MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh,
                   "4 or 2 threads a row");
     // Lanes between a row's threads: 1 (4 a row), 8 (2 a row: 8 lanes, 8 rows).
     constexpr int kSubStride = kRowThreads == 4 ? 1 : 8;
-    constexpr int kPerThread = (kPieces + kRowThreads - 1) / kRowThreads;
+    // 4 a row: the 16 latent pieces take 4 passes, and the 2 rope pieces of a row go to the
+    // first 4 warps (rows 0 .. 31) as a fifth pass: subs 0 / 1 take those of their row, subs
+    // 2 / 3 those of the row 32 after it. The other 4 warps skip it (as a pass of every warp,
+    // it ran half its lanes). 2 a row: 9 passes of both parts.
+    constexpr bool kRopeApart = kRowThreads == 4;
+    constexpr int kRopePieces = kPieces - kLatentPieces;
+    static_assert(!kRopeApart || (kLatentPieces % kRowThreads == 0 &&
+                                  kRopePieces * Cfg::kTileTokens <= Cfg::kDecoderThreads),
+                  "the rope pieces: one a thread");
+    constexpr int kPerThread = kRopeApart ? kLatentPieces / kRowThreads + 1
+                                          : (kPieces + kRowThreads - 1) / kRowThreads;
     constexpr int kFrontPasses = Cfg::kFrontChunks * 2 / kRowThreads;  // two pieces a chunk
     static_assert(kFrontPasses * kRowThreads == Cfg::kFrontChunks * 2 &&
                       kFrontPasses < kPerThread,
@@ -1208,21 +1223,32 @@ MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh,
                   "an e4m3fn row and its factors in the pad");
     const int sub = dt / kSubStride % kRowThreads;
     const int row = dt / (kSubStride * kRowThreads) * kSubStride + dt % kSubStride;
+    // kRopeApart: this thread's rope piece (row rope_row), or none.
+    static_assert(!kRopeApart || kRopePieces == 2, "2 rope pieces: subs 0 / 1 and 2 / 3");
+    const bool has_rope = !kRopeApart || dt < kRopePieces * Cfg::kTileTokens;
+    const int rope_row = kRopeApart ? row + (sub >> 1) * (Cfg::kTileTokens / 2) : row;
+    // Pass j's piece and row.
+    auto piece_of = [&](int j) {
+        if (kRopeApart && j == kPerThread - 1) return kLatentPieces + (sub & 1);
+        return sub + kRowThreads * j;
+    };
+    auto row_of = [&](int j) { return kRopeApart && j == kPerThread - 1 ? rope_row : row; };
     for (int t = 0; t < rows.n_tiles; ++t) {
         const int rs = t % Cfg::kRawStages;
         hw::mbarrier_wait(&sh.raw_full[rs], (t / Cfg::kRawStages) & 1);
-        const uint8_t* src = sh.raw + rs * Cfg::kRawStageBytes + row * Cfg::kRawRowPitch;
+        const uint8_t* src = sh.raw + rs * Cfg::kRawStageBytes;
         uint4 d[kPerThread];
         int code[kPerThread];
         int c_lat = -1, c_rope = -1;  // the largest codes of nonzero, non-NaN blocks
 #pragma unroll
         for (int j = 0; j < kPerThread; ++j) {
-            const int piece = sub + kRowThreads * j;
+            const int piece = piece_of(j);
             d[j] = make_uint4(0u, 0u, 0u, 0u);
             code[j] = 0;
-            if (piece >= kPieces) continue;
-            d[j] = *reinterpret_cast<const uint4*>(src + 16 * piece);
-            code[j] = src[WgmmaMxfp4Decode::kScaleOffset + piece];
+            if (piece >= kPieces || (piece >= kLatentPieces && !has_rope)) continue;
+            const uint8_t* r = src + row_of(j) * Cfg::kRawRowPitch;
+            d[j] = *reinterpret_cast<const uint4*>(r + 16 * piece);
+            code[j] = r[WgmmaMxfp4Decode::kScaleOffset + piece];
             const bool nonzero = ((d[j].x | d[j].y | d[j].z | d[j].w) & 0x77777777u) != 0u;
             if (nonzero && code[j] != 255) {
                 if (piece < kLatentPieces) c_lat = max(c_lat, code[j]);
@@ -1234,7 +1260,12 @@ MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh,
 #pragma unroll
         for (int mask = kSubStride; mask < kSubStride * kRowThreads; mask <<= 1) {
             c_lat = max(c_lat, __shfl_xor_sync(0xffffffffu, c_lat, mask));
-            c_rope = max(c_rope, __shfl_xor_sync(0xffffffffu, c_rope, mask));
+            if (!kRopeApart) c_rope = max(c_rope, __shfl_xor_sync(0xffffffffu, c_rope, mask));
+        }
+        if (kRopeApart) {
+#pragma unroll
+            for (int mask = 1; mask < kRopePieces; mask <<= 1)
+                c_rope = max(c_rope, __shfl_xor_sync(0xffffffffu, c_rope, mask));
         }
         c_lat = c_lat < 0 ? 127 : max(c_lat, Decode::kLowestCode);
         c_rope = c_rope < 0 ? 127 : max(c_rope, Decode::kLowestCode);
@@ -1242,12 +1273,12 @@ MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh,
         const int stage = t % Cfg::kStages;
         const int use = t / Cfg::kStages;
         if (use > 0) hw::mbarrier_wait(&sh.empty[stage], (use - 1) & 1);
-        uint8_t* dst = sh.stages + stage * Cfg::kStageBytes + row * Cfg::kRowPitch;
+        uint8_t* const dst = sh.stages + stage * Cfg::kStageBytes;
 #pragma unroll
         for (int j = 0; j < kPerThread; ++j) {
             if (j == kFrontPasses) hw::mbarrier_arrive(&sh.front[stage]);
-            const int piece = sub + kRowThreads * j;
-            if (piece >= kPieces) continue;
+            const int piece = piece_of(j);
+            if (piece >= kPieces || (piece >= kLatentPieces && !has_rope)) continue;
             uint4 o0, o1;
             if (code[j] == 255) {  // e8m0 NaN: every element NaN
                 o0 = o1 = make_uint4(0x7f7f7f7fu, 0x7f7f7f7fu, 0x7f7f7f7fu, 0x7f7f7f7fu);
@@ -1262,14 +1293,26 @@ MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh,
                 o0 = make_uint4(e0.x, e0.y, e1.x, e1.y);
                 o1 = make_uint4(e2.x, e2.y, e3.x, e3.y);
             }
-            uint4* o = reinterpret_cast<uint4*>(dst + 32 * piece);
+            uint4* o = reinterpret_cast<uint4*>(dst + row_of(j) * Cfg::kRowPitch + 32 * piece);
             o[0] = o0;
             o[1] = o1;
         }
-        if (sub == 0) {
-            const int e_lat = c_lat - 133, e_rope = c_rope - 133;
-            *reinterpret_cast<float4*>(dst + Decode::kTokenScaleOffset) = make_float4(
-                exp2_int(e_lat), exp2_int(e_rope), static_cast<float>(e_lat), 0.0f);
+        // The row's factors (x = 2^e_lat, y = 2^e_rope, z = e_lat, w = 0) from the threads
+        // that know them: the row's sub 0, and with kRopeApart its first rope thread for y.
+        float* const f = reinterpret_cast<float*>(dst + Decode::kTokenScaleOffset);
+        const int e_lat = c_lat - 133, e_rope = c_rope - 133;
+        if (!kRopeApart) {
+            if (sub == 0)
+                *reinterpret_cast<float4*>(f + row * Cfg::kRowPitch / 4) = make_float4(
+                    exp2_int(e_lat), exp2_int(e_rope), static_cast<float>(e_lat), 0.0f);
+        } else {
+            if (sub == 0) {
+                f[row * Cfg::kRowPitch / 4] = exp2_int(e_lat);
+                *reinterpret_cast<float2*>(f + row * Cfg::kRowPitch / 4 + 2) =
+                    make_float2(static_cast<float>(e_lat), 0.0f);
+            }
+            if (has_rope && (sub & 1) == 0)
+                f[rope_row * Cfg::kRowPitch / 4 + 1] = exp2_int(e_rope);
         }
         hw::mbarrier_arrive(&sh.full[stage]);
     }
