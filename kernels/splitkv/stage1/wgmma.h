@@ -529,7 +529,7 @@ struct WgmmaConfig {
     static constexpr int kProducerWarp = 4 * kConsumers;
     static constexpr int kDecoderWarp = kProducerWarp + 4;  // kStagedDecode: warps 12..
     // kStagedDecode: 16 rows two decoder warpgroups (4 threads a tile row), 32 rows one (2 a
-    // row): the consumers, with twice 16 rows' work a tile, then get 200 registers, not 168
+    // row): the consumers, with twice 16 rows' work a tile, then get 200 registers, not 160
     // (ptxas: they spill below ~160).
     static constexpr int kDecoderThreads = kStagedDecode ? (kRows == 16 ? 256 : 128) : 0;
     static constexpr int kThreads = kDecoderWarp * 32 + kDecoderThreads;
@@ -540,9 +540,9 @@ struct WgmmaConfig {
     // thread, what __launch_bounds__(kThreads, 1) leaves: 96 at 640 threads, 128 at 512, 168 at
     // 384); asking for more blocks forever.
     static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
-    // kStagedDecode: the producer's MXFP4 row loop unrolled kMxfp4RowUnroll times, in more
-    // registers (the decoders give some up): the producer issues that loop ~85 % of its time
-    // (ncu, sixteenth session) and bounds the staged kernel.
+    // kStagedDecode: the producer's MXFP4 row loop unrolled kMxfp4RowUnroll times (in 32
+    // registers at 16 rows, 40 at 32): the producer issued that loop ~85 % of its time (ncu,
+    // sixteenth session) and bounded the staged kernel then.
     static constexpr int kMxfp4RowUnroll = kStagedDecode ? 8 : 1;
     static constexpr int kProducerRegs = kStagedDecode ? (kRows == 16 ? 32 : 40) : 24;
     // 16 rows: 96 - 32 and 2 x (96 - 64) free 64 x 128 + 32 x 256 for 64 x 256 more (160;
@@ -1024,7 +1024,7 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 // zero-filled, codes too (code 0: zeros, never NaN, where P is 0). Lane i < 16 holds the cache
 // slot of row pw + 4 i; each lane forms its own address from the shuffled slot (shuffling the
 // two addresses instead spilled the producer's 24 registers). At 16 and 32 rows (staged
-// decode) the loop is unrolled Cfg::kMxfp4RowUnroll times in 40 registers. Row pitch
+// decode) the loop is unrolled Cfg::kMxfp4RowUnroll times (Cfg::kProducerRegs). Row pitch
 // Cfg::kMxfp4Pitch (the raw ring's where decoder warpgroups decode the tiles).
 template <class Cfg, ScaleCopy kMode>
 MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_slot, int valid,
@@ -1146,14 +1146,15 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
 // piece's 32 codes at bytes 32 piece of the row, thread sub 0 the row's factors (R = 4: the
 // rope's from its first rope thread). A piece's 8 codes of each magnitude come from integer
 // arithmetic on its scale code (mxfp4_e4m3_codes; ncu of 0.7.4: the decoders set the pace, and
-// its f32 conversions were ~11 instructions of a piece's ~65). R = 4: a row's
-// threads are neighbouring lanes (row dt / 4, sub dt % 4), so a 16-byte phase of 8 lanes reads
-// 2 rows' 64 contiguous bytes (pitch 336, 80 mod 128: 16 bytes of bank overlap) and writes 2
-// rows' 128 bytes (pitch 592, 80 mod 128: conflict-free). R = 2: they are 8 lanes apart (lane
-// 16 h + 8 sub + i of a warp: its row 8 h + i of 16), so a phase reads and writes 16 bytes of
-// 8 consecutive rows, 80 mod 128 apart: conflict-free. Each thread arrives on the stage's front
-// barrier after its pieces of dims 0..255 (pieces 0..7: its first 8 / R passes) and on its full
-// barrier once all its stores are done.
+// the table's f32 conversions were ~11 instructions of a piece's ~65). R = 4: a row's threads
+// are neighbouring lanes (row dt / 4, sub dt % 4), so a 16-byte phase of 8 lanes reads 2 rows'
+// 64 contiguous bytes (pitch 336, 80 mod 128: 16 bytes of bank overlap) and writes 2 rows' 128
+// bytes (pitch 592, 80 mod 128: conflict-free); in the rope pass subs 0 / 1 and 2 / 3 take rows
+// 32 apart (0 mod 128 in both rings): its reads and writes are 2-way conflicted. R = 2: they are
+// 8 lanes apart (lane 16 h + 8 sub + i of a warp: its row 8 h + i of 16), so a phase reads and
+// writes 16 bytes of 8 consecutive rows, 80 mod 128 apart: conflict-free. Each thread arrives on
+// the stage's front barrier after its pieces of dims 0..255 (pieces 0..7: its first 8 / R
+// passes) and on its full barrier once all its stores are done.
 namespace wgmma_detail {
 // e4m3fn codes of the e2m1 magnitudes 0, 0.5, 1, 1.5 (lo, bytes 0..3) and 2, 3, 4, 6 (hi) times
 // 2^j: exact for j = -8 .. 6, rounded to nearest below (j is clamped to [-30, 7]: a zero block's
@@ -1168,9 +1169,10 @@ MLA_DEVICE void mxfp4_e4m3_table(int j, uint32_t& lo, uint32_t& hi) {
 // by integer arithmetic, byte k of a word being code(magnitude) = 8 (j + e) + m for the
 // magnitude's exponent e and mantissa m (0.5: 8 j + 48, 1: + 56, 1.5: + 60, 2: + 64, 3: + 68,
 // 4: + 72, 6: + 76; entry 0 stays 0); below that, subnormal codes, by the table. Each byte stays
-// in 0 .. 255 for j = -5 .. 6, so the products carry nothing between bytes; j > 6 occurs only
-// for a zero block (its codes lie above the token's largest), which reads entry 0 alone, and
-// the low byte of lo is 0 whatever j is.
+// in 0 .. 255 for j = -5 .. 6 (8 j + the constant's byte), so no byte carries into or borrows
+// from the next (the 32-bit products themselves wrap for j < 0); j > 6 occurs only for a zero
+// block (its codes lie above the token's largest), which reads entry 0 alone, and the low byte
+// of lo is 0 whatever j is.
 MLA_DEVICE void mxfp4_e4m3_codes(int j, uint32_t& lo, uint32_t& hi) {
     if (j < -5) return mxfp4_e4m3_table(j, lo, hi);
     const uint32_t u = static_cast<uint32_t>(j);
@@ -1210,8 +1212,8 @@ MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh,
     constexpr bool kRopeApart = kRowThreads == 4;
     constexpr int kRopePieces = kPieces - kLatentPieces;
     static_assert(!kRopeApart || (kLatentPieces % kRowThreads == 0 &&
-                                  kRopePieces * Cfg::kTileTokens <= Cfg::kDecoderThreads),
-                  "the rope pieces: one a thread");
+                                  kRopePieces * Cfg::kTileTokens == Cfg::kDecoderThreads / 2),
+                  "the rope pieces: one a thread of the first half");
     constexpr int kPerThread = kRopeApart ? kLatentPieces / kRowThreads + 1
                                           : (kPieces + kRowThreads - 1) / kRowThreads;
     constexpr int kFrontPasses = Cfg::kFrontChunks * 2 / kRowThreads;  // two pieces a chunk
