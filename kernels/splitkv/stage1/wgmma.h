@@ -1171,8 +1171,8 @@ MLA_DEVICE void mxfp4_e4m3_table(int j, uint32_t& lo, uint32_t& hi) {
 // 4: + 72, 6: + 76; entry 0 stays 0); below that, subnormal codes, by the table. Each byte stays
 // in 0 .. 255 for j = -5 .. 6 (8 j + the constant's byte), so no byte carries into or borrows
 // from the next (the 32-bit products themselves wrap for j < 0); j > 6 occurs only for a zero
-// block (its codes lie above the token's largest), which reads entry 0 alone, and the low byte
-// of lo is 0 whatever j is.
+// block (its codes lie above the token's largest), which reads entry 0 alone, and for code 255
+// (NaN; the decoder writes over those codes); the low byte of lo is 0 whatever j is.
 MLA_DEVICE void mxfp4_e4m3_codes(int j, uint32_t& lo, uint32_t& hi) {
     if (j < -5) return mxfp4_e4m3_table(j, lo, hi);
     const uint32_t u = static_cast<uint32_t>(j);
@@ -1281,23 +1281,22 @@ MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh,
             if (j == kFrontPasses) hw::mbarrier_arrive(&sh.front[stage]);
             const int piece = piece_of(j);
             if (piece >= kPieces || (piece >= kLatentPieces && !has_rope)) continue;
-            uint4 o0, o1;
-            if (code[j] == 255) {  // e8m0 NaN: every element NaN
-                o0 = o1 = make_uint4(0x7f7f7f7fu, 0x7f7f7f7fu, 0x7f7f7f7fu, 0x7f7f7f7fu);
-            } else {
-                uint32_t lo, hi;
-                wgmma_detail::mxfp4_e4m3_codes(
-                    code[j] - (piece < kLatentPieces ? c_lat : c_rope) + 6, lo, hi);
-                const uint2 e0 = wgmma_detail::e2m1x8_to_e4m3(d[j].x, lo, hi);
-                const uint2 e1 = wgmma_detail::e2m1x8_to_e4m3(d[j].y, lo, hi);
-                const uint2 e2 = wgmma_detail::e2m1x8_to_e4m3(d[j].z, lo, hi);
-                const uint2 e3 = wgmma_detail::e2m1x8_to_e4m3(d[j].w, lo, hi);
-                o0 = make_uint4(e0.x, e0.y, e1.x, e1.y);
-                o1 = make_uint4(e2.x, e2.y, e3.x, e3.y);
-            }
+            uint32_t lo, hi;
+            wgmma_detail::mxfp4_e4m3_codes(
+                code[j] - (piece < kLatentPieces ? c_lat : c_rope) + 6, lo, hi);
+            const uint2 e0 = wgmma_detail::e2m1x8_to_e4m3(d[j].x, lo, hi);
+            const uint2 e1 = wgmma_detail::e2m1x8_to_e4m3(d[j].y, lo, hi);
+            const uint2 e2 = wgmma_detail::e2m1x8_to_e4m3(d[j].z, lo, hi);
+            const uint2 e3 = wgmma_detail::e2m1x8_to_e4m3(d[j].w, lo, hi);
             uint4* o = reinterpret_cast<uint4*>(dst + row_of(j) * Cfg::kRowPitch + 32 * piece);
-            o[0] = o0;
-            o[1] = o1;
+            o[0] = make_uint4(e0.x, e0.y, e1.x, e1.y);
+            o[1] = make_uint4(e2.x, e2.y, e3.x, e3.y);
+            // e8m0 NaN: every element NaN, written over the codes above (those came from an
+            // out-of-range j, harmlessly: integers); as a branch around the decode, with its
+            // merge of two results, it cost ~10 instructions a piece (ncu, twenty-first session).
+            if (code[j] == 255) {
+                o[0] = o[1] = make_uint4(0x7f7f7f7fu, 0x7f7f7f7fu, 0x7f7f7f7fu, 0x7f7f7f7fu);
+            }
         }
         // The row's factors (x = 2^e_lat, y = 2^e_rope, z = e_lat, w = 0) from the threads
         // that know them: the row's sub 0, and with kRopeApart its first rope thread for y.
