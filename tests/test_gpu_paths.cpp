@@ -504,6 +504,55 @@ TEST_P(GpuMxfp4Extremes, ScaleCode254InValuesPerQueryLength) {
     }
 }
 
+// e8m0 code 255 (NaN) on one block of a token that every query of its element sees: a latent
+// block (element 1, q_len 2) and a rope block (element 3) make every O element and LSE of that
+// element's rows NaN, as mla_decode.h states; elements 0 and 2 match the reference. At 16 heads
+// (on sm_90a the staged 16-row kernel, whose decoders write a NaN block's codes apart) and 128,
+// with short caches (one CTA an element) and long ones (several splits: the reduce keeps NaN).
+// The outputs start as zeros, so a row left unwritten fails too.
+TEST_P(GpuMxfp4Extremes, ScaleCode255MakesItsRowsNaN) {
+    SKIP_WITHOUT_GPU();
+    for (int heads : {16, 128}) {
+        for (int len : {300, 5000}) {
+            SCOPED_TRACE(trace("heads", heads) + ", " + trace("kv_len", len));
+            HostProblem host =
+                make_problem(make_spec(GetParam(), heads, {len, len, len, len}, {1, 2, 1, 1}, 17));
+            ASSERT_FALSE(host.spec.paged);
+            const auto set_nan_code = [&](int b, int tok, int block) {
+                const int64_t slot = host.kv_indptr[b] + tok;
+                host.kv_block_scales[slot * host.kv_block_scale_stride + block] = 255;
+            };
+            set_nan_code(1, 37, 5);        // dims 160..191
+            set_nan_code(3, len - 3, 17);  // dims 544..575 (rope)
+            const Reference ref = run_reference(host);
+            DeviceProblem dev(host);
+            dev.poison_outputs(0x00);
+            ASSERT_TRUE(run_on_gpu(dev, Api::kFwd));
+            const std::vector<float> o = dev.download_o(), lse = dev.download_lse();
+            constexpr int64_t kDv = MLA_HEAD_DIM_V;
+            for (int b = 0; b < 4; ++b) {
+                const int q0 = host.qo_indptr[b], q_len = host.qo_indptr[b + 1] - q0;
+                const int64_t row0 = static_cast<int64_t>(q0) * heads;
+                const int64_t rows = static_cast<int64_t>(q_len) * heads;
+                SCOPED_TRACE(trace("element", b));
+                if (b == 1 || b == 3) {
+                    int64_t finite_o = 0, finite_lse = 0;
+                    for (int64_t i = row0 * kDv; i < (row0 + rows) * kDv; ++i)
+                        finite_o += !std::isnan(o[i]);
+                    for (int64_t i = row0; i < row0 + rows; ++i) finite_lse += !std::isnan(lse[i]);
+                    EXPECT_EQ(finite_o, 0) << "O elements that are not NaN";
+                    EXPECT_EQ(finite_lse, 0) << "LSE values that are not NaN";
+                } else {
+                    EXPECT_TRUE(check_o(o.data() + row0 * kDv, ref.o.data() + row0 * kDv, q_len,
+                                        heads, Tolerance()));
+                    EXPECT_TRUE(check_lse(lse.data() + row0, ref.lse.data() + row0, rows,
+                                          Tolerance()));
+                }
+            }
+        }
+    }
+}
+
 // Scale rows 32 bytes apart (copied 16 bytes at a time), 24 (4 at a time; every other test) and
 // 19 (byte by byte), at heads 16 and 128 with q_len 1..4 (by default mma16 at 16 heads and
 // wgmma at 128; the .stage1_wgmma registration runs both on wgmma).

@@ -43,7 +43,7 @@ MLA_DEVICE void store_lse(const Params& p, const Stage1Work& w, int i, int head,
                       w.head0 + head] = lse2;
     } else if (p.lse != nullptr) {
         p.lse[static_cast<int64_t>(w.q_row + i) * p.lse_stride_token + w.head0 + head] =
-            l > 0.0f ? lse2 * kLn2 : kNegInf;
+            softmax_counts(l) ? lse2 * kLn2 : kNegInf;
     }
 }
 

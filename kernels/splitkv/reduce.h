@@ -3,7 +3,9 @@
 // float4 run of the slice, so a few rows with many splits still spread over many warps. Row r
 // reads partial rows r * max_splits .. + max_splits - 1 (work.h); a split past its element's
 // last has LSE -inf there and its partial O is neither written nor added. Weight of split s:
-// 2^(lse2_s - max_s lse2_s); a row no split saw gets O = 0 and LSE = -inf.
+// 2^(lse2_s - max_s lse2_s); a row no split saw gets O = 0 and LSE = -inf. A split with LSE NaN
+// (it saw a NaN value or score) makes the maximum, every weight but the -inf ones', O and LSE
+// NaN.
 #pragma once
 
 #include "arch/device.h"
@@ -45,9 +47,10 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     if (lane < splits) lse_lane = lse_part[lane * p.num_heads];
     float m = lse_lane;
     for (int s = lane + arch::kWarpSize; s < splits; s += arch::kWarpSize)
-        m = fmaxf(m, lse_part[s * p.num_heads]);
+        m = max_keep_nan(m, lse_part[s * p.num_heads]);
 #pragma unroll
-    for (int mask = arch::kWarpSize / 2; mask > 0; mask /= 2) m = fmaxf(m, arch::shfl_xor(m, mask));
+    for (int mask = arch::kWarpSize / 2; mask > 0; mask /= 2)
+        m = max_keep_nan(m, arch::shfl_xor(m, mask));
 
     float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     float wsum = 0.0f;
@@ -60,7 +63,7 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
             const float lse = base == 0 ? lse_lane
                               : (base + lane < splits ? lse_part[(base + lane) * p.num_heads]
                                                       : kNegInf);
-            const float w_lane = arch::fast_exp2(lse - m);
+            const float w_lane = lse == kNegInf ? 0.0f : arch::fast_exp2(lse - m);
             const int n = splits - base < arch::kWarpSize ? splits - base : arch::kWarpSize;
             constexpr int kOBatch = 8;
             for (int j0 = 0; j0 < n; j0 += kOBatch) {
@@ -72,13 +75,13 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
 #pragma unroll
                 for (int j = 0; j < kOBatch; ++j) {
                     w[j] = j0 + j < n ? arch::shfl(w_lane, j0 + j) : 0.0f;
-                    x[j] = w[j] > 0.0f ? *reinterpret_cast<const float4*>(
+                    x[j] = softmax_counts(w[j]) ? *reinterpret_cast<const float4*>(
                                              o_part + (base + j0 + j) * o_step)
                                        : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
                 }
 #pragma unroll
                 for (int j = 0; j < kOBatch; ++j) {
-                    if (w[j] > 0.0f) {
+                    if (softmax_counts(w[j])) {
                         wsum += w[j];
                         acc[0] += w[j] * x[j].x;
                         acc[1] += w[j] * x[j].y;
@@ -89,14 +92,14 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
             }
         }
     }
-    const float inv = wsum > 0.0f ? 1.0f / wsum : 0.0f;
+    const float inv = softmax_counts(wsum) ? 1.0f / wsum : 0.0f;
     uint2 packed;
     packed.x = arch::pack_bf16x2(acc[0] * inv, acc[1] * inv);
     packed.y = arch::pack_bf16x2(acc[2] * inv, acc[3] * inv);
     *reinterpret_cast<uint2*>(p.o + row * p.o_stride_token + head * p.o_stride_head + dim) = packed;
     if (p.lse != nullptr && slice == 0 && lane == 0)
         p.lse[row * p.lse_stride_token + head] =
-            wsum > 0.0f ? (m + __log2f(wsum)) * kLn2 : kNegInf;
+            softmax_counts(wsum) ? (m + __log2f(wsum)) * kLn2 : kNegInf;
 }
 
 }  // namespace mla::splitkv

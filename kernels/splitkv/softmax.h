@@ -24,7 +24,18 @@ MLA_DEVICE float softmax_rescale(float m_old, float m_new) {
     return arch::fast_exp2(m_old - softmax_offset(m_new));
 }
 
-// LSE (log2 domain) of max m and sum l; -inf when no token was seen (l == 0).
-MLA_DEVICE float softmax_lse2(float m, float l) { return l > 0.0f ? m + __log2f(l) : kNegInf; }
+// Whether a row sum (or a split's weight) counts: > 0, or NaN. A NaN value or score that a row
+// saw makes its P, hence its sum, NaN; that must reach O and LSE as NaN (mla_decode.h), not
+// read as "no token seen" (a test `l > 0` is false for NaN: the row then got LSE -inf, and the
+// reduce dropped the whole split, its result finite; GPU test ScaleCode255MakesItsRowsNaN).
+MLA_DEVICE bool softmax_counts(float l) { return !(l <= 0.0f); }
+
+// The larger of a and b, NaN if either is NaN (fmaxf returns the other one).
+MLA_DEVICE float max_keep_nan(float a, float b) { return (a > b || a != a) ? a : b; }
+
+// LSE (log2 domain) of max m and sum l; -inf when no token was seen (l == 0), NaN for a NaN l.
+MLA_DEVICE float softmax_lse2(float m, float l) {
+    return softmax_counts(l) ? m + __log2f(l) : kNegInf;
+}
 
 }  // namespace mla::splitkv
