@@ -536,7 +536,9 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
  * in the first 512 dims also the O of the other rows its CTA serves (e.g. an earlier query token's,
  * q_len > 1). Valid caches hold no such codes. MXFP4 values of magnitude >= 2^128 (e8m0 codes 253,
  * 254 with large elements) become infinite (in the e4m3fn form above they stay finite), and scale
- * code 255 (NaN) makes its block NaN; as with the NaN codes above, such a value among a token's
+ * code 255 (NaN) makes its block NaN, and so the O and LSE of every query row that sees the token
+ * (GPU-tested on both variants since 0.7.5; before, such a row's LSE read -inf and the split-KV
+ * path left the split out); as with the NaN codes above, such a value among a token's
  * first 512 dims also makes NaN the O of the rows its CTA serves that do not see the token (0 x
  * inf). O can also overflow to infinity where several tokens of similar score carry values near
  * 2^127.

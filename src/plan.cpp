@@ -208,6 +208,11 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     instead of 8 0.85x the staged kernel's time at 8; bs32 kv200 H16 at 1 split instead of
 //     4 1.11x (16.4 against 14.8 us: short caches, kept as a known loss). 1,091 of 4,320 grid
 //     shapes move (planner_choice_diff --mxfp4), 864 of them from 64 rows to 32.
+//     Since 0.7.5 (shorter decoders) 16 rows run ~1.88 us a tile (bs256 kv8192 H16 466 us); the
+//     table keeps 2.0: at 1.9 the planner halves the split count of 262 grid shapes' small
+//     batches (bs1 kv1024 H16 16 -> 8 splits), i.e. two tiles a CTA where the eighteenth
+//     session measured one as faster (bs4 kv1024 15.5 against 17.3 us): the tile time and the
+//     fixed cost want re-fitting together, from a split sweep.
 //   mma16, fp8 latent + bf16 rope (DeepSeek-V3.2): NOT measured, a guess: the fp8 kernel's
 //     2.4 us plus a little for the rope's 128-byte (not 64-byte) rows and its own four bf16
 //     MMAs per tile and warp of the second dim split: 2.6 us. Calibrate with
