@@ -69,9 +69,9 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
             for (int j0 = 0; j0 < n; j0 += kOBatch) {
                 float4 x[kOBatch];
                 float w[kOBatch];
-                // Only splits of weight > 0 are read (past the last split, and a split with
-                // LSE -inf, whose partial O may be unwritten, are not): the loads of a batch
-                // are all in flight together.
+                // Only splits of weight > 0 or NaN are read (past the last split, and a split
+                // with LSE -inf, whose partial O may be unwritten, are not): the loads of a
+                // batch are all in flight together.
 #pragma unroll
                 for (int j = 0; j < kOBatch; ++j) {
                     w[j] = j0 + j < n ? arch::shfl(w_lane, j0 + j) : 0.0f;
