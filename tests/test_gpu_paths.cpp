@@ -509,6 +509,9 @@ TEST_P(GpuMxfp4Extremes, ScaleCode254InValuesPerQueryLength) {
 // element's rows NaN, as mla_decode.h states; elements 0 and 2 match the reference. At 16 heads
 // (on sm_90a the staged 16-row kernel, whose decoders write a NaN block's codes apart) and 128,
 // with short caches (one CTA an element) and long ones (several splits: the reduce keeps NaN).
+// Element 4 is 40 tokens long with a NaN latent block: beside the long elements its split 0
+// is its only one with tokens and every later split's LSE is -inf, so a reduce whose maximum
+// dropped NaN would take -inf and write O = 0, LSE = -inf there.
 // The outputs start as zeros, so a row left unwritten fails too.
 TEST_P(GpuMxfp4Extremes, ScaleCode255MakesItsRowsNaN) {
     SKIP_WITHOUT_GPU();
@@ -516,7 +519,8 @@ TEST_P(GpuMxfp4Extremes, ScaleCode255MakesItsRowsNaN) {
         for (int len : {300, 5000}) {
             SCOPED_TRACE(trace("heads", heads) + ", " + trace("kv_len", len));
             HostProblem host =
-                make_problem(make_spec(GetParam(), heads, {len, len, len, len}, {1, 2, 1, 1}, 17));
+                make_problem(make_spec(GetParam(), heads, {len, len, len, len, 40},
+                                       {1, 2, 1, 1, 1}, 17));
             ASSERT_FALSE(host.spec.paged);
             const auto set_nan_code = [&](int b, int tok, int block) {
                 const int64_t slot = host.kv_indptr[b] + tok;
@@ -524,18 +528,19 @@ TEST_P(GpuMxfp4Extremes, ScaleCode255MakesItsRowsNaN) {
             };
             set_nan_code(1, 37, 5);        // dims 160..191
             set_nan_code(3, len - 3, 17);  // dims 544..575 (rope)
+            set_nan_code(4, 7, 3);         // dims 96..127
             const Reference ref = run_reference(host);
             DeviceProblem dev(host);
             dev.poison_outputs(0x00);
             ASSERT_TRUE(run_on_gpu(dev, Api::kFwd));
             const std::vector<float> o = dev.download_o(), lse = dev.download_lse();
             constexpr int64_t kDv = MLA_HEAD_DIM_V;
-            for (int b = 0; b < 4; ++b) {
+            for (int b = 0; b < 5; ++b) {
                 const int q0 = host.qo_indptr[b], q_len = host.qo_indptr[b + 1] - q0;
                 const int64_t row0 = static_cast<int64_t>(q0) * heads;
                 const int64_t rows = static_cast<int64_t>(q_len) * heads;
                 SCOPED_TRACE(trace("element", b));
-                if (b == 1 || b == 3) {
+                if (b == 1 || b >= 3) {
                     int64_t finite_o = 0, finite_lse = 0;
                     for (int64_t i = row0 * kDv; i < (row0 + rows) * kDv; ++i)
                         finite_o += !std::isnan(o[i]);
