@@ -19,6 +19,47 @@ inline constexpr int kReduceSliceDims = 4 * arch::kWarpSize;
 inline constexpr int kReduceSlices = kHeadDimV / kReduceSliceDims;
 static_assert(kReduceSlices * kReduceSliceDims == kHeadDimV, "slices must tile the 512 dims");
 
+// One warp's worth of splits, base .. base + kWarpSize - 1, added to a lane's acc and wsum in
+// split order: lane j holds split base + j's LSE (kNegInf past the last split), m the maximum
+// over all splits. The partial O rows are read kOBatch at a time, all in flight together, each
+// weight handed out by a shuffle; only splits of weight > 0 or NaN are read (past the last
+// split, and a split with LSE -inf, whose partial O may be unwritten, are not).
+template <int kOBatch>
+MLA_DEVICE void add_warp_of_splits(const float* o_part, int64_t o_step, int base, int splits,
+                                   float lse, float m, float (&acc)[4], float& wsum) {
+    const float w_lane = lse == kNegInf ? 0.0f : arch::fast_exp2(lse - m);
+    const int n = splits - base < arch::kWarpSize ? splits - base : arch::kWarpSize;
+    for (int j0 = 0; j0 < n; j0 += kOBatch) {
+        float4 x[kOBatch];
+        float w[kOBatch];
+#pragma unroll
+        for (int j = 0; j < kOBatch; ++j) {
+            w[j] = j0 + j < n ? arch::shfl(w_lane, j0 + j) : 0.0f;
+            x[j] = softmax_counts(w[j])
+                       ? *reinterpret_cast<const float4*>(o_part + (base + j0 + j) * o_step)
+                       : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        }
+#pragma unroll
+        for (int j = 0; j < kOBatch; ++j) {
+            if (softmax_counts(w[j])) {
+                wsum += w[j];
+                acc[0] += w[j] * x[j].x;
+                acc[1] += w[j] * x[j].y;
+                acc[2] += w[j] * x[j].z;
+                acc[3] += w[j] * x[j].w;
+            }
+        }
+    }
+}
+
+// kOBatch: partial O rows a lane has in flight at once; kLseRegs: warps' worth of split LSEs
+// each lane keeps in registers. launch_reduce picks both from the split count, and launches a
+// kernel of kLseRegs < kReduceMaxLseRegs only for at most kLseRegs * kWarpSize splits; the one
+// of kReduceMaxLseRegs takes any count (splits past its registers, which only batch-invariant
+// mode's long caches reach, have their LSE read again in the weight pass). The weights, the sums
+// and their order, and so the result bit for bit, are the same for every choice.
+inline constexpr int kReduceMaxLseRegs = 4;
+template <int kOBatch, int kLseRegs>
 __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     reduce_kernel(const Params p) {
     const int64_t unit = static_cast<int64_t>(blockIdx.x) * kReduceWarps + arch::warp_id();
@@ -36,18 +77,24 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     const int dim = slice * kReduceSliceDims + 4 * lane;
 
     // Few dependent round trips to memory (each ~0.4 us from L2, ~1 us cold): the lanes read
-    // the splits' LSEs in parallel (one round trip for up to a warp of splits) and the warp
-    // takes their maximum; then, a warp's worth of splits at a time, each lane turns its
-    // split's LSE into a weight and the partial O rows are read kOBatch at a time, all in
-    // flight together, each weight handed out by a shuffle. Splits past a warp's worth have
-    // their LSE read a second time in that pass (one more round trip, NVIDIA above 32 splits).
+    // the splits' LSEs in parallel (one round trip for up to kLseRegs warps of splits) and the
+    // warp takes their maximum; then a warp's worth of splits at a time (add_warp_of_splits).
     // Weights, sums and their order are those of a sequential loop over the splits.
     const float* lse_part = p.partial_lse + first;
-    float lse_lane = kNegInf;  // split `lane` (the first warp's worth of splits)
-    if (lane < splits) lse_lane = lse_part[lane * p.num_heads];
-    float m = lse_lane;
-    for (int s = lane + arch::kWarpSize; s < splits; s += arch::kWarpSize)
-        m = max_keep_nan(m, lse_part[s * p.num_heads]);
+    float lse_r[kLseRegs];  // split lane + k * kWarpSize
+#pragma unroll
+    for (int k = 0; k < kLseRegs; ++k) {
+        const int s = lane + k * arch::kWarpSize;
+        lse_r[k] = s < splits ? lse_part[s * p.num_heads] : kNegInf;
+    }
+    float m = lse_r[0];
+#pragma unroll
+    for (int k = 1; k < kLseRegs; ++k) m = max_keep_nan(m, lse_r[k]);
+    constexpr bool kAnySplits = kLseRegs == kReduceMaxLseRegs;
+    if constexpr (kAnySplits) {
+        for (int s = lane + kLseRegs * arch::kWarpSize; s < splits; s += arch::kWarpSize)
+            m = max_keep_nan(m, lse_part[s * p.num_heads]);
+    }
 #pragma unroll
     for (int mask = arch::kWarpSize / 2; mask > 0; mask /= 2)
         m = max_keep_nan(m, arch::shfl_xor(m, mask));
@@ -59,36 +106,17 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
         // last split) is not added.
         const float* o_part = p.partial_o + first * kHeadDimV + dim;
         const int64_t o_step = static_cast<int64_t>(p.num_heads) * kHeadDimV;
-        for (int base = 0; base < splits; base += arch::kWarpSize) {
-            const float lse = base == 0 ? lse_lane
-                              : (base + lane < splits ? lse_part[(base + lane) * p.num_heads]
-                                                      : kNegInf);
-            const float w_lane = lse == kNegInf ? 0.0f : arch::fast_exp2(lse - m);
-            const int n = splits - base < arch::kWarpSize ? splits - base : arch::kWarpSize;
-            constexpr int kOBatch = 8;
-            for (int j0 = 0; j0 < n; j0 += kOBatch) {
-                float4 x[kOBatch];
-                float w[kOBatch];
-                // Only splits of weight > 0 or NaN are read (past the last split, and a split
-                // with LSE -inf, whose partial O may be unwritten, are not): the loads of a
-                // batch are all in flight together.
 #pragma unroll
-                for (int j = 0; j < kOBatch; ++j) {
-                    w[j] = j0 + j < n ? arch::shfl(w_lane, j0 + j) : 0.0f;
-                    x[j] = softmax_counts(w[j]) ? *reinterpret_cast<const float4*>(
-                                             o_part + (base + j0 + j) * o_step)
-                                       : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-                }
-#pragma unroll
-                for (int j = 0; j < kOBatch; ++j) {
-                    if (softmax_counts(w[j])) {
-                        wsum += w[j];
-                        acc[0] += w[j] * x[j].x;
-                        acc[1] += w[j] * x[j].y;
-                        acc[2] += w[j] * x[j].z;
-                        acc[3] += w[j] * x[j].w;
-                    }
-                }
+        for (int k = 0; k < kLseRegs; ++k) {
+            if (k * arch::kWarpSize < splits)
+                add_warp_of_splits<kOBatch>(o_part, o_step, k * arch::kWarpSize, splits,
+                                            lse_r[k], m, acc, wsum);
+        }
+        if constexpr (kAnySplits) {
+            for (int base = kLseRegs * arch::kWarpSize; base < splits; base += arch::kWarpSize) {
+                const float lse = base + lane < splits ? lse_part[(base + lane) * p.num_heads]
+                                                       : kNegInf;
+                add_warp_of_splits<kOBatch>(o_part, o_step, base, splits, lse, m, acc, wsum);
             }
         }
     }
