@@ -27,6 +27,16 @@ constexpr double kBandwidthBytesPerUs = 3.6e6;  // sustained HBM read rate, byte
 constexpr double kExtraLaunchUs = 2.5;          // the split route's overhead: 2 x this
 constexpr double kSplitMustWin = 0.98;  // a split count replaces the best so far only below
                                         // this fraction of its time (worth its overheads)
+// Splits past 64 cost more than their partial O: on the H200 (twenty-second session, one
+// element of 16 heads) 128 splits instead of 64 took ~7 us more than stage 1's halved walk
+// saved, fp8 and MXFP4 alike; what in the launch, stage 1's tail or the reduce takes it was
+// not measured. So 128 splits pay only where a CTA's walk is long (>= 64k tokens, MXFP4 from
+// ~32k). Charged per split past 64.
+constexpr int kSplitsWithoutExtraCost = 64;
+constexpr double kExtraCostPerSplitUs = 0.1;
+double extra_split_us(int splits) {
+    return kExtraCostPerSplitUs * std::max(0, splits - kSplitsWithoutExtraCost);
+}
 
 size_t align_up(size_t v) { return (v + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment; }
 
@@ -62,7 +72,8 @@ double stage1_us(const SplitKvShape& s, double tile_us, int64_t waves, int64_t t
 // launch (see above), and the partial O written by stage 1 and read by the reduce.
 double split_route_us(const SplitKvShape& s, int splits) {
     const double partial_bytes = static_cast<double>(s.total_q) * splits * s.num_heads * 512.0 * 4.0;
-    return 2.0 * kExtraLaunchUs + 2.0 * partial_bytes / kBandwidthBytesPerUs;
+    return 2.0 * kExtraLaunchUs + 2.0 * partial_bytes / kBandwidthBytesPerUs +
+           extra_split_us(splits);
 }
 
 // The split-KV workspace of `row_splits` (query row, split) pairs of `heads` heads: the partial
@@ -152,11 +163,11 @@ namespace {
 //  (1) What the choice implies. plan_split_kv keeps s only if predict(s) < 0.98 predict(1) and
 //      predict(s) < predict(s') for every s' < s (s beat by 2% a best that was at most
 //      predict(s') if s' was ever the best, and at most predict(s') / 0.98 if it was not).
-//      predict(s) = stage1(s) + 2 launches + c * total_q * s (c: the partial O of one query
-//      row, written and read) and predict(1) = stage1(1), where stage1 does not depend on
-//      total_q, so
-//          total_q < L(s) = min( (0.98 stage1(1) - stage1(s) - 2 launches) / (c s),
-//                                min over 1 < s' < s of (stage1(s') - stage1(s)) / (c (s - s')) ),
+//      predict(s) = stage1(s) + 2 launches + c * total_q * s + e(s) (c: the partial O of one
+//      query row, written and read; e: extra_split_us, 0 up to 64 splits, nondecreasing) and
+//      predict(1) = stage1(1), where stage1 does not depend on total_q, so with S = stage1 + e
+//          total_q < L(s) = min( (0.98 stage1(1) - S(s) - 2 launches) / (c s),
+//                                min over 1 < s' < s of (S(s') - S(s)) / (c (s - s')) ),
 //      and the pairs of (batch b, q_len, tiles t, s) are at most s * min(L(s), b * q_len (total_q
 //      sums b lengths <= q_len), the largest total_q). stage1 sees q_len only through the row
 //      groups, so each row-group count is taken at its longest q_len.
@@ -166,7 +177,8 @@ namespace {
 //      stage1(s) >= n (t tau + s f) / U on U units): a batch whose stage1(1) leaves no gain
 //      worth the pairs found so far is skipped at once; for each s, lines in t above the terms of
 //      L(s) for s' = 1 and for the counts with the fewest waves per split below s leave the
-//      interval of t where L(s) could beat the best so far, and only that is evaluated.
+//      interval of t where L(s) could beat the best so far, and only that is evaluated (the
+//      lines leave e out: e(s') - e(s) <= 0 only lowers L(s)).
 // stage1 is predict_split_kv_us's own arithmetic (stage1_us), and every limit gets a slack
 // above the rounding of both, so the bound holds as the planner computes.
 class PairBound {
@@ -325,12 +337,13 @@ private:
 
     // (1) L(s) at t tiles, exactly as the planner computes its terms.
     void evaluate(int s, int64_t t, int64_t rows_max, int records) {
-        const double stage1_s = stage1(s, t);
+        const double stage1_s = stage1(s, t) + extra_split_us(s);
         double limit =
             (kSplitMustWin * stage1(1, t) - stage1_s - 2.0 * kExtraLaunchUs) * inv_c_[s];
         const double need = needed(s);
         const auto term = [&](int other) {
-            limit = std::min(limit, (stage1(other, t) - stage1_s) * inv_c_[s - other]);
+            limit = std::min(limit, (stage1(other, t) + extra_split_us(other) - stage1_s) *
+                                        inv_c_[s - other]);
         };
         for (int i = records - 1; i >= 0 && limit > need; --i) term(record_[i]);  // binds most
         for (int other = s - 1; other >= 2 && limit > need; --other) term(other);

@@ -35,7 +35,7 @@ struct SplitKvPlan {
     double predicted_us = 0.0;      // the cost model's estimate for the chosen split count
 };
 
-inline constexpr int kMaxSplits = 64;
+inline constexpr int kMaxSplits = 128;
 inline constexpr size_t kWorkspaceAlignment = 256;
 
 // Chooses the split count with the cost model described in planner.cpp. `forced_splits` > 0
