@@ -468,6 +468,28 @@ INSTANTIATE_TEST_SUITE_P(Formats, BatchInvariantAccuracy,
                                             ::testing::ValuesIn(kHeadCounts)),
                          param_name);
 
+// An element of 140,000 tokens beside a short one: 137 splits of 1024 tokens, past the split
+// LSEs the reduce keeps in registers (128 on NVIDIA; the AMD build's 64-lane warps keep 256),
+// so the rest are read again in its weight pass. fp8 e4m3fn cache, against the host reference.
+TEST(BatchInvariantLong, SplitsPastTheReduceRegisters) {
+    SKIP_WITHOUT_GPU();
+    ProblemSpec s = pool_spec(kFormats[1], 16, /*paged=*/false);
+    s.kv_lens = {140000, 700};
+    s.q_lens = {1, 2};
+    const HostProblem host = make_problem(s);
+    const Reference ref = run_reference(host);
+    DeviceProblem dev(host);
+    dev.params.flags = kInvariant;
+    ASSERT_EQ(mla_decode_workspace_size(&dev.params, &dev.workspace_bytes), MLA_STATUS_SUCCESS)
+        << mla_last_error_message();
+    dev.workspace = DeviceBuffer(dev.workspace_bytes);
+    const std::string line = plan_line(dev.params);
+    EXPECT_NE(line.find("splits=137"), std::string::npos) << line;
+    dev.poison_outputs(0xFF);
+    ASSERT_TRUE(run_on_gpu(dev, Api::kFwd));
+    expect_outputs_match(dev, ref);
+}
+
 // A plan made in one mode refuses runs in the other, on the device path too, and writes
 // nothing.
 TEST(BatchInvariantPlan, RefusesARunInTheOtherMode) {

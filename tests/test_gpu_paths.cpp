@@ -399,7 +399,8 @@ TEST(GpuLong, Kv131072) {
 }
 
 // One element of 65536 tokens: the plan splits it more than a warp has lanes (PlanCreate.
-// OneLongElementSplitsPastOneWarpOfLanes), so the reduce reads the LSEs in two passes.
+// OneLongElementSplitsPastOneWarpOfLanes; 94 on the H200), so the reduce takes its kernel for
+// many splits (32 partial O rows in flight, the LSEs of up to 4 warps' worth in registers).
 TEST(GpuLong, OneElementOfManySplits) {
     SKIP_WITHOUT_GPU();
     expect_matches_reference(make_spec(kFp8Fn, 16, {65536}, {}, 27), Tolerance(), Api::kPlan);
