@@ -309,6 +309,38 @@ TEST(WorkspaceBound, CoversEveryShapeUnderSmallLargestShapes) {
                 median, ratios.back(), ratios.size());
 }
 
+// Small batches of long caches (up to 140K tokens), where plans take more than 64 splits and
+// the cost of splits past 64 (planner.cpp) enters the bound's search: every shape under 10
+// random largest ones stays under the bound, and the draw has plans of more than 64 splits.
+TEST(WorkspaceBound, CoversEveryShapeUnderSmallBatchesOfLongCaches) {
+    std::mt19937 rng(20261203);
+    const auto pick = [&](int lo, int hi) {
+        return std::uniform_int_distribution<int>(lo, hi)(rng);
+    };
+    const int heads[] = {8, 16, 32}, units[] = {132, 304, 78};
+    int past64 = 0;
+    for (int i = 0; i < 10; ++i) {
+        Largest m;
+        m.batch = pick(1, 3);
+        m.q_len = pick(1, 2);
+        m.total_q = pick(m.q_len, m.batch * m.q_len);
+        m.kv_len = pick(20000, 140000);
+        m.heads = heads[pick(0, 2)];
+        m.units = units[pick(0, 2)];
+        m.cost = kCandidates[pick(0, 9)];
+        SCOPED_TRACE(describe(m));
+        const size_t bound = mla::split_kv_workspace_bound(shape_of(m));
+        for_each_shape_under(m, [&](const mla::SplitKvShape& s) {
+            const mla::SplitKvPlan plan = mla::plan_split_kv(s);
+            past64 += plan.num_splits > 64;
+            ASSERT_LE(plan.workspace_bytes, bound)
+                << "batch " << s.batch_size << " total_q " << s.total_q << " q_len "
+                << s.max_q_len << " kv_len " << s.max_kv_len;
+        });
+    }
+    EXPECT_GT(past64, 0);
+}
+
 // Engine-sized largest shapes (batch 128, 2 query tokens, 16K tokens; 16 and 128 heads; 132
 // and 304 units; mma16 fp8 and bf16, wgmma at 64 rows): every batch and cache length at total_q
 // = batch * q_len, and other total_q for a part, stay under the bound, which is within 1.7x of
