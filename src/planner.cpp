@@ -30,8 +30,10 @@ constexpr double kSplitMustWin = 0.98;  // a split count replaces the best so fa
 // Splits past 64 cost more than their partial O: on the H200 (twenty-second session, one
 // element of 16 heads) 128 splits instead of 64 took ~7 us more than stage 1's halved walk
 // saved, fp8 and MXFP4 alike; what in the launch, stage 1's tail or the reduce takes it was
-// not measured. So 128 splits pay only where a CTA's walk is long (>= 64k tokens, MXFP4 from
-// ~32k). Charged per split past 64.
+// not measured. Charged per split past 64, linearly: an extrapolation from that one pair of
+// counts. On 132 SMs the plans it changes are batch 1 at >= 64k tokens (fp8 on wgmma) and
+// >= 32k (MXFP4), where a CTA's walk stays long; other variants' plans take counts between
+// 64 and 128 from shorter caches (fp8 mma16: 86 at 32k tokens), not measured.
 constexpr int kSplitsWithoutExtraCost = 64;
 constexpr double kExtraCostPerSplitUs = 0.1;
 double extra_split_us(int splits) {

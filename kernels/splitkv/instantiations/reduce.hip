@@ -26,6 +26,9 @@ namespace {
 
 template <int kOBatch, int kLseRegs>
 gpu::error_t launch_reduce_with(const Params& params, bool dependent, gpu::stream_t stream) {
+    // Only the widest kernel takes any split count (reduce.h); the others would leave splits out.
+    if (kLseRegs < kReduceMaxLseRegs && params.max_splits > kLseRegs * arch::kWarpSize)
+        return gpu::kErrorInvalidValue;
     const auto kernel = reduce_kernel<kOBatch, kLseRegs>;
     const unsigned grid =
         static_cast<unsigned>(reduce_ctas(static_cast<int64_t>(params.total_q) * params.num_heads));
@@ -53,9 +56,10 @@ gpu::error_t launch_reduce_with(const Params& params, bool dependent, gpu::strea
 
 // Each batch of partial O rows a lane reads is a round trip to L2: elements of many splits
 // read more at once (H200, fp8 and MXFP4, 32-64 splits: 16 or 32 rows in flight took 2-4 % off
-// bs4 kv8192 and bs1 kv16384-65536 against 8; with fewer splits the registers would only cost
-// occupancy), and past a warp's worth of splits every LSE stays in registers from the first
-// read (before, each further warp's worth was read twice, one round trip more each time).
+// bs4 kv8192 and bs1 kv16384-65536 against 8; with 8 splits or fewer the registers, 72 against
+// 168 and 215, would only cost occupancy), and past a warp's worth of splits the LSEs of up to
+// 4 warps' worth stay in registers from the first read (before, each further warp's worth was
+// read twice, one round trip more each time).
 gpu::error_t launch_reduce(const Params& params, bool dependent, gpu::stream_t stream) {
     if (params.max_splits <= 8) return launch_reduce_with<8, 1>(params, dependent, stream);
     if (params.max_splits <= arch::kWarpSize)
