@@ -47,7 +47,8 @@ for r in csv.reader(open(sys.argv[1])):  # the benchmark's own output lines are 
 t = {"stage1": [], "reduce": []}
 for r in rows:
     name, unit, value = r[4], r[-2], float(r[-1].replace(",", ""))
-    us = value * {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}.get(unit, float("nan"))
+    us = value * {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3,
+                  "msecond": 1e3}.get(unit, float("nan"))
     t["reduce" if "reduce" in name else "stage1"].append(us)
 med = {k: (statistics.median(v) if v else float("nan")) for k, v in t.items()}
 print("%-14s %-22s %6s %12.2f %12.2f" % (sys.argv[2], sys.argv[3], sys.argv[4],
