@@ -378,7 +378,7 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
         out.reduce_shared_limit =
             splitkv::reduce_spread_shared_bytes(1, 1, shared, reserved, limit);
         out.reduce_shared_bytes = splitkv::reduce_spread_shared_bytes(
-            splitkv::reduce_ctas(static_cast<int64_t>(p.total_q) * p.num_heads),
+            splitkv::reduce_ctas(static_cast<int64_t>(p.total_q) * p.num_heads, sp.num_splits),
             device.multiprocessors, shared, reserved, limit);
     }
     out.partial_o_offset = sp.partial_o_offset;

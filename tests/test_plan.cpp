@@ -930,7 +930,7 @@ TEST(PlanCreate, DependentReduceSpreadsOverTheSms) {
             << mla_last_error_message();
         ASSERT_GT(plan.num_splits, 1) << plan.description;
         ASSERT_TRUE(plan.dependent_launch) << plan.description;
-        const int64_t ctas = mla::splitkv::reduce_ctas(int64_t{batch} * 16);
+        const int64_t ctas = mla::splitkv::reduce_ctas(int64_t{batch} * 16, plan.num_splits);
         const int64_t share = (ctas + h200.multiprocessors - 1) / h200.multiprocessors;
         EXPECT_EQ(blocks_that_fit(h200.shared_bytes_per_multiprocessor,
                                   h200.reserved_shared_bytes_per_block, plan.reduce_shared_bytes),

@@ -34,8 +34,8 @@ gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFor
 // `dependent`: through gpu::launch_dependent, so that it may start while stage 1 finishes;
 // its CTAs then reserve params.reduce_shared_bytes of shared memory each.
 gpu::error_t launch_reduce(const Params& params, bool dependent, gpu::stream_t stream);
-// CTAs of the reduce for `rows` (query row, head) pairs.
-int64_t reduce_ctas(int64_t rows);
+// CTAs of the reduce for `rows` (query row, head) pairs of `max_splits` splits.
+int64_t reduce_ctas(int64_t rows, int max_splits);
 
 // The shared memory each CTA of a dependent reduce reserves (bytes, 0: none) so that at most
 // ceil(ctas / multiprocessors) of them are resident on one multiprocessor. A dependent reduce
