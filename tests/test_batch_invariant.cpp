@@ -115,8 +115,8 @@ struct Rows {
 
 // A pool on the device (DeviceProblem holds its cache, page table and Q rows).
 struct Pool {
-    Pool(const Format& f, int heads, bool paged)
-        : host(make_problem(pool_spec(f, heads, paged))), dev(host) {}
+    Pool(const Format& f, int heads, bool paged) : Pool(pool_spec(f, heads, paged)) {}
+    explicit Pool(const ProblemSpec& spec) : host(make_problem(spec)), dev(host) {}
     int q_len(int e) const { return host.qo_indptr[e + 1] - host.qo_indptr[e]; }
     int kv_len(int e) const { return host.kv_indptr[e + 1] - host.kv_indptr[e]; }
 
@@ -488,6 +488,36 @@ TEST(BatchInvariantLong, SplitsPastTheReduceRegisters) {
     dev.poison_outputs(0xFF);
     ASSERT_TRUE(run_on_gpu(dev, Api::kFwd));
     expect_outputs_match(dev, ref);
+}
+
+// Elements of 3, 9, 20, 40 and 69 splits. Alone, each takes the reduce kernel of its own split
+// count and few rows: one warp per (row, head, slice) up to 8 splits, beyond that a CTA per slice
+// with 1, 2 or 4 groups of chunks in flight. In batches: the widest (all five), 2 groups (40
+// splits), and for 9 and 20 splits among many rows a warp per slice again (32 copies of an
+// element: 1,024 or 2,048 units). Every element gets the bits it got alone: the order of the
+// reduce's sums does not depend on the kernel (reduce.h).
+TEST(BatchInvariantLong, RowsDoNotDependOnTheReduceKernel) {
+    SKIP_WITHOUT_GPU();
+    ProblemSpec s = pool_spec(kFormats[1], 16, /*paged=*/true);
+    s.kv_lens = {2500, 9000, 20000, 40000, 70000};
+    s.q_lens = {1, 2, 1, 1, 3};
+    const Pool pool(s);
+    const char* const splits[] = {"splits=3", "splits=9", "splits=20", "splits=40", "splits=69"};
+    std::vector<Rows> alone;
+    for (int e = 0; e < 5; ++e) {
+        Batch one(pool, {e}, kInvariant);
+        const std::string line = plan_line(one.params);
+        EXPECT_NE(line.find(splits[e]), std::string::npos) << line;
+        ASSERT_TRUE(one.run_fwd()) << "element " << e;
+        alone.push_back(one.rows(0));
+    }
+    for (const std::vector<int>& elements :
+         {std::vector<int>{0, 1, 2, 3, 4}, std::vector<int>{4, 0}, std::vector<int>{3, 1},
+          std::vector<int>(32, 1), std::vector<int>(32, 2)}) {
+        Batch batch(pool, elements, kInvariant);
+        ASSERT_TRUE(batch.run_fwd());
+        EXPECT_TRUE(every_element_as_alone(batch, alone)) << plan_line(batch.params);
+    }
 }
 
 // A plan made in one mode refuses runs in the other, on the device path too, and writes
