@@ -12,9 +12,11 @@
 //   (one command line)
 //   /tmp/planner_choice_diff            (prints the moved shapes, then the count, then one
 //                                        --mla_shapes list of them)
+//   LIST=1 /tmp/planner_choice_diff     (every NEW choice: diff two builds of a planner change)
 // Eighteenth session: a first argument --mxfp4 takes src/plan.cpp's MXFP4 figures as OLD and
 // NEW (and the MXFP4 cache's streamed bytes), e.g. `--mxfp4 wgmma16=2.9,2.0`.
 #include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <string>
 
@@ -103,6 +105,11 @@ int main(int argc, char** argv) {
                     const Choice a = choose(*old_costs, bs, q, kv, heads);
                     const Choice b = choose(kNew, bs, q, kv, heads);
                     ++total;
+                    if (std::getenv("LIST") != nullptr) {  // every NEW choice, for a diff of two
+                        std::printf("bs%d/kv%d/h%d/q%d %s %d\n", bs, kv, heads, q, b.name,  // builds
+                                    b.splits);
+                        continue;
+                    }
                     if (std::string(a.name) == b.name && a.splits == b.splits) continue;
                     ++moved;
                     const std::string tag = "bs" + std::to_string(bs) + "/kv" +
