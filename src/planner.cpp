@@ -29,11 +29,15 @@ constexpr double kSplitMustWin = 0.98;  // a split count replaces the best so fa
                                         // this fraction of its time (worth its overheads)
 // Splits past 64 cost more than their partial O: on the H200 (twenty-second session, one
 // element of 16 heads) 128 splits instead of 64 took ~7 us more than stage 1's halved walk
-// saved, fp8 and MXFP4 alike; what in the launch, stage 1's tail or the reduce takes it was
-// not measured. Charged per split past 64, linearly: an extrapolation from that one pair of
-// counts. On 132 SMs the plans it changes are batch 1 at >= 64k tokens (fp8 on wgmma) and
-// >= 32k (MXFP4), where a CTA's walk stays long; other variants' plans take counts between
-// 64 and 128 from shorter caches (fp8 mma16: 86 at 32k tokens), not measured.
+// saved, fp8 and MXFP4 alike. Charged per split past 64, linearly: an extrapolation from that
+// one pair of counts. On 132 SMs the plans it changes are batch 1 at >= 64k tokens (fp8 on
+// wgmma) and >= 32k (MXFP4), where a CTA's walk stays long; other variants' plans take counts
+// between 64 and 128 from shorter caches (fp8 mma16: 86 at 32k tokens), not measured. The
+// cost was the reduce's (ncu, twenty-third session: one warp per slice, 10.3 us at 64 splits,
+// 16.7 at 128); since 0.7.7's split-parallel reduce (5.8 / 8.0) 128 splits take about as long
+// as 64 at 16k tokens and ~6 % less at 64k, so this charge is now too high. A lower one also
+// moves batch-1 plans of q_len 2-4 or 32-64 heads to more rows per CTA at 128 splits, which is
+// not A/B-tested: kept until it is (docs/notes/stage1_wgmma.md, "After 0.7.7").
 constexpr int kSplitsWithoutExtraCost = 64;
 constexpr double kExtraCostPerSplitUs = 0.1;
 double extra_split_us(int splits) {
