@@ -378,8 +378,10 @@ typedef struct mla_decode_params {
  * split count is ceil(kv_len_b / 1024) and depends on nothing else), every plan uses the
  * split-KV route (stage 1 + LSE reduce, also for an element of one split) with the
  * stage-1 variant mma16 (16 heads of one query token per CTA; each row's arithmetic involves
- * only its own Q row), and the reduce combines an element's splits in split order. The
- * environment switches MLA_DECODE_NUM_SPLITS and MLA_DECODE_STAGE1 do not apply.
+ * only its own Q row), and the reduce combines an element's splits in one fixed order
+ * (chunks of 8 consecutive splits into 4 partial sums, each in split order, then added in
+ * order), whichever of its kernels the batch gets. The environment switches
+ * MLA_DECODE_NUM_SPLITS and MLA_DECODE_STAGE1 do not apply.
  * Cost: no faster variant (wgmma) and no split count fitted to the batch, so calls can take
  * longer than in the default mode, most for few elements on short caches (idle compute units)
  * and for fp8, bf16 and MXFP4 caches with 128 heads or q_len > 1 (wgmma's shapes): mla_bench
