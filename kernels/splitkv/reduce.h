@@ -1,12 +1,12 @@
 // Split-KV reduce: combines the partial results of each (query row, head) into the final bf16 O
 // and natural-log LSE, per (row, head, slice of 4 * kWarpSize dims): each lane owns one float4
-// run of the slice, so a few rows still spread over many warps; with more than kReduceChunk
-// splits a slice's splits are spread over the four warps of a CTA as well. Row r
-// reads partial rows r * max_splits .. + max_splits - 1 (work.h); a split past its element's
-// last has LSE -inf there and its partial O is neither written nor added. Weight of split s:
-// 2^(lse2_s - max_s lse2_s); a row no split saw gets O = 0 and LSE = -inf. A split with LSE NaN
-// (it saw a NaN value or score) makes the maximum, every weight but the -inf ones', O and LSE
-// NaN.
+// run of the slice, so a few rows still spread over many warps; a slice's splits are spread
+// over the four warps of a CTA as well past 32 splits, and past 8 where the rows are few
+// (launch_reduce). Row r reads partial rows r * max_splits .. + max_splits - 1 (work.h); a
+// split past its element's last has LSE -inf there and its partial O is neither written nor
+// added. Weight of split s: 2^(lse2_s - max_s lse2_s); a row no split saw gets O = 0 and
+// LSE = -inf. A split with LSE NaN (it saw a NaN value or score) makes the maximum, every weight
+// but the -inf ones', O and LSE NaN.
 #pragma once
 
 #include "arch/device.h"
