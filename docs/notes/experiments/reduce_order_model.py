@@ -280,7 +280,8 @@ def main():
             if W == 32 and s > CHUNK and not np.isnan(lse).any() and (lse != NEG_INF).any():
                 seq = sequential(lse, np.nan_to_num(o))
                 counts_["seq_compared"] += 1
-                counts_["seq_lse_differs"] += seq[2].view(np.uint32) != results[0][2][2].view(np.uint32)
+                counts_["seq_lse_differs"] += (seq[2].view(np.uint32) !=
+                                               results[0][2][2].view(np.uint32))
                 counts_["seq_o_differs"] += seq[0].tobytes() != results[0][2][0].tobytes()
     print(counts_)
     assert counts_["mismatch"] == 0 and counts_["ref_fail"] == 0
