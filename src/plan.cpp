@@ -213,6 +213,18 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     batches (bs1 kv1024 H16 16 -> 8 splits), i.e. two tiles a CTA where the eighteenth
 //     session measured one as faster (bs4 kv1024 15.5 against 17.3 us): the tile time and the
 //     fixed cost want re-fitting together, from a split sweep.
+//   wgmma, re-fitted in the twenty-fourth session (docs/perf/h200_2026-12-03_s24; the fit:
+//     docs/notes/experiments/cost_table_fit_s24.py over the split sweeps of the twenty-second
+//     and twenty-third sessions and three A/Bs, choosing among measured plans): short CTAs of
+//     32 or 64 rows cost more when they split than the table said (fp8 bs4 kv16384 H16 q_len 4:
+//     46.7 us at 64 rows and 32 splits of 8 tiles, 40.7 at 32 rows and 16 splits of 16), but
+//     not on the single-split route (bs192 kv64 H16 q_len 3: 38.3 us at 64 rows, 50.6 on
+//     mma16). So a split CTA pays split_cta_us more per wave: fp8 1 / 3 / 12 us at 16 / 32 / 64
+//     rows, MXFP4 2 / 4 / 12; and the long-CTA tile times of fp8 at 32 / 64 rows are measured
+//     ones (1.75 / 2.55, bs128 kv4096 H16 q_len 2 / bs64 kv4096 H128), MXFP4's 32 rows 2.0
+//     (bs32 kv8192 H128: 259 us for 128 tiles; 64 rows took 4.27 a tile, so 32 rows now serve
+//     bs64 kv4096 H128, 267 against 274 us). Plans measured best among those timed: fp8 62 ->
+//     78 of 85 shapes (sum of log regret 1.76 -> 0.30), MXFP4 83 -> 104 of 106 (1.65 -> 0.08).
 //   mma16, fp8 latent + bf16 rope (DeepSeek-V3.2): NOT measured, a guess: the fp8 kernel's
 //     2.4 us plus a little for the rope's 128-byte (not 64-byte) rows and its own four bf16
 //     MMAs per tile and warp of the second dim split: 2.6 us. Calibrate with
@@ -221,6 +233,7 @@ struct Stage1Cost {
     double tile_us;
     int tile_parallelism;
     double cta_fixed_us;
+    double split_cta_us = 0.0;  // SplitKvShape::split_cta_us
 };
 Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int rows) {
     if (variant == splitkv::Stage1Variant::kWgmma) {
@@ -229,19 +242,20 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         const bool fnuz = f == splitkv::KvFormat::kFp8E4M3FNUZ;
         if (f == splitkv::KvFormat::kBf16) return {rows <= 16 ? 2.05 : 3.25, 2, 3.0};
         if (f == splitkv::KvFormat::kMxfp4)
-            return rows <= 16 ? Stage1Cost{2.0, 1, 2.0}
-                              : (rows <= 32 ? Stage1Cost{2.25, 1, 4.0} : Stage1Cost{4.4, 2, 2.0});
-        if (rows <= 16) return {fnuz ? 1.84 : 1.37, 2, 2.0};
-        if (rows <= 32) return {fnuz ? 2.5 : 2.0, 2, 2.0};
-        return {fnuz ? 3.4 : 3.0, 2, 2.0};
+            return rows <= 16 ? Stage1Cost{2.0, 1, 2.0, 2.0}
+                              : (rows <= 32 ? Stage1Cost{2.0, 1, 4.0, 4.0}
+                                            : Stage1Cost{4.4, 2, 2.0, 12.0});
+        if (rows <= 16) return {fnuz ? 1.84 : 1.37, 2, 2.0, 1.0};
+        if (rows <= 32) return {fnuz ? 2.2 : 1.75, 2, 2.0, 3.0};
+        return {fnuz ? 2.9 : 2.55, 2, 2.0, 12.0};
     }
     switch (f) {
         case splitkv::KvFormat::kBf16: return {3.25, 1, 2.0};
         case splitkv::KvFormat::kFp8E4M3FN:
-        case splitkv::KvFormat::kFp8E4M3FNUZ: return {2.4, 1, 2.0};
+        case splitkv::KvFormat::kFp8E4M3FNUZ: return {2.4, 1, 2.0, 1.0};  // 16 rows' split cost
         case splitkv::KvFormat::kFp8E4M3FNBf16Rope:
         case splitkv::KvFormat::kFp8E4M3FNUZBf16Rope: return {2.6, 1, 2.0};  // a guess (above)
-        case splitkv::KvFormat::kMxfp4: return {3.3, 1, 2.0};
+        case splitkv::KvFormat::kMxfp4: return {3.3, 1, 2.0, 2.0};  // as wgmma's, 16 rows
         default: return {4.3, 1, 2.0};
     }
 }
@@ -263,7 +277,8 @@ SplitKvShape split_shape(const mla_decode_params& p, splitkv::KvFormat format,
                         device.multiprocessors,
                         rows,
                         cost.tile_parallelism,
-                        cost.cta_fixed_us};
+                        cost.cta_fixed_us,
+                        cost.split_cta_us};
 }
 
 // Batch-invariant mode (MLA_DECODE_FLAG_BATCH_INVARIANT): one variant, mma16, at its 16 rows

@@ -22,24 +22,21 @@ namespace {
 // serial walk over long caches; wave quantization makes the choice non-obvious for mid batches
 // (64 elements x 2 splits on 132 units is one wave, x 3 splits is two). A variant whose CTA works
 // on several tiles at once (SplitKvShape::tile_parallelism: tile_latency_us is then its time per
-// tile in steady state) takes as long for fewer tiles as for that many.
+// tile in steady state) takes as long for fewer tiles as for that many. A CTA that writes
+// partial O (split_cta_us, per wave) costs more than one that writes the output: fp32 rows of
+// rows_per_cta, a larger epilogue for more rows, on top of the bytes charged below.
 constexpr double kBandwidthBytesPerUs = 3.6e6;  // sustained HBM read rate, bytes per us
 constexpr double kExtraLaunchUs = 2.5;          // the split route's overhead: 2 x this
 constexpr double kSplitMustWin = 0.98;  // a split count replaces the best so far only below
                                         // this fraction of its time (worth its overheads)
-// Splits past 64 cost more than their partial O: on the H200 (twenty-second session, one
-// element of 16 heads) 128 splits instead of 64 took ~7 us more than stage 1's halved walk
-// saved, fp8 and MXFP4 alike. Charged per split past 64, linearly: an extrapolation from that
-// one pair of counts. On 132 SMs the plans it changes are batch 1 at >= 64k tokens (fp8 on
-// wgmma) and >= 32k (MXFP4), where a CTA's walk stays long; other variants' plans take counts
-// between 64 and 128 from shorter caches (fp8 mma16: 86 at 32k tokens), not measured. The
-// cost was the reduce's (ncu, twenty-third session: one warp per slice, 10.3 us at 64 splits,
-// 16.7 at 128); since 0.7.7's split-parallel reduce (5.8 / 8.0) 128 splits take about as long
-// as 64 at 16k tokens and ~6 % less at 64k, so this charge is now too high. A lower one also
-// moves batch-1 plans of q_len 2-4 or 32-64 heads to more rows per CTA at 128 splits, which is
-// not A/B-tested: kept until it is (docs/notes/stage1_wgmma.md, "After 0.7.7").
+// Splits past 64 cost a little more than their partial O: 0.03 us a split, fitted on the H200
+// (twenty-fourth session, docs/perf/h200_2026-12-03_s24): with 0.7.7's split-parallel reduce,
+// batch-1 16-row plans at 32k-131k tokens ran 0.86-0.98x the time at 86-128 splits that they
+// took at 0.1 us a split (64-121 splits); at 0 the planner also gave 128 one-tile splits to 8k
+// and 16k tokens, 1.03-1.09x slower. (0.1 was fitted to the old reduce, 10.3 us at 64 splits
+// and 16.7 at 128 under ncu, where 0.7.7's takes 5.8 / 8.0.)
 constexpr int kSplitsWithoutExtraCost = 64;
-constexpr double kExtraCostPerSplitUs = 0.1;
+constexpr double kExtraCostPerSplitUs = 0.03;
 double extra_split_us(int splits) {
     return kExtraCostPerSplitUs * std::max(0, splits - kSplitsWithoutExtraCost);
 }
@@ -108,7 +105,7 @@ double predict_split_kv_us(const SplitKvShape& s, int splits) {
     const int64_t waves = (ctas + units - 1) / units;
     const double stage1 = stage1_us(s, tile_us_of(s), waves, tiles_per_cta);
     if (splits == 1) return stage1;
-    return stage1 + split_route_us(s, splits);
+    return stage1 + static_cast<double>(waves) * s.split_cta_us + split_route_us(s, splits);
 }
 
 SplitKvPlan plan_split_kv(const SplitKvShape& shape, int forced_splits) {
@@ -170,8 +167,9 @@ namespace {
 //      predict(s) < predict(s') for every s' < s (s beat by 2% a best that was at most
 //      predict(s') if s' was ever the best, and at most predict(s') / 0.98 if it was not).
 //      predict(s) = stage1(s) + 2 launches + c * total_q * s + e(s) (c: the partial O of one
-//      query row, written and read; e: extra_split_us, 0 up to 64 splits, nondecreasing) and
-//      predict(1) = stage1(1), where stage1 does not depend on total_q, so with S = stage1 + e
+//      query row, written and read; e: extra_split_us plus split_cta_us per wave of CTAs, both
+//      nondecreasing in s, 0 for s = 1) and predict(1) = stage1(1), where stage1 does not
+//      depend on total_q, so with S = stage1 + e
 //          total_q < L(s) = min( (0.98 stage1(1) - S(s) - 2 launches) / (c s),
 //                                min over 1 < s' < s of (S(s') - S(s)) / (c (s - s')) ),
 //      and the pairs of (batch b, q_len, tiles t, s) are at most s * min(L(s), b * q_len (total_q
@@ -184,7 +182,7 @@ namespace {
 //      worth the pairs found so far is skipped at once; for each s, lines in t above the terms of
 //      L(s) for s' = 1 and for the counts with the fewest waves per split below s leave the
 //      interval of t where L(s) could beat the best so far, and only that is evaluated (the
-//      lines leave e out: e(s') - e(s) <= 0 only lowers L(s)).
+//      lines leave e out: e(s) >= 0 and e(s') - e(s) <= 0 only lower L(s)).
 // stage1 is predict_split_kv_us's own arithmetic (stage1_us), and every limit gets a slack
 // above the rounding of both, so the bound holds as the planner computes.
 class PairBound {
@@ -341,14 +339,19 @@ private:
             evaluate(s, std::min(k * s, max_tiles_), rows_max, records);
     }
 
+    // What s > 1 splits add to stage 1 besides the launches and the partial O (S - stage1).
+    double split_extra(int s) const {
+        return static_cast<double>(waves_[s]) * shape_.split_cta_us + extra_split_us(s);
+    }
+
     // (1) L(s) at t tiles, exactly as the planner computes its terms.
     void evaluate(int s, int64_t t, int64_t rows_max, int records) {
-        const double stage1_s = stage1(s, t) + extra_split_us(s);
+        const double stage1_s = stage1(s, t) + split_extra(s);
         double limit =
             (kSplitMustWin * stage1(1, t) - stage1_s - 2.0 * kExtraLaunchUs) * inv_c_[s];
         const double need = needed(s);
         const auto term = [&](int other) {
-            limit = std::min(limit, (stage1(other, t) + extra_split_us(other) - stage1_s) *
+            limit = std::min(limit, (stage1(other, t) + split_extra(other) - stage1_s) *
                                         inv_c_[s - other]);
         };
         for (int i = records - 1; i >= 0 && limit > need; --i) term(record_[i]);  // binds most

@@ -22,6 +22,8 @@ struct SplitKvShape {  // (field order is used by aggregate initialization in pl
     int tile_parallelism = 1;  // tiles a CTA works on at once (wgmma, 16 rows: one per consumer
                                // warpgroup): a CTA with fewer tiles still pays this many
     double cta_fixed_us = 2.0; // per-CTA prologue + epilogue of the variant
+    double split_cta_us = 0.0; // more per wave of CTAs when splitting (partial O of
+                               // rows_per_cta rows instead of the output; planner.cpp)
 };
 
 struct SplitKvPlan {

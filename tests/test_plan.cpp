@@ -672,7 +672,9 @@ TEST(PlanCreate, Bf16CachesRunOnWgmmaAt16Or32RowsOnly) {
 // MXFP4 caches (V from the latent rows): with the cost table of the H200 (plan.cpp), 16 query
 // rows an element take wgmma's decoder warpgroups, short caches too since the eighteenth
 // session's split sweep (bs4 kv1024: 15.5 us on wgmma with one tile a CTA, 19.5 on mma16),
-// more rows go to wgmma (bs64 kv4096 H128: 322 us at 64 rows, 885 on mma16); MXFP4 keys with
+// more rows go to wgmma (bs64 kv4096 H128: 322 us at 64 rows, 885 on mma16), at 32 rows a CTA
+// since the twenty-fourth session (bs64 kv4096 H128 267 us against 274 at 64; bs128 kv4096 H16
+// q_len 4 268 against 275); MXFP4 keys with
 // an FP8 V cache stay on mma16 whatever the rows, and MLA_DECODE_STAGE1=wgmma cannot move them.
 TEST(PlanCreate, Mxfp4CachesTakeWgmmaForManyRowsAnElement) {
     if (!mla::stage1_variant_built(Stage1Variant::kWgmma)) GTEST_SKIP() << "no wgmma kernels";
@@ -684,9 +686,9 @@ TEST(PlanCreate, Mxfp4CachesTakeWgmmaForManyRowsAnElement) {
     const Case cases[] = {
         {4, 1024, 16, 1, Stage1Variant::kWgmma, 16},
         {256, 8192, 16, 1, Stage1Variant::kWgmma, 16},
-        {64, 4096, 128, 1, Stage1Variant::kWgmma, 64},
+        {64, 4096, 128, 1, Stage1Variant::kWgmma, 32},
         {128, 4096, 16, 2, Stage1Variant::kWgmma, 32},
-        {128, 4096, 16, 4, Stage1Variant::kWgmma, 64},
+        {128, 4096, 16, 4, Stage1Variant::kWgmma, 32},
     };
     static const char v_rows[16] = {};  // never read here
     for (const Case& c : cases) {
@@ -789,8 +791,10 @@ mla_decode_params problem_of(int batch, int total_q, int q_len, int kv_len, int 
 // environment may force: the plans of sampled problems under a largest one (the largest
 // itself, its batches at full length, random ones) need no more than plan_workspace_bound;
 // in batch-invariant mode and with forced splits the bound is the largest problem's own; in
-// the default mode it is within 2.5x of the largest plan found over every batch and a grid of
-// lengths.
+// the default mode it is within 3x of the largest plan found over every batch and a grid of
+// lengths. (At most 1.86x until the twenty-fourth session's cost table; since, the plans found
+// split less and the bound, set by mma16's candidate, which splits the most, moved little:
+// fp8 at 16 heads 77.0 -> 73.5 MB, 2.84x the largest plan found.)
 TEST(PlanWorkspaceBound, CoversThePlansOfEveryProblemUnderTheLargest) {
     mla::PlanOptions forced_splits, forced_variant;
     forced_splits.forced_splits = 5;
@@ -858,7 +862,7 @@ TEST(PlanWorkspaceBound, CoversThePlansOfEveryProblemUnderTheLargest) {
                         ASSERT_GT(most, 0u);
                         ++splitting;
                         const double ratio = static_cast<double>(bound) / static_cast<double>(most);
-                        EXPECT_LE(ratio, 2.5);
+                        EXPECT_LE(ratio, 3.0);
                         worst = std::max(worst, ratio);
                     }
                 }

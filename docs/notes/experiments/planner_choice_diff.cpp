@@ -31,16 +31,25 @@ struct Cost {
     int parallelism;
     double fixed_us;
     int rows;
+    double split_us = 0.0;  // SplitKvShape::split_cta_us (twenty-fourth session)
 };
-// src/plan.cpp's stage1_cost for fp8 e4m3fn: mma16, then wgmma at 16 / 32 / 64 rows.
-constexpr Cost kOld[] = {{"mma16", 2.4, 1, 2.0, 16}, {"wgmma16", 1.37, 2, 3.0, 16},
-                         {"wgmma32", 2.0, 2, 3.0, 32}, {"wgmma64", 3.0, 2, 3.0, 64}};
-Cost kNew[] = {{"mma16", 2.4, 1, 2.0, 16}, {"wgmma16", 1.37, 2, 2.0, 16},
-               {"wgmma32", 2.0, 2, 2.0, 32}, {"wgmma64", 3.0, 2, 2.0, 64}};
-// src/plan.cpp's stage1_cost for MXFP4 (--mxfp4, the table since 0.7.4; 0.7.3's wgmma16 was
-// 2.8,2.0,1 and wgmma32 3.6,2.0,2): OLD, and NEW before the arguments.
+// src/plan.cpp's stage1_cost for fp8 e4m3fn: mma16, then wgmma at 16 / 32 / 64 rows. OLD: the
+// table of 0.7.0-0.7.7; NEW: the twenty-fourth session's (the split charge past 64 splits is
+// src/planner.cpp's, the same for both: diff LIST=1 of two builds for a change of it).
+constexpr Cost kOld[] = {{"mma16", 2.4, 1, 2.0, 16}, {"wgmma16", 1.37, 2, 2.0, 16},
+                         {"wgmma32", 2.0, 2, 2.0, 32}, {"wgmma64", 3.0, 2, 2.0, 64}};
+Cost kNew[] = {{"mma16", 2.4, 1, 2.0, 16, 1.0},
+               {"wgmma16", 1.37, 2, 2.0, 16, 1.0},
+               {"wgmma32", 1.75, 2, 2.0, 32, 3.0},
+               {"wgmma64", 2.55, 2, 2.0, 64, 12.0}};
+// src/plan.cpp's stage1_cost for MXFP4 (--mxfp4; 0.7.4-0.7.7 as OLD; 0.7.3's wgmma16 was
+// 2.8,2.0,1 and wgmma32 3.6,2.0,2), and NEW before the arguments.
 Cost kOldMxfp4[] = {{"mma16", 3.3, 1, 2.0, 16}, {"wgmma16", 2.0, 1, 2.0, 16},
                     {"wgmma32", 2.25, 1, 4.0, 32}, {"wgmma64", 4.4, 2, 2.0, 64}};
+constexpr Cost kNewMxfp4[] = {{"mma16", 3.3, 1, 2.0, 16, 2.0},
+                              {"wgmma16", 2.0, 1, 2.0, 16, 2.0},
+                              {"wgmma32", 2.0, 1, 4.0, 32, 4.0},
+                              {"wgmma64", 4.4, 2, 2.0, 64, 12.0}};
 splitkv::KvFormat g_format = splitkv::KvFormat::kFp8E4M3FN;
 
 struct Choice {
@@ -54,7 +63,8 @@ Choice choose(const Cost (&costs)[4], int bs, int q, int kv, int heads) {
     for (const Cost& k : costs) {
         const SplitKvShape shape{bs, bs * q, q, kv, heads,
                                  splitkv::kv_traits(g_format).streamed_bytes,
-                                 k.tile_us, 64, 132, k.rows, k.parallelism, k.fixed_us};
+                                 k.tile_us, 64, 132, k.rows, k.parallelism, k.fixed_us,
+                                 k.split_us};
         const SplitKvPlan plan = plan_split_kv(shape, 0);
         if (plan.predicted_us < best) {
             best = plan.predicted_us;
@@ -73,7 +83,7 @@ int main(int argc, char** argv) {
     if (argc > 1 && std::string(argv[1]) == "--mxfp4") {
         g_format = splitkv::KvFormat::kMxfp4;
         old_costs = &kOldMxfp4;
-        for (int k = 0; k < 4; ++k) kNew[k] = kOldMxfp4[k];
+        for (int k = 0; k < 4; ++k) kNew[k] = kNewMxfp4[k];
         first = 2;
     }
     for (int i = first; i < argc; ++i) {
