@@ -151,7 +151,8 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 }
 
 // The cost table of stage 1 per (variant, format, rows per CTA): time per 64-token tile and CTA
-// when not bandwidth bound, the tiles a CTA works on at once, and the per-CTA fixed cost.
+// when not bandwidth bound, the tiles a CTA works on at once, the per-CTA fixed cost, and what a
+// wave of CTAs costs more when it splits (split_cta_us; since the twenty-fourth session).
 // Measured on the H200 (132 SMs, the only GPU this project runs on; AMD uses the same figures):
 //   mma16: bench/split_sweep.sh, the same with 4 or 256 CTAs resident: fp8 2.4 us, bf16 3.25,
 //     MXFP4 3.3, MXFP4-K/fp8-V 4.3 per tile.
@@ -165,10 +166,11 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     kv1024 H16 at 13.6 us on wgmma with 2 tiles a CTA (8 splits) against 14.7 on mma16 with
 //     1 (16 splits), where 3.0 chose mma16; in the thirteenth session's A/Bs (bench/ab.py on the
 //     shapes a table change moves) every move from mma16 to wgmma at 16 rows won (0.61-0.91x
-//     the time; 6 shapes, bf16 and fp8 Q). The 32- and 64-row tile times stay as they are,
-//     though long CTAs now take 1.75 / 2.55 us a tile: with those figures the planner moved
-//     small batches from 16 rows to 32 or 64 with more splits, and those moves lost
-//     (1.02-1.11x): a short CTA of many rows costs more than its tiles.
+//     the time; 6 shapes, bf16 and fp8 Q). (Thirteenth session: with the long-CTA tile times
+//     of 32 / 64 rows, 1.75 / 2.55 us, the planner moved small batches from 16 rows to 32 or
+//     64 with more splits, and those moves lost, 1.02-1.11x: a short CTA of many rows costs
+//     more than its tiles when it splits. The twenty-fourth session's split_cta_us, below,
+//     charges that, and the table takes the measured tile times since.)
 //   wgmma, bf16 cache (16 and 32 rows only; the H200, eighth session, bench/ab.py): 32 rows
 //     3.25 us a tile (bs64 kv4096 H128: 412 us for two waves of 64 tiles; bs128 kv4096 H16
 //     q_len 2: 212 us for one wave). 16 rows 2.05 us, a guess at 1.5x e4m3fn's: the shapes it
@@ -220,11 +222,18 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     46.7 us at 64 rows and 32 splits of 8 tiles, 40.7 at 32 rows and 16 splits of 16), but
 //     not on the single-split route (bs192 kv64 H16 q_len 3: 38.3 us at 64 rows, 50.6 on
 //     mma16). So a split CTA pays split_cta_us more per wave: fp8 1 / 3 / 12 us at 16 / 32 / 64
-//     rows, MXFP4 2 / 4 / 12; and the long-CTA tile times of fp8 at 32 / 64 rows are measured
-//     ones (1.75 / 2.55, bs128 kv4096 H16 q_len 2 / bs64 kv4096 H128), MXFP4's 32 rows 2.0
-//     (bs32 kv8192 H128: 259 us for 128 tiles; 64 rows took 4.27 a tile, so 32 rows now serve
-//     bs64 kv4096 H128, 267 against 274 us). Plans measured best among those timed: fp8 62 ->
-//     78 of 85 shapes (sum of log regret 1.76 -> 0.30), MXFP4 83 -> 104 of 106 (1.65 -> 0.08).
+//     rows, MXFP4 2 / 4 / 12 (mma16 takes wgmma's 16-row figure of its format, fp8 1 and
+//     MXFP4 2: the same partial O epilogue, not measured; its other formats and wgmma's bf16
+//     0); and the long-CTA tile times of fp8 at 32 / 64 rows are measured ones (1.75 / 2.55,
+//     bs128 kv4096 H16 q_len 2 / bs64 kv4096 H128; e4m3fnuz's 2.2 / 2.9 keep the ratios above,
+//     not measured again), MXFP4's 32 rows 2.0 (bs32 kv8192 H128: 259 us for 128 tiles in the
+//     twenty-first session; 64 rows took 4.27 a tile, so 32 rows now serve bs64 kv4096 H128,
+//     267 against 274 us). Among the plans timed per shape, the table's choice is within 2 %
+//     of the fastest for fp8 on 77 of 84 shapes (0.7.7's: 61; sum of log regret 1.76 -> 0.30)
+//     and MXFP4 on 104 of 106 (83; 1.65 -> 0.08), in sample; the worst left are fp8 small
+//     batches of short caches at 16 rows where 32 won by 3-5 % (bs8 kv1024 H128, bs4 kv1024
+//     H64 q_len 4). Out of sample (22 moved shapes no fit used): 0.90-1.04x the time of 0.7.7's
+//     plans, geomean 0.96.
 //   mma16, fp8 latent + bf16 rope (DeepSeek-V3.2): NOT measured, a guess: the fp8 kernel's
 //     2.4 us plus a little for the rope's 128-byte (not 64-byte) rows and its own four bf16
 //     MMAs per tile and warp of the second dim split: 2.6 us. Calibrate with

@@ -29,12 +29,14 @@ constexpr double kBandwidthBytesPerUs = 3.6e6;  // sustained HBM read rate, byte
 constexpr double kExtraLaunchUs = 2.5;          // the split route's overhead: 2 x this
 constexpr double kSplitMustWin = 0.98;  // a split count replaces the best so far only below
                                         // this fraction of its time (worth its overheads)
-// Splits past 64 cost a little more than their partial O: 0.03 us a split, fitted on the H200
-// (twenty-fourth session, docs/perf/h200_2026-12-03_s24): with 0.7.7's split-parallel reduce,
-// batch-1 16-row plans at 32k-131k tokens ran 0.86-0.98x the time at 86-128 splits that they
-// took at 0.1 us a split (64-121 splits); at 0 the planner also gave 128 one-tile splits to 8k
-// and 16k tokens, 1.03-1.09x slower. (0.1 was fitted to the old reduce, 10.3 us at 64 splits
-// and 16.7 at 128 under ncu, where 0.7.7's takes 5.8 / 8.0.)
+// Splits past 64 cost a little more than their partial O: 0.03 us a split, the best charge of
+// the twenty-fourth session's fit (docs/notes/experiments/cost_table_fit_s24.py; A/B-timed at
+// 0.05 and 0, not at 0.03 itself; docs/perf/h200_2026-12-03_s24): with 0.7.7's split-parallel
+// reduce, batch-1 16-row plans at 32k-131k tokens ran 0.85-0.99x the time at 86-128 splits
+// that they took at 0.1 (64-121 splits); at 0 the planner also gave 128 splits of one tile to
+// 8k tokens (MXFP4, 1.08-1.09x slower) and of two to 16k (fp8 H16 q_len 1 and H8 q_len 2
+// 1.03-1.04x slower, the rest 0.94-0.97x). (0.1 was fitted to the old reduce, 10.3 us at 64
+// splits and 16.7 at 128 under ncu, where 0.7.7's takes 5.8 / 8.0.)
 constexpr int kSplitsWithoutExtraCost = 64;
 constexpr double kExtraCostPerSplitUs = 0.03;
 double extra_split_us(int splits) {

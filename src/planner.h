@@ -23,7 +23,8 @@ struct SplitKvShape {  // (field order is used by aggregate initialization in pl
                                // warpgroup): a CTA with fewer tiles still pays this many
     double cta_fixed_us = 2.0; // per-CTA prologue + epilogue of the variant
     double split_cta_us = 0.0; // more per wave of CTAs when splitting (partial O of
-                               // rows_per_cta rows instead of the output; planner.cpp)
+                               // rows_per_cta rows instead of the output; planner.cpp); >= 0:
+                               // the workspace bound relies on it
 };
 
 struct SplitKvPlan {

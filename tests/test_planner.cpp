@@ -195,20 +195,26 @@ TEST(PlannerInvariant, OneSplitElementsPayForTheReduce) {
 // ---- workspace bounds across shapes (mla_decode_workspace_bound) ------------------------------
 
 // The stage-1 cost candidates plan.cpp hands the planner (its cost table per format, variant
-// and rows per CTA).
+// and rows per CTA; the table of the twenty-fourth session, with its split CTAs' extra cost).
 struct Candidate {
     KvFormat format;
     double tile_us;
     int parallelism;
     double fixed_us;
     int rows;
+    double split_cta_us;
 };
 constexpr Candidate kCandidates[] = {
-    {KvFormat::kFp8E4M3FN, 2.4, 1, 2.0, 16},    {KvFormat::kBf16, 3.25, 1, 2.0, 16},
-    {KvFormat::kMxfp4, 3.3, 1, 2.0, 16},        {KvFormat::kMxfp4Fp8E4M3FN, 4.3, 1, 2.0, 16},
-    {KvFormat::kFp8E4M3FN, 1.37, 2, 2.0, 16},   {KvFormat::kFp8E4M3FN, 2.0, 2, 2.0, 32},
-    {KvFormat::kFp8E4M3FN, 3.0, 2, 2.0, 64},    {KvFormat::kFp8E4M3FNBf16Rope, 2.6, 1, 2.0, 16},
-    {KvFormat::kMxfp4, 3.6, 2, 2.0, 32},        {KvFormat::kMxfp4, 4.4, 2, 2.0, 64},
+    {KvFormat::kFp8E4M3FN, 2.4, 1, 2.0, 16, 1.0},
+    {KvFormat::kBf16, 3.25, 1, 2.0, 16, 0.0},
+    {KvFormat::kMxfp4, 3.3, 1, 2.0, 16, 2.0},
+    {KvFormat::kMxfp4Fp8E4M3FN, 4.3, 1, 2.0, 16, 0.0},
+    {KvFormat::kFp8E4M3FN, 1.37, 2, 2.0, 16, 1.0},
+    {KvFormat::kFp8E4M3FN, 1.75, 2, 2.0, 32, 3.0},
+    {KvFormat::kFp8E4M3FN, 2.55, 2, 2.0, 64, 12.0},
+    {KvFormat::kFp8E4M3FNBf16Rope, 2.6, 1, 2.0, 16, 0.0},
+    {KvFormat::kMxfp4, 2.0, 1, 4.0, 32, 4.0},
+    {KvFormat::kMxfp4, 4.4, 2, 2.0, 64, 12.0},
 };
 
 struct Largest {
@@ -230,6 +236,7 @@ mla::SplitKvShape shape_of(const Largest& m, int batch, int total_q, int q_len, 
     s.rows_per_cta = m.cost.rows;
     s.tile_parallelism = m.cost.parallelism;
     s.cta_fixed_us = m.cost.fixed_us;
+    s.split_cta_us = m.cost.split_cta_us;
     return s;
 }
 mla::SplitKvShape shape_of(const Largest& m) {
