@@ -16,6 +16,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'
 S23 = os.path.join(ROOT, 'docs/perf/h200_2026-12-03_s23/split_sweeps.md')
 S24 = [os.path.join(ROOT, 'docs/perf/h200_2026-12-03_s24', f) for f in
        ('ab_split_charge.csv', 'ab_cost_refit_fp8.csv', 'ab_cost_refit_mxfp4.csv')]
+# (ab_cost_refit_check_*.csv, the out-of-sample check run after the fit, are not read here)
 UNITS, BW = 132, 3.6e6
 ROW_BYTES = {'fp8_e4m3fn': 576, 'mxfp4': 306}
 
@@ -43,7 +44,10 @@ def load():
             shape = (int(r['bs']), int(r['kv_len']), int(r['heads']), int(r['q_len']))
             for side in 'abc':
                 if r.get(side + '_us'):
-                    rows, splits = r[side + '_route'].split()[1].split('/')
+                    variant, rs = r[side + '_route'].split()
+                    if variant != 'wgmma':  # the model here is wgmma's (bs192 kv64: mma16)
+                        continue
+                    rows, splits = rs.split('/')
                     add(r['kv_format'], shape, int(rows), int(splits), float(r[side + '_us']), 0)
     for plans in pts.values():  # the newest source of a plan only; 0.7.6 up to 16 splits
         for rs, v in list(plans.items()):
