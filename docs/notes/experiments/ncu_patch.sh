@@ -16,15 +16,8 @@ trap pack EXIT
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)  # this script is docs/notes/experiments/ncu_patch.sh
 cd "$ROOT" || exit 1
 F=${MLA_NCU_FORMAT:-fp8_e4m3fn}
-CM="-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a -DMLA_BACKEND=cuda"
-S=$(mktemp -d /tmp/ncu_src.XXXX); B=$(mktemp -d /tmp/ncu_build.XXXX)
-tar --exclude='./build*' --exclude=./.git -cf - . | tar -xf - -C "$S"
-if [ $# -ge 1 ]; then
-  (cd "$S" && patch -p1 --batch < "$(realpath -e "$1")") > "$W/patch.log" 2>&1 \
-    || { echo "PATCH FAILED"; cat "$W/patch.log"; exit 1; }
-fi
-(cmake -S "$S" -B "$B" $CM && timeout 250 cmake --build "$B" -j16 --target mla_bench) \
-  > "$W/build.log" 2>&1 || { echo "BUILD FAILED"; tail -30 "$W/build.log"; exit 1; }
+. docs/notes/experiments/build_bench.sh
+B=$(build_bench "$W" "${1:-}") || exit 1
 echo "build $SECONDS s"
 for c in ${MLA_NCU_CASES:-bs64/kv4096/h128/q1}; do
   n=$(echo "$c" | tr / _)

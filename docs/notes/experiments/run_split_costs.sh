@@ -15,15 +15,8 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; W=$(mktemp -d)
 trap 'tar -czf "$OUT/split_costs.tgz" -C "$W" .' EXIT
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)  # this script is docs/notes/experiments/...
 cd "$ROOT" || exit 1
-CM="-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a -DMLA_BACKEND=cuda"
-S=$(mktemp -d /tmp/split_src.XXXX); B=$(mktemp -d /tmp/split_build.XXXX)
-tar --exclude='./build*' --exclude=./.git -cf - . | tar -xf - -C "$S"
-if [ $# -ge 1 ]; then
-  (cd "$S" && patch -p1 --batch < "$(realpath -e "$1")") > "$W/patch.log" 2>&1 \
-    || { echo "PATCH FAILED"; cat "$W/patch.log"; exit 1; }
-fi
-(cmake -S "$S" -B "$B" $CM && timeout 250 cmake --build "$B" -j16 --target mla_bench) \
-  > "$W/build.log" 2>&1 || { echo "BUILD FAILED"; tail -30 "$W/build.log"; exit 1; }
+. docs/notes/experiments/build_bench.sh
+B=$(build_bench "$W" "${1:-}") || exit 1
 echo "build $SECONDS s"
 CASES=${MLA_SPLIT_CASES:-"fp8_e4m3fn:bs1/kv16384/h16/q1:64,128 mxfp4:bs1/kv16384/h16/q1:64,128 mxfp4:bs1/kv131072/h64/q1:auto"}
 printf '%-14s %-22s %6s %12s %12s\n' format shape splits stage1_us reduce_us
