@@ -27,15 +27,19 @@
 // stages fit beside Q^T of 16 or 32 rows (18 / 36 KB), not beside 64 rows' 72 KB.
 //
 // Warpgroups (setmaxnreg moves registers from the producer to the consumers):
-//   0 and 1, consumers, alternating tiles ("seesaw"): consumer w computes S^T of tiles 2i + w
-//     for all rows (K decoded once per tile), takes the running row maxima from the other
-//     one's previous tile, and writes P^T, the rescale factors and the new maxima into its own
-//     buffer; both then add every tile to O^T for their half of the value dims (w: dims
-//     256 w .. 256 w + 255). So the score work is split over both warpgroups, the value work
-//     too, and V is decoded once per tile. A row's step of the online softmax (new maximum,
-//     rescale factor, exp2 offset) is done once per tile by the row's owner, thread n of the
-//     consumer, not by each of the 32 threads that hold the row's scores (tokens are M: a
-//     row's 64 scores lie in 8 lanes x 4 warps): bs64 kv4096 H128 185 -> 166 us.
+//   0 and 1, consumers, alternating tiles. Solo (WgmmaConfig::kSolo: 32 rows, and 16 rows of a
+//     bf16 cache; wgmma_consumer_solo): consumer w takes tiles w, w + 2, ... whole, with its
+//     own running maxima and O^T of all 512 value dims, and the two results of a row merge once
+//     in the epilogue; nothing passes between the consumers while the tiles stream.
+//     Seesaw (wgmma_consumer; 64 rows, fp8 at 16 rows, staged MXFP4): consumer w computes S^T
+//     of tiles 2i + w for all rows (K decoded once per tile), takes the running row maxima from
+//     the other one's previous tile, and writes P^T, the rescale factors and the new maxima into
+//     its own buffer; both then add every tile to O^T for their half of the value dims (w: dims 256
+//     w .. 256 w + 255). So the score work is split over both warpgroups, the value work too, and V
+//     is decoded once per tile. A row's step of the online softmax (new maximum, rescale factor,
+//     exp2 offset) is done once per tile by the row's owner, thread n of the consumer, not by each
+//     of the 32 threads that hold the row's scores (tokens are M: a row's 64 scores lie in 8 lanes
+//     x 4 warps): bs64 kv4096 H128 185 -> 166 us.
 //   2, producer: moves bytes only: 16-byte asynchronous copies (cp.async, one warp per 16 rows
 //     of a tile, a row's 512 latent bytes per instruction, the 64 rope bytes of 8 rows per
 //     instruction in CTAs of many tiles, with each row's latent copy in short ones) into a
@@ -555,7 +559,16 @@ struct WgmmaConfig {
                           (kLaunchRegs - kDecoderRegs) * kDecoderThreads >=
                       (kConsumerRegs - kLaunchRegs) * kConsumerThreads,
                   "the consumers' registers come from the producer's (and the decoder's)");
-    static constexpr int kEmptyArrivals = 4 * kConsumers;  // warps that read a stage
+    // Solo consumers (wgmma_consumer_solo): consumer w takes tiles w, w + 2, ... whole (its own
+    // running maxima, O^T of all 512 value dims), and the two results merge once per CTA: no
+    // hand-over between the consumers. Where it won (A/B on the H200): 32 rows of fp8 and bf16
+    // caches (fp8 H16 q2 bs128 kv4096 0.95x, bf16 bs64 kv4096 H128 0.78x) and 16 rows of bf16
+    // (bs256 kv8192 0.82x); 16 rows of fp8 lost 1-8 %, so they keep the seesaw. Not with the
+    // staged MXFP4 decode (its consumers' 200 registers hold no O of 512 dims), not at 64 rows
+    // (O of 512 dims would be 256 registers).
+    static constexpr bool kSolo =
+        !kStagedDecode && (kRows == 32 || (kRows == 16 && F == KvFormat::kBf16));
+    static constexpr int kEmptyArrivals = kSolo ? 4 : 4 * kConsumers;  // warps that read a stage
     static constexpr int kCols = N / 4;  // rows (N columns) a lane holds accumulators of
     // Even and odd k16 steps of S^T in two accumulator chains where the registers allow.
     static constexpr bool kSplitSChain = N <= 32;
@@ -1319,6 +1332,289 @@ MLA_DEVICE void wgmma_decoder(const WgmmaRows& rows, const WgmmaShared<Cfg>& sh,
     }
 }
 
+// ---- what both consumer forms share (wgmma_consumer, the seesaw; wgmma_consumer_solo) ---------
+namespace wgmma_detail {
+
+// Where a consumer lane's S^T rows and V words lie in a tile.
+struct ConsumerLanes {
+    int s_tok0, s_tok1;  // tile tokens of the lane's two S^T rows
+    int v_off;           // byte offset of its first V word in a tile (dims from v_lane_byte)
+    int v_pair;          // bytes from the token of PV k index 2t to that of 2t + 1
+    int v_code;          // MXFP4: the scale code of a V word, relative to it
+};
+template <class Cfg>
+MLA_DEVICE ConsumerLanes consumer_lanes(int w_dims, int wq, int g, int t4) {
+    ConsumerLanes c;
+    c.s_tok0 = 16 * wq + Cfg::s_row_token(g, 0);
+    c.s_tok1 = c.s_tok0 + 1;
+    // V^T fragments of k indices 2t, 2t+1, 2t+8, 2t+9 (t = t4): tokens s_row_token(2t, 0),
+    // s_row_token(2t+1, 0) (v_pair rows further on) and the next token of each.
+    const int v_row = Cfg::s_row_token(2 * t4, 0);
+    c.v_off = v_row * Cfg::kRowPitch + Cfg::v_lane_byte(w_dims, wq, g);
+    c.v_code = 0;
+    if constexpr (Cfg::Decode::kBlockScales) c.v_code = Cfg::Decode::v_code_delta(w_dims, wq, g);
+    c.v_pair = (Cfg::s_row_token(2 * t4 + 1, 0) - v_row) * Cfg::kRowPitch;
+    return c;
+}
+
+// The smallest token end of the CTA's valid rows: tiles below it need no mask.
+template <class Cfg>
+MLA_DEVICE int rows_min_end(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
+                            const int* end) {
+    int min_end = 1 << 30;
+    for (int n = 0; n < Cfg::N; ++n) {
+        const int ti = (rows.row0 + n) / p.num_heads - rows.t_first;
+        if (ti < work.tokens) min_end = min(min_end, end[n]);
+    }
+    return min_end;
+}
+
+// Masks the scores of tokens at or past their row's end (tile tokens from tile_tok0, relative
+// to tok_begin) where the tile reaches min_end, and writes the warp's tile maxima per row to
+// red_warp (reduce_tile_maxima).
+template <class Cfg>
+MLA_DEVICE void mask_and_tile_maxima(float (&s)[Cfg::N / 2], const ConsumerLanes& c,
+                                     int tile_tok0, int min_end, const int* end, int t4,
+                                     int lane, float* red_warp) {
+    if (tile_tok0 + Cfg::kTileTokens > min_end) {
+#pragma unroll
+        for (int k = 0; k < Cfg::N / 2; ++k) {
+            const int tok = tile_tok0 + (((k >> 1) & 1) ? c.s_tok1 : c.s_tok0);
+            if (tok >= end[Cfg::col_of(k, t4)]) s[k] = kNegInf;
+        }
+    }
+    float tmax[Cfg::kCols];
+#pragma unroll
+    for (int jj = 0; jj < Cfg::kCols; ++jj) tmax[jj] = kNegInf;
+#pragma unroll
+    for (int k = 0; k < Cfg::N / 2; ++k)
+        tmax[Cfg::slot_of(k)] = fmaxf(tmax[Cfg::slot_of(k)], s[k]);
+    reduce_tile_maxima<Cfg>(tmax, lane, red_warp);
+}
+
+// A row owner's step of the online softmax: the tile maximum (red: the 4 warps' maxima of row
+// n, unscaled) times the row's coefficient against the running maximum m_prev. Lazy rescale:
+// the running max moves only when a score passes it by more than kLazyLog2, so O is rescaled
+// rarely once the maxima settle; P stays at most 2^kLazyLog2 (to a rounding of the product
+// that forms its exponent; f16 holds it with full precision), and every quotient O / l and
+// LSE m + log2(l) is the same for any reference max. (tm - m, not tm > m + 8: m + 8 rounds for
+// |m| >= 2^27; -inf - -inf is NaN, so an all-masked row stays at -inf.) Writes the rescale
+// factor of what came before (alpha; kTokenScales: its square root: a maximum can move by more
+// than 126 binades there, a token with e8m0 code 254 after ordinary ones, and the factor
+// itself would then flush to 0 with every earlier token's weight in l; each half stays normal
+// for moves up to 252) and the row's {coefficient, -exp2 offset}; returns the new maximum and
+// whether it moved from a finite value (sums and O under m_prev = -inf are still 0).
+template <class Cfg>
+MLA_DEVICE float owner_step(const float* red, int n, float coef_own, float m_prev, bool owner,
+                            float* alpha, float2* scale, bool& moved) {
+    constexpr int N = Cfg::N;
+    float tm = fmaxf(fmaxf(red[n], red[N + n]), fmaxf(red[2 * N + n], red[3 * N + n]));
+    tm = tm == kNegInf ? kNegInf : tm * coef_own;
+    const float m_new = tm - m_prev > Cfg::kLazyLog2 ? fmaxf(m_prev, tm) : m_prev;
+    moved = owner && m_new != m_prev && m_prev != kNegInf;
+    if (owner) {
+        const float half = Cfg::Decode::kTokenScales ? 0.5f : 1.0f;
+        alpha[n] = moved ? arch::fast_exp2(half * (m_prev - softmax_offset(m_new))) : 1.0f;
+        scale[n] = make_float2(coef_own, -softmax_offset(m_new));
+    }
+    return m_new;
+}
+
+// Rescales the row sums and O^T by the factors of a tile's owners (alpha, per row; kTokenScales:
+// their square roots).
+template <class Cfg, int kBlocks>
+MLA_DEVICE void rescale_rows(const float* alpha_rows, int t4, float (&l_run)[Cfg::kCols],
+                             float (&o)[kBlocks][Cfg::N / 2]) {
+    float alpha[Cfg::kCols];
+#pragma unroll
+    for (int jj = 0; jj < Cfg::kCols; ++jj) {
+        alpha[jj] = alpha_rows[Cfg::col_of_slot(jj, t4)];
+        if constexpr (Cfg::Decode::kTokenScales) {
+            l_run[jj] = l_run[jj] * alpha[jj] * alpha[jj];  // in this order
+            alpha[jj] *= alpha[jj];  // O: a factor below 2^-126 may flush to 0
+        } else {
+            l_run[jj] *= alpha[jj];
+        }
+    }
+#pragma unroll
+    for (int mb = 0; mb < kBlocks; ++mb)
+#pragma unroll
+        for (int k = 0; k < Cfg::N / 2; ++k) o[mb][k] *= alpha[Cfg::slot_of(k)];
+}
+
+// P = exp2(s * coefficient - offset) of the lane's scores (sc: its slots' {coefficient,
+// -offset}) into P^T (f16; bf16 hi and lo) at pt_lane, their sums added to l.
+template <class Cfg>
+MLA_DEVICE void write_pt(const float (&s)[Cfg::N / 2], const float2 (&sc)[Cfg::kCols],
+                         const float (&e_tok)[2], float (&l)[Cfg::kCols], uint32_t pt_lane) {
+    namespace hw = arch::sm90;
+    constexpr int N = Cfg::N;
+    // P as 8x8 blocks: (row block h, column block j) at 2j + h; part 1: bf16 lo
+    uint32_t pf[Cfg::kPParts][N / 4];
+#pragma unroll
+    for (int k = 0; k < N / 2; k += 2) {
+        const int jj = Cfg::slot_of(k);
+        // RN(s * coefficient) - m, not an fma: m is the rounded product of the row's largest
+        // score, so its own exponent is exactly 0 and every other one <= 0 (rounding is
+        // monotonic): P <= 1 under the exact max whatever the scores' size (an fma keeps the
+        // product's rounding error: P of the max token 1.4 at scores of 2^23, inf from ~2^31).
+        const float x0 = __fadd_rn(__fmul_rn(s[k], sc[jj].x), sc[jj].y);
+        const float x1 = __fadd_rn(__fmul_rn(s[k + 1], sc[jj + 1].x), sc[jj + 1].y);
+        const float e0 = arch::fast_exp2(x0);
+        const float e1 = arch::fast_exp2(x1);
+        if constexpr (Cfg::Decode::kTokenScales) {
+            // The row sum adds 2^(u - m - e_lat) = 2^(s * coefficient - m), formed from its own
+            // exponent, not as P * 2^-e_lat: beside a token with a factor ~2^120 (e8m0 code 254)
+            // the others' P fall below f32's range (flushed to 0) while their share of the sum
+            // does not (k and k + 1 are one token). (Times 2^kSumBias: see
+            // WgmmaMxfp4StagedDecode.)
+            const float b = Cfg::Decode::kSumBias - e_tok[(k >> 1) & 1];
+            l[jj] += arch::fast_exp2(x0 + b);
+            l[jj + 1] += arch::fast_exp2(x1 + b);
+        } else {
+            l[jj] += e0;
+            l[jj + 1] += e1;
+        }
+        Cfg::Decode::p_words(e0, e1, pf[0][k / 2], pf[Cfg::kPParts - 1][k / 2]);
+    }
+    // P^T[n][kk] of PV k-step wq, kk = 8 h + g: block (h, j) transposed is the core matrix
+    // (n / 8 = j, kk / 8 = h) at 256 j + 128 h; lane L gives row L % 8 of block 4 G + L / 8,
+    // which is 16 L bytes into the step, + 512 G.
+#pragma unroll
+    for (int part = 0; part < Cfg::kPParts; ++part)
+#pragma unroll
+        for (int gq = 0; gq < N / 16; ++gq)
+            hw::stmatrix_x4_trans(pt_lane + part * Cfg::kPtBytes + 512 * gq, pf[part][4 * gq],
+                                  pf[part][4 * gq + 1], pf[part][4 * gq + 2],
+                                  pf[part][4 * gq + 3]);
+}
+
+// O^T += V^T P^T of one tile (v_tile: the stage plus the lane's v_off; its P^T in buffer pt_tile
+// of the descriptor pt_desc0's)
+// in kPasses passes of Cfg::kPairs m-block pairs (o: kPasses x 2 kPairs m-blocks; pass q takes
+// the pairs kPairs q .., kPairs q + kPairs - 1, kVPairDims apart), one k-step (16 tokens) at a
+// time, the next k-step's words loading while the products run. Once the lane's last words
+// are loaded its warp releases the stage (empty).
+template <class Cfg, int kPasses>
+MLA_DEVICE void value_products(float (&o)[2 * Cfg::kPairs * kPasses][Cfg::N / 2],
+                               const uint8_t* v_tile, const ConsumerLanes& c, uint64_t pt_desc0,
+                               int pt_tile, uint64_t* empty, int lane) {
+    namespace hw = arch::sm90;
+    constexpr int N = Cfg::N;
+    constexpr int kPairs = Cfg::kPairs;
+    constexpr bool kBlockScales = Cfg::Decode::kBlockScales;
+    static_assert(!kBlockScales || kPasses == 1, "MXFP4 words hold both pairs' dims");
+    constexpr int kUnits = 4 * kPasses;  // unit u: pass u / 4, k-step u % 4
+    // The words of one k-step's 4 tokens, per m-block pair (MXFP4: one word of 8 dims per token
+    // in vw[0], and the tokens' scale codes).
+    typename Cfg::Decode::VWord vw[kPairs][4];
+    uint32_t vcode[4];
+    auto load_v = [&](int u) {
+#pragma unroll
+        for (int pp = 0; pp < (kBlockScales ? 1 : kPairs); ++pp) {
+            const uint8_t* src = v_tile + (16 * (u % 4)) * Cfg::kRowPitch +
+                                 Cfg::v_pair_bytes() * (kPairs * (u / 4) + pp);
+            vw[pp][0] = Cfg::Decode::load_v(src);
+            vw[pp][1] = Cfg::Decode::load_v(src + c.v_pair);
+            vw[pp][2] = Cfg::Decode::load_v(src + Cfg::kRowPitch);
+            vw[pp][3] = Cfg::Decode::load_v(src + c.v_pair + Cfg::kRowPitch);
+            if constexpr (kBlockScales) {
+                vcode[0] = src[c.v_code];
+                vcode[1] = src[c.v_pair + c.v_code];
+                vcode[2] = src[Cfg::kRowPitch + c.v_code];
+                vcode[3] = src[c.v_pair + Cfg::kRowPitch + c.v_code];
+            }
+        }
+    };
+    load_v(0);
+    uint32_t ax[2][kPairs][4], ay[2][kPairs][4];  // unit u in [u & 1]
+#pragma unroll
+    for (int u = 0; u < kUnits; ++u) {
+        const int f = u & 1;
+        if constexpr (kBlockScales) {
+            Cfg::Decode::template v_fragments_all<kPairs>(vw[0], vcode, ax[f], ay[f]);
+        } else {
+#pragma unroll
+            for (int pp = 0; pp < kPairs; ++pp)
+                Cfg::Decode::v_fragments(vw[pp][0], vw[pp][1], vw[pp][2], vw[pp][3], ax[f][pp],
+                                          ay[f][pp]);
+        }
+        if (u + 1 < kUnits) {
+            load_v(u + 1);
+        } else {
+            // Every read of this stage by this warp has been issued: release it.
+            __syncwarp();
+            if (lane == 0) hw::mbarrier_arrive(empty);
+        }
+        hw::wgmma_fence();
+        constexpr arch::MmaType kType = Cfg::Decode::kValueMma;
+#pragma unroll
+        for (int part = 0; part < Cfg::kPParts; ++part) {  // bf16: P = hi + lo
+            // (The tile's P^T buffer inside the shift: a descriptor formed from a tile base first
+            // made ptxas spill 28 bytes in the 16-row fp8 seesaw.)
+            const uint64_t desc = pt_desc0 + (((pt_tile * Cfg::kPParts + part) * Cfg::kPtBytes +
+                                               (u % 4) * Cfg::kPtStepBytes) >> 4);
+#pragma unroll
+            for (int pp = 0; pp < kPairs; ++pp) {
+                const int hp = kPairs * (u / 4) + pp;  // the pair of o
+                hw::Wgmma<kType, N>::run(o[2 * hp], ax[f][pp], desc, true);
+                hw::Wgmma<kType, N>::run(o[2 * hp + 1], ay[f][pp], desc, true);
+            }
+        }
+        hw::wgmma_commit();
+        // The products of unit u - 1 are done: their fragments may be rewritten.
+        hw::wgmma_wait<1>();
+    }
+    hw::wgmma_wait<0>();
+#pragma unroll
+    for (int mb = 0; mb < 2 * kPairs * kPasses; ++mb) hw::fence_operands(o[mb]);
+}
+
+// The lane's row sums reduced over its 8 lanes g, into sum at (w * 4 + wq) * N + row.
+template <class Cfg>
+MLA_DEVICE void publish_row_sums(float (&l_run)[Cfg::kCols], int g, int t4, float* sum_warp) {
+#pragma unroll
+    for (int jj = 0; jj < Cfg::kCols; ++jj) {
+        l_run[jj] += arch::shfl_xor(l_run[jj], 4);
+        l_run[jj] += arch::shfl_xor(l_run[jj], 8);
+        l_run[jj] += arch::shfl_xor(l_run[jj], 16);
+        if (g == 0) sum_warp[Cfg::col_of_slot(jj, t4)] = l_run[jj];
+    }
+}
+
+// Row n's output (epilogue, one thread a row): its LSE from max m and sum l (bias: log2 of the
+// factor l is kept times), its O row's address (0: no such row) and scale into row_ptr /
+// row_scale.
+template <class Cfg>
+MLA_DEVICE void row_output(const Params& p, const Stage1Work& work, const WgmmaRows& rows, int n,
+                           float m, float l, float bias, uint64_t* row_ptr, float* row_scale) {
+    const int ti = (rows.row0 + n) / p.num_heads - rows.t_first;
+    uint64_t dst = 0;
+    float scale = 0.0f;
+    if (ti < work.tokens) {
+        const int head = (rows.row0 + n) % p.num_heads - work.head0;
+        scale = l > 0.0f ? p.kv_scale * Cfg::Decode::kScale * exp2_int(int(bias)) / l : 0.0f;
+        dst = single_split(work) ? reinterpret_cast<uint64_t>(final_o_row(p, work, ti, head))
+                                 : reinterpret_cast<uint64_t>(partial_o_row(p, work, ti, head));
+        store_lse(p, work, ti, head, rows.n_tiles > 0 ? m - bias : kNegInf, l);
+    }
+    row_ptr[n] = dst;
+    row_scale[n] = scale;
+}
+
+// The consumer's O^T rows (4 consecutive dims per m-block pair from dim0), bf16 in the final O
+// or fp32 in a split's partial O.
+template <class Cfg>
+MLA_DEVICE void store_o(const Stage1Work& work, const float (&o)[2 * Cfg::kPairs][Cfg::N / 2],
+                        const uint64_t* row_ptr, const float* row_scale, int t4, int dim0) {
+    if (single_split(work))
+        store_o_slots<Cfg, uint16_t>(o, row_ptr, row_scale, t4, dim0);
+    else
+        store_o_slots<Cfg, float>(o, row_ptr, row_scale, t4, dim0);
+}
+
+}  // namespace wgmma_detail
+
 // ---- consumer warpgroup w: S^T of tiles 2i + w, O^T of dims 256 w .. 256 w + 255 -----------
 template <class Cfg>
 MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
@@ -1337,11 +1633,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     float l_run[Cfg::kCols];
 #pragma unroll
     for (int jj = 0; jj < Cfg::kCols; ++jj) l_run[jj] = 0.0f;
-    int min_end = 1 << 30;
-    for (int n = 0; n < N; ++n) {
-        const int ti = (rows.row0 + n) / p.num_heads - rows.t_first;
-        if (ti < work.tokens) min_end = min(min_end, sh.end[n]);
-    }
+    const int min_end = wgmma_detail::rows_min_end<Cfg>(p, work, rows, sh.end);
     // Row ct of the CTA is owned by thread ct of each consumer (ct < N): for that consumer's
     // tiles, it alone turns the row's tile maximum into the new running maximum, the rescale
     // factor and the exp2 offset (the other 31 threads that hold the row's scores read them).
@@ -1360,17 +1652,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     for (int mb = 0; mb < 2 * kPairs; ++mb)
 #pragma unroll
         for (int i = 0; i < N / 2; ++i) o[mb][i] = 0.0f;
-    // Tile tokens of this lane's two S^T rows, and its V rows' byte offset in a tile.
-    const int s_tok0 = 16 * wq + Cfg::s_row_token(g, 0);
-    const int s_tok1 = s_tok0 + 1;
-    // V^T fragments of k indices 2t, 2t+1, 2t+8, 2t+9 (t = t4): tokens s_row_token(2t, 0),
-    // s_row_token(2t+1, 0) (v_pair rows further on) and the next token of each.
-    const int v_row = Cfg::s_row_token(2 * t4, 0);
-    const int v_off = v_row * Cfg::kRowPitch + Cfg::v_lane_byte(w, wq, g);
-    constexpr bool kBlockScales = Cfg::Decode::kBlockScales;
-    int v_code = 0;  // MXFP4: the scale code of a V word, relative to it
-    if constexpr (kBlockScales) v_code = Cfg::Decode::v_code_delta(w, wq, g);
-    const int v_pair = (Cfg::s_row_token(2 * t4 + 1, 0) - v_row) * Cfg::kRowPitch;
+    const wgmma_detail::ConsumerLanes lanes = wgmma_detail::consumer_lanes<Cfg>(w, wq, g, t4);
 
     for (int i = 0; 2 * i < rows.n_tiles; ++i) {
         const int t_own = 2 * i + w;
@@ -1390,16 +1672,16 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             const uint8_t* tile = sh.stages + stage * Cfg::kStageBytes;
             float s[N / 2], s_rope[N / 2];
             const int k_lane = Cfg::Decode::k_lane_offset(t4);
-            wgmma_detail::score_products<Cfg>(tile + s_tok0 * Cfg::kRowPitch + k_lane,
-                                              tile + s_tok1 * Cfg::kRowPitch + k_lane, t4,
+            wgmma_detail::score_products<Cfg>(tile + lanes.s_tok0 * Cfg::kRowPitch + k_lane,
+                                              tile + lanes.s_tok1 * Cfg::kRowPitch + k_lane, t4,
                                               qt_desc0, s, s_rope, &sh.full[stage], phase);
             if constexpr (kTokenScales) {
                 // u = s_latent * coefficient * 2^e_lat + s_rope * coefficient * 2^e_rope + e_lat
                 // per token (the factors from the decoders' row pads), then the l factor.
                 const float4 f0 = *reinterpret_cast<const float4*>(
-                    tile + s_tok0 * Cfg::kRowPitch + Cfg::Decode::kTokenScaleOffset);
+                    tile + lanes.s_tok0 * Cfg::kRowPitch + Cfg::Decode::kTokenScaleOffset);
                 const float4 f1 = *reinterpret_cast<const float4*>(
-                    tile + s_tok1 * Cfg::kRowPitch + Cfg::Decode::kTokenScaleOffset);
+                    tile + lanes.s_tok1 * Cfg::kRowPitch + Cfg::Decode::kTokenScaleOffset);
 #pragma unroll
                 for (int k = 0; k < N / 2; ++k) {
                     const float4& f = ((k >> 1) & 1) ? f1 : f0;
@@ -1409,24 +1691,11 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 e_tok[0] = f0.z;
                 e_tok[1] = f1.z;
             }
-            const int tile_tok0 = t_own * Cfg::kTileTokens;  // relative to tok_begin
-            if (tile_tok0 + Cfg::kTileTokens > min_end) {
-#pragma unroll
-                for (int k = 0; k < N / 2; ++k) {
-                    const int tok = tile_tok0 + (((k >> 1) & 1) ? s_tok1 : s_tok0);
-                    if (tok >= sh.end[Cfg::col_of(k, t4)]) s[k] = kNegInf;
-                }
-            }
-            float tmax[Cfg::kCols];
-#pragma unroll
-            for (int jj = 0; jj < Cfg::kCols; ++jj) tmax[jj] = kNegInf;
-#pragma unroll
-            for (int k = 0; k < N / 2; ++k)
-                tmax[Cfg::slot_of(k)] = fmaxf(tmax[Cfg::slot_of(k)], s[k]);
             // (Two buffers by round parity; since the owners read red before the second named
             // barrier of the step, one would do.)
             float* red = sh.red + (w * 2 + par) * 4 * N;
-            wgmma_detail::reduce_tile_maxima<Cfg>(tmax, lane, red + wq * N);
+            wgmma_detail::mask_and_tile_maxima<Cfg>(s, lanes, t_own * Cfg::kTileTokens, min_end,
+                                                    sh.end, t4, lane, red + wq * N);
             hw::named_barrier_sync(2 + w, 128);
 
             // 2. The owners: the running maximum before this tile (consumer 1: after consumer
@@ -1435,8 +1704,6 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             //    softmax's row step.
             if (wq < Cfg::kOwnerWarps) {
                 const int n = owner ? ct : 0;
-                float tm = fmaxf(fmaxf(red[n], red[N + n]), fmaxf(red[2 * N + n], red[3 * N + n]));
-                tm = tm == kNegInf ? kNegInf : tm * coef_own;
                 float m_prev = kNegInf;
                 if (w == 1) {
                     hw::mbarrier_wait(&sh.m_full[0], i & 1);
@@ -1444,28 +1711,11 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                 } else if (i > 0) {
                     m_prev = sh.max[(2 + (par ^ 1)) * N + n];
                 }
-                // Lazy rescale: the running max moves only when a score passes it by more than
-                // kLazyRescaleLog2, so O is rescaled rarely once the maxima settle; P stays at
-                // most 2^kLazyRescaleLog2 (to a rounding of the fma that forms its exponent; f16
-                // holds it with full precision), and every quotient O / l
-                // and LSE m + log2(l) is the same for any reference max.
-                // (tm - m, not tm > m + 8: m + 8 rounds for |m| >= 2^27; -inf - -inf is NaN, so
-                // an all-masked row stays at -inf.)
-                const float m_new = tm - m_prev > Cfg::kLazyLog2 ? fmaxf(m_prev, tm) : m_prev;
-                // Sums and O under m_prev = -inf are still 0: nothing to rescale there.
-                const bool moved = owner && m_new != m_prev && m_prev != kNegInf;
-                if (owner) {
-                    sh.max[(2 * w + par) * N + n] = m_new;
-                    // kTokenScales: the square root of the factor. A maximum can move by more
-                    // than 126 binades there (a token with e8m0 code 254 after ordinary ones:
-                    // its e_lat is in u), and the factor itself would then be below f32's
-                    // normal range, flushed to 0 with every earlier token's weight in l; each
-                    // half stays normal for moves up to 252 (wgmma_consumer's O step).
-                    const float half = kTokenScales ? 0.5f : 1.0f;
-                    sh.alpha[(2 * w + par) * N + n] =
-                        moved ? arch::fast_exp2(half * (m_prev - softmax_offset(m_new))) : 1.0f;
-                    sh.scale[w * N + n] = make_float2(coef_own, -softmax_offset(m_new));
-                }
+                bool moved = false;
+                const float m_new = wgmma_detail::owner_step<Cfg>(
+                    red, n, coef_own, m_prev, owner, sh.alpha + (2 * w + par) * N,
+                    sh.scale + w * N, moved);
+                if (owner) sh.max[(2 * w + par) * N + n] = m_new;
                 const unsigned any = __ballot_sync(0xffffffffu, moved);
                 if (lane == 0) sh.flag[(2 * w + par) * 2 + wq] = any != 0u ? 1 : 0;
                 // The maxima are out: the other consumer's owners need nothing else of this
@@ -1481,55 +1731,18 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             //    has added its previous tile; P = exp2(s * coefficient - offset).
             float2 sc[Cfg::kCols];
 #pragma unroll
-            for (int jj = 0; jj < Cfg::kCols; ++jj) sc[jj] = sh.scale[w * N + Cfg::col_of_slot(jj, t4)];
+            for (int jj = 0; jj < Cfg::kCols; ++jj)
+                sc[jj] = sh.scale[w * N + Cfg::col_of_slot(jj, t4)];
             if (i > 0) hw::mbarrier_wait(&sh.p_empty[w], (i - 1) & 1);
-            // P as 8x8 blocks: (row block h, column block j) at 2j + h; part 1: bf16 lo
-            uint32_t pf[Cfg::kPParts][N / 4];
-#pragma unroll
-            for (int k = 0; k < N / 2; k += 2) {
-                const int jj = Cfg::slot_of(k);
-                // RN(s * coefficient) - m, not an fma: m is the rounded product of the row's
-                // largest score, so its own exponent is exactly 0 and every other one <= 0
-                // (rounding is monotonic): P <= 1 under the exact max whatever the scores'
-                // size (an fma keeps the product's rounding error: P of the max token 1.4 at
-                // scores of 2^23, inf from ~2^31).
-                const float x0 = __fadd_rn(__fmul_rn(s[k], sc[jj].x), sc[jj].y);
-                const float x1 = __fadd_rn(__fmul_rn(s[k + 1], sc[jj + 1].x), sc[jj + 1].y);
-                const float e0 = arch::fast_exp2(x0);
-                const float e1 = arch::fast_exp2(x1);
-                if constexpr (kTokenScales) {
-                    // The row sum adds 2^(u - m - e_lat) = 2^(s * coefficient - m), formed from
-                    // its own exponent, not as P * 2^-e_lat: beside a token with a factor ~2^120
-                    // (e8m0 code 254) the others' P fall below f32's range (flushed to 0) while
-                    // their share of the sum does not (k and k + 1 are one token).
-                    // (Times 2^kSumBias: see WgmmaMxfp4StagedDecode.)
-                    const float b = Cfg::Decode::kSumBias - e_tok[(k >> 1) & 1];
-                    l_tile[jj] += arch::fast_exp2(x0 + b);
-                    l_tile[jj + 1] += arch::fast_exp2(x1 + b);
-                } else {
-                    l_tile[jj] += e0;
-                    l_tile[jj + 1] += e1;
-                }
-                Cfg::Decode::p_words(e0, e1, pf[0][k / 2], pf[Cfg::kPParts - 1][k / 2]);
-            }
-            // P^T[n][kk] of PV k-step wq, kk = 8 h + g: block (h, j) transposed is the core matrix
-            // (n / 8 = j, kk / 8 = h) at 256 j + 128 h; lane L gives row L % 8 of block
-            // 4 G + L / 8, which is 16 L bytes into the step, + 512 G.
-            const uint32_t pt_lane = hw::smem_addr(sh.pt + w * Cfg::kPParts * Cfg::kPtBytes +
-                                                   wq * Cfg::kPtStepBytes + 16 * lane);
-#pragma unroll
-            for (int part = 0; part < Cfg::kPParts; ++part)
-#pragma unroll
-                for (int gq = 0; gq < N / 16; ++gq)
-                    hw::stmatrix_x4_trans(pt_lane + part * Cfg::kPtBytes + 512 * gq,
-                                          pf[part][4 * gq], pf[part][4 * gq + 1],
-                                          pf[part][4 * gq + 2], pf[part][4 * gq + 3]);
+            wgmma_detail::write_pt<Cfg>(
+                s, sc, e_tok, l_tile,
+                hw::smem_addr(sh.pt + w * Cfg::kPParts * Cfg::kPtBytes + wq * Cfg::kPtStepBytes +
+                              16 * lane));
             hw::fence_proxy_async_smem();
             hw::mbarrier_arrive(&sh.p_full[w]);
         }
 
-        // 4. O^T += V^T P^T for tiles 2i and 2i + 1 in order, each after its rescale; one
-        //    k-step (16 tokens) at a time, the next k-step's words loading while the products run.
+        // 4. O^T += V^T P^T for tiles 2i and 2i + 1 in order, each after its rescale.
 #pragma unroll 1
         for (int b = 0; b < 2; ++b) {
             const int t = 2 * i + b;
@@ -1545,90 +1758,14 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             int moved = 0;
 #pragma unroll
             for (int ow = 0; ow < Cfg::kOwnerWarps; ++ow) moved |= sh.flag[(2 * b + par) * 2 + ow];
-            if (moved) {
-                float alpha[Cfg::kCols];
-#pragma unroll
-                for (int jj = 0; jj < Cfg::kCols; ++jj) {
-                    alpha[jj] = sh.alpha[(2 * b + par) * N + Cfg::col_of_slot(jj, t4)];
-                    if constexpr (kTokenScales) {  // sh.alpha holds the factor's square root
-                        l_run[jj] = l_run[jj] * alpha[jj] * alpha[jj];  // in this order
-                        alpha[jj] *= alpha[jj];  // O: a factor below 2^-126 may flush to 0
-                    } else {
-                        l_run[jj] *= alpha[jj];
-                    }
-                }
-#pragma unroll
-                for (int mb = 0; mb < 2 * kPairs; ++mb)
-#pragma unroll
-                    for (int k = 0; k < N / 2; ++k) o[mb][k] *= alpha[Cfg::slot_of(k)];
-            }
+            if (moved) wgmma_detail::rescale_rows<Cfg>(sh.alpha + (2 * b + par) * N, t4, l_run, o);
             if (b == w) {
 #pragma unroll
                 for (int jj = 0; jj < Cfg::kCols; ++jj) l_run[jj] += l_tile[jj];
             }
-
-            const uint8_t* v_tile = sh.stages + stage * Cfg::kStageBytes + v_off;
-            // The words of one k-step's 4 tokens, per m-block pair (MXFP4: one word of 8 dims
-            // per token in vw[0], and the tokens' scale codes).
-            typename Cfg::Decode::VWord vw[kPairs][4];
-            uint32_t vcode[4];
-            auto load_v = [&](int kk) {
-#pragma unroll
-                for (int pp = 0; pp < (kBlockScales ? 1 : kPairs); ++pp) {
-                    const uint8_t* src =
-                        v_tile + (16 * kk) * Cfg::kRowPitch + Cfg::v_pair_bytes() * pp;
-                    vw[pp][0] = Cfg::Decode::load_v(src);
-                    vw[pp][1] = Cfg::Decode::load_v(src + v_pair);
-                    vw[pp][2] = Cfg::Decode::load_v(src + Cfg::kRowPitch);
-                    vw[pp][3] = Cfg::Decode::load_v(src + v_pair + Cfg::kRowPitch);
-                    if constexpr (kBlockScales) {
-                        vcode[0] = src[v_code];
-                        vcode[1] = src[v_pair + v_code];
-                        vcode[2] = src[Cfg::kRowPitch + v_code];
-                        vcode[3] = src[v_pair + Cfg::kRowPitch + v_code];
-                    }
-                }
-            };
-            load_v(0);
-            uint32_t ax[2][kPairs][4], ay[2][kPairs][4];  // k-step kk in [kk & 1]
-#pragma unroll
-            for (int kk = 0; kk < 4; ++kk) {
-                const int f = kk & 1;
-                if constexpr (kBlockScales) {
-                    Cfg::Decode::template v_fragments_all<kPairs>(vw[0], vcode, ax[f], ay[f]);
-                } else {
-#pragma unroll
-                    for (int pp = 0; pp < kPairs; ++pp)
-                        Cfg::Decode::v_fragments(vw[pp][0], vw[pp][1], vw[pp][2], vw[pp][3],
-                                                  ax[f][pp], ay[f][pp]);
-                }
-                if (kk + 1 < 4) {
-                    load_v(kk + 1);
-                } else {
-                    // Every read of this stage by this warp has been issued: release it.
-                    __syncwarp();
-                    if (lane == 0) hw::mbarrier_arrive(&sh.empty[stage]);
-                }
-                hw::wgmma_fence();
-                constexpr arch::MmaType kType = Cfg::Decode::kValueMma;
-#pragma unroll
-                for (int part = 0; part < Cfg::kPParts; ++part) {  // bf16: P = hi + lo
-                    const uint64_t desc =
-                        pt_desc0 + (((b * Cfg::kPParts + part) * Cfg::kPtBytes +
-                                     kk * Cfg::kPtStepBytes) >> 4);
-#pragma unroll
-                    for (int pp = 0; pp < kPairs; ++pp) {
-                        hw::Wgmma<kType, N>::run(o[2 * pp], ax[f][pp], desc, true);
-                        hw::Wgmma<kType, N>::run(o[2 * pp + 1], ay[f][pp], desc, true);
-                    }
-                }
-                hw::wgmma_commit();
-                // The products of k-step kk - 1 are done: their fragments may be rewritten.
-                hw::wgmma_wait<1>();
-            }
-            hw::wgmma_wait<0>();
-#pragma unroll
-            for (int mb = 0; mb < 2 * kPairs; ++mb) hw::fence_operands(o[mb]);
+            wgmma_detail::value_products<Cfg, 1>(
+                o, sh.stages + stage * Cfg::kStageBytes + lanes.v_off, lanes,
+                pt_desc0, b, &sh.empty[stage], lane);
             if (b == other) {  // its P^T is read: the other consumer may write it again
                 __syncwarp();
                 if (lane == 0) hw::mbarrier_arrive(&sh.p_empty[b]);
@@ -1640,13 +1777,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     // What depends on the row alone (its sum, scale, LSE and output address) is done once per row
     // in a rolled pass and handed over in shared memory, so the unrolled per-slot stores stay
     // short: the epilogue runs once per CTA from a cold instruction cache.
-#pragma unroll
-    for (int jj = 0; jj < Cfg::kCols; ++jj) {
-        l_run[jj] += arch::shfl_xor(l_run[jj], 4);
-        l_run[jj] += arch::shfl_xor(l_run[jj], 8);
-        l_run[jj] += arch::shfl_xor(l_run[jj], 16);
-        if (g == 0) sh.sum[(w * 4 + wq) * N + Cfg::col_of_slot(jj, t4)] = l_run[jj];
-    }
+    wgmma_detail::publish_row_sums<Cfg>(l_run, g, t4, sh.sum + (w * 4 + wq) * N);
     hw::named_barrier_sync(1, Cfg::kConsumerThreads);  // both consumers are past their last tile
     // The maxima after the last tile: in the buffer of the consumer and round that had it.
     const int t_last = rows.n_tiles - 1;
@@ -1655,29 +1786,157 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     float* row_scale = sh.coef;                               // N
     const int n_me = (w * 4 + wq) * 32 + lane;
     if (n_me < N) {
-        const int ti = (rows.row0 + n_me) / p.num_heads - rows.t_first;
-        uint64_t dst = 0;
-        float scale = 0.0f;
-        if (ti < work.tokens) {
-            const int head = (rows.row0 + n_me) % p.num_heads - work.head0;
-            float l = 0.0f;
-            for (int v = 0; v < 4 * Cfg::kConsumers; ++v) l += sh.sum[v * N + n_me];
-            // kTokenScales: l is kept times 2^kSumBias (<= 2^121 / l then, no overflow).
-            const float bias = kTokenScales ? Cfg::Decode::kSumBias : 0.0f;
-            scale = l > 0.0f ? p.kv_scale * Cfg::Decode::kScale * exp2_int(int(bias)) / l : 0.0f;
-            dst = single_split(work) ? reinterpret_cast<uint64_t>(final_o_row(p, work, ti, head))
-                                     : reinterpret_cast<uint64_t>(partial_o_row(p, work, ti, head));
-            store_lse(p, work, ti, head, rows.n_tiles > 0 ? m_final[n_me] - bias : kNegInf, l);
-        }
-        row_ptr[n_me] = dst;
-        row_scale[n_me] = scale;
+        float l = 0.0f;
+        for (int v = 0; v < 4 * Cfg::kConsumers; ++v) l += sh.sum[v * N + n_me];
+        // kTokenScales: l is kept times 2^kSumBias (<= 2^121 / l then, no overflow).
+        const float bias = kTokenScales ? Cfg::Decode::kSumBias : 0.0f;
+        wgmma_detail::row_output<Cfg>(p, work, rows, n_me, m_final[n_me], l, bias, row_ptr,
+                                      row_scale);
     }
     hw::named_barrier_sync(1, Cfg::kConsumerThreads);
-    const int dim0 = Cfg::v_lane_dim(w, wq, g);
-    if (single_split(work))
-        wgmma_detail::store_o_slots<Cfg, uint16_t>(o, row_ptr, row_scale, t4, dim0);
+    wgmma_detail::store_o<Cfg>(work, o, row_ptr, row_scale, t4, Cfg::v_lane_dim(w, wq, g));
+}
+
+// ---- solo consumer warpgroup w (Cfg::kSolo): tiles w, w + 2, ... whole, then a merge ---------
+// Each consumer runs the online softmax of its own tiles alone (its row owners keep the running
+// maxima in a register), writes P^T into its own buffer and adds each tile to O^T of all 512
+// value dims (two passes of two m-block pairs a k-step: the V fragments take no more registers
+// than the seesaw's). While the tiles stream the consumers share nothing but the stage ring;
+// a consumer's only waits are on full stages and its own named barrier (tile maxima, the
+// owners' step, P^T written). After the last tile the two (m, l, O) of a row merge:
+// m = max(m_0, m_1), f_w = 2^(m_w - m); consumer w sends f_w times its O of the other's dims
+// through shared memory (the idle stages) and keeps dims 256 w .. 256 w + 255, the seesaw's
+// epilogue layout.
+template <class Cfg>
+MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
+                                    const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int w,
+                                    int wq, int lane) {
+    namespace hw = arch::sm90;
+    constexpr int N = Cfg::N;
+    constexpr int kSent = 2 * Cfg::kPairs;  // m-blocks kept (dims 256 w ..) and sent
+    static_assert(!Cfg::Decode::kBlockScales && !Cfg::Decode::kTokenScales,
+                  "solo consumers: fp8 or bf16 tiles");
+    const int g = lane >> 2, t4 = lane & 3;
+    const uint64_t qt_desc0 = hw::kmajor_desc(hw::smem_addr(sh.qt), 128, 256);
+    uint8_t* const pt_own = sh.pt + w * Cfg::kPParts * Cfg::kPtBytes;
+    const uint64_t pt_desc0 = hw::kmajor_desc(hw::smem_addr(sh.pt), 128, 256);
+    const uint32_t pt_lane = hw::smem_addr(pt_own + wq * Cfg::kPtStepBytes + 16 * lane);
+
+    float l_run[Cfg::kCols];
+#pragma unroll
+    for (int jj = 0; jj < Cfg::kCols; ++jj) l_run[jj] = 0.0f;
+    const int min_end = wgmma_detail::rows_min_end<Cfg>(p, work, rows, sh.end);
+    const int ct = wq * 32 + lane;
+    const bool owner = ct < N;
+    const float coef_own = sh.coef[owner ? ct : 0];
+    float m_run = kNegInf;  // the owner's running maximum of row ct over this consumer's tiles
+    float o[2 * kSent][N / 2];  // every value dim: m-blocks 0 .. kSent - 1 are dims 0 .. 255
+#pragma unroll
+    for (int mb = 0; mb < 2 * kSent; ++mb)
+#pragma unroll
+        for (int i = 0; i < N / 2; ++i) o[mb][i] = 0.0f;
+    const wgmma_detail::ConsumerLanes lanes = wgmma_detail::consumer_lanes<Cfg>(0, wq, g, t4);
+    float* const red = sh.red + w * 2 * 4 * N;
+    float* const alpha = sh.alpha + w * N;
+    float2* const scale = sh.scale + w * N;
+    int* const flag = sh.flag + w * 2;
+    const float e_tok[2] = {0.0f, 0.0f};
+
+    for (int t = w; t < rows.n_tiles; t += 2) {
+        const int stage = t % Cfg::kStages;
+        hw::mbarrier_wait(&sh.full[stage], (t / Cfg::kStages) & 1);
+        const uint8_t* tile = sh.stages + stage * Cfg::kStageBytes;
+        float s[N / 2], s_rope[N / 2];
+        const int k_lane = Cfg::Decode::k_lane_offset(t4);
+        wgmma_detail::score_products<Cfg>(tile + lanes.s_tok0 * Cfg::kRowPitch + k_lane,
+                                          tile + lanes.s_tok1 * Cfg::kRowPitch + k_lane, t4,
+                                          qt_desc0, s, s_rope, &sh.full[stage], 0);
+        wgmma_detail::mask_and_tile_maxima<Cfg>(s, lanes, t * Cfg::kTileTokens, min_end, sh.end,
+                                                t4, lane, red + wq * N);
+        hw::named_barrier_sync(2 + w, 128);
+        if (wq < Cfg::kOwnerWarps) {
+            bool moved = false;
+            m_run = wgmma_detail::owner_step<Cfg>(red, owner ? ct : 0, coef_own, m_run, owner,
+                                                  alpha, scale, moved);
+            const unsigned any = __ballot_sync(0xffffffffu, moved);
+            if (lane == 0) flag[wq] = any != 0u ? 1 : 0;
+        }
+        hw::named_barrier_sync(2 + w, 128);
+        // What came before, rescaled where a maximum moved; then P^T and the tile's sums.
+        int moved = 0;
+#pragma unroll
+        for (int ow = 0; ow < Cfg::kOwnerWarps; ++ow) moved |= flag[ow];
+        if (moved) wgmma_detail::rescale_rows<Cfg>(alpha, t4, l_run, o);
+        float2 sc[Cfg::kCols];
+#pragma unroll
+        for (int jj = 0; jj < Cfg::kCols; ++jj) sc[jj] = scale[Cfg::col_of_slot(jj, t4)];
+        wgmma_detail::write_pt<Cfg>(s, sc, e_tok, l_run, pt_lane);
+        hw::fence_proxy_async_smem();
+        hw::named_barrier_sync(2 + w, 128);  // P^T of all 4 warps written
+        wgmma_detail::value_products<Cfg, 2>(o, sh.stages + stage * Cfg::kStageBytes + lanes.v_off,
+                                             lanes, pt_desc0, w, &sh.empty[stage], lane);
+    }
+
+    // ---- epilogue: each row's merge, then consumer w stores dims 256 w .. 256 w + 255 --------
+    wgmma_detail::publish_row_sums<Cfg>(l_run, g, t4, sh.sum + (w * 4 + wq) * N);
+    if (owner) sh.max[w * N + ct] = m_run;
+    hw::named_barrier_sync(1, Cfg::kConsumerThreads);  // both consumers are past their last tile
+    uint64_t* row_ptr = reinterpret_cast<uint64_t*>(sh.red);  // N output rows (0: no row)
+    float* row_scale = sh.coef;                               // N
+    float* const factor = sh.alpha;                           // f_w of row n at w * N + n
+    const int n_me = (w * 4 + wq) * 32 + lane;
+    if (n_me < N) {
+        const float m0 = sh.max[n_me], m1 = sh.max[N + n_me];
+        const float m = fmaxf(m0, m1);
+        // A consumer that saw no token of the row (m_w = -inf) has l_w = 0 and O_w = 0.
+        auto weight = [&](float mw) {
+            return mw == m ? 1.0f : (mw == kNegInf ? 0.0f : arch::fast_exp2(mw - m));
+        };
+        const float f0 = weight(m0), f1 = weight(m1);
+        factor[n_me] = f0;
+        factor[N + n_me] = f1;
+        float l0 = 0.0f, l1 = 0.0f;
+        for (int v = 0; v < 4; ++v) {
+            l0 += sh.sum[v * N + n_me];
+            l1 += sh.sum[(4 + v) * N + n_me];
+        }
+        wgmma_detail::row_output<Cfg>(p, work, rows, n_me, m, l0 * f0 + l1 * f1, 0.0f, row_ptr,
+                                      row_scale);
+    }
+    hw::named_barrier_sync(1, Cfg::kConsumerThreads);
+    // The exchange, at [consumer][m-block][k][thread] (conflict-free), in the stages, which no
+    // one reads any more.
+    float fw[Cfg::kCols];
+#pragma unroll
+    for (int jj = 0; jj < Cfg::kCols; ++jj) fw[jj] = factor[w * N + Cfg::col_of_slot(jj, t4)];
+    static_assert(2 * kSent * (N / 2) * 128 * 4 <= Cfg::kStages * Cfg::kStageBytes,
+                  "the exchange fits in the stages");
+    float* const xs = reinterpret_cast<float*>(sh.stages);
+    const int tid = wq * 32 + lane;
+    float kept[kSent][N / 2];
+    auto exchange = [&](auto send_const) {  // constant indices into o: registers, not memory
+        constexpr int kSend = decltype(send_const)::value;  // the first m-block sent
+        constexpr int kKeep = kSend == 0 ? kSent : 0;
+#pragma unroll
+        for (int mb = 0; mb < kSent; ++mb)
+#pragma unroll
+            for (int k = 0; k < N / 2; ++k) {
+                xs[((w * kSent + mb) * (N / 2) + k) * 128 + tid] =
+                    o[kSend + mb][k] * fw[Cfg::slot_of(k)];
+                kept[mb][k] = o[kKeep + mb][k] * fw[Cfg::slot_of(k)];
+            }
+    };
+    if (w == 0)
+        exchange(std::integral_constant<int, kSent>{});
     else
-        wgmma_detail::store_o_slots<Cfg, float>(o, row_ptr, row_scale, t4, dim0);
+        exchange(std::integral_constant<int, 0>{});
+    hw::named_barrier_sync(1, Cfg::kConsumerThreads);
+#pragma unroll
+    for (int mb = 0; mb < kSent; ++mb)
+#pragma unroll
+        for (int k = 0; k < N / 2; ++k)
+            kept[mb][k] += xs[(((1 - w) * kSent + mb) * (N / 2) + k) * 128 + tid];
+    wgmma_detail::store_o<Cfg>(work, kept, row_ptr, row_scale, t4, Cfg::v_lane_dim(w, wq, g));
 }
 
 #endif  // MLA_ARCH_SM90
@@ -1746,7 +2005,10 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma>::kThreads, 1)
     wgmma_detail::write_q<Cfg>(p, work, rows, sh, warp, lane);
     hw::fence_proxy_async_smem();
     hw::named_barrier_sync(1, Cfg::kConsumerThreads);
-    wgmma_consumer<Cfg>(p, work, rows, sh, warp / 4, warp % 4, lane);
+    if constexpr (Cfg::kSolo)
+        wgmma_consumer_solo<Cfg>(p, work, rows, sh, warp / 4, warp % 4, lane);
+    else
+        wgmma_consumer<Cfg>(p, work, rows, sh, warp / 4, warp % 4, lane);
 #endif
 }
 
