@@ -234,6 +234,11 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     batches of short caches at 16 rows where 32 won by 3-5 % (bs8 kv1024 H128, bs4 kv1024
 //     H64 q_len 4). Out of sample (22 moved shapes no fit used): 0.90-1.04x the time of 0.7.7's
 //     plans, geomean 0.96.
+//   Solo consumers (0.7.9, twenty-fifth session; docs/perf/h200_2026-12-03_s25): wgmma's 32
+//     rows (fp8, bf16) and bf16's 16 rows now run 0.95x (fp8 bs128 kv4096 H16 q_len 2: 108.5
+//     us, ~1.66 a tile) and 0.78-0.87x (bf16 bs64 kv4096 H128: 319 us, ~2.5 a tile; bs256
+//     kv8192 H16: 599) the times above; short split CTAs at 32 rows ~2 % slower (the merge).
+//     The table is NOT re-fitted to them yet: its choices were not A/B-timed with new figures.
 //   mma16, fp8 latent + bf16 rope (DeepSeek-V3.2): NOT measured, a guess: the fp8 kernel's
 //     2.4 us plus a little for the rope's 128-byte (not 64-byte) rows and its own four bf16
 //     MMAs per tile and warp of the second dim split: 2.6 us. Calibrate with
