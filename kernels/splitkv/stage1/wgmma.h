@@ -1357,16 +1357,33 @@ MLA_DEVICE ConsumerLanes consumer_lanes(int w_dims, int wq, int g, int t4) {
     return c;
 }
 
-// The smallest token end of the CTA's valid rows: tiles below it need no mask.
+// What a consumer thread sets up before its tiles: the descriptors of Q^T and of the P^T
+// buffers, the smallest token end of the CTA's valid rows (tiles below it need no mask), and
+// the row it owns (ct < N: Cfg::kOwnerWarps warps own the N rows), with its row sums zeroed.
+struct ConsumerSetup {
+    uint64_t qt_desc0, pt_desc0;
+    int min_end;
+    int ct;
+    bool owner;
+};
 template <class Cfg>
-MLA_DEVICE int rows_min_end(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
-                            const int* end) {
-    int min_end = 1 << 30;
+MLA_DEVICE ConsumerSetup consumer_setup(const Params& p, const Stage1Work& work,
+                                        const WgmmaRows& rows, const WgmmaShared<Cfg>& sh,
+                                        int wq, int lane, float (&l_run)[Cfg::kCols]) {
+    namespace hw = arch::sm90;
+    ConsumerSetup c;
+    c.qt_desc0 = hw::kmajor_desc(hw::smem_addr(sh.qt), 128, 256);
+    c.pt_desc0 = hw::kmajor_desc(hw::smem_addr(sh.pt), 128, 256);
+#pragma unroll
+    for (int jj = 0; jj < Cfg::kCols; ++jj) l_run[jj] = 0.0f;
+    c.min_end = 1 << 30;
     for (int n = 0; n < Cfg::N; ++n) {
         const int ti = (rows.row0 + n) / p.num_heads - rows.t_first;
-        if (ti < work.tokens) min_end = min(min_end, end[n]);
+        if (ti < work.tokens) c.min_end = min(c.min_end, sh.end[n]);
     }
-    return min_end;
+    c.ct = wq * 32 + lane;
+    c.owner = c.ct < Cfg::N;
+    return c;
 }
 
 // Masks the scores of tokens at or past their row's end (tile tokens from tile_tok0, relative
@@ -1624,21 +1641,14 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     constexpr int kPairs = Cfg::kPairs;
     const int g = lane >> 2, t4 = lane & 3;
     const int other = 1 - w;
-    const uint64_t qt_desc0 = hw::kmajor_desc(hw::smem_addr(sh.qt), 128, 256);
-    const uint64_t pt_desc0 = hw::kmajor_desc(hw::smem_addr(sh.pt), 128, 256);
-
     // This consumer's share of the row sums, per column slot, under the running maxima (which
-    // live in shared memory, kept by the rows' owners); tiles below every valid row's end need
-    // no mask.
+    // live in shared memory, kept by the rows' owners). Row ct of the CTA is owned by thread ct
+    // of each consumer (ct < N): for that consumer's tiles, it alone turns the row's tile
+    // maximum into the new running maximum, the rescale factor and the exp2 offset (the other
+    // 31 threads that hold the row's scores read them).
     float l_run[Cfg::kCols];
-#pragma unroll
-    for (int jj = 0; jj < Cfg::kCols; ++jj) l_run[jj] = 0.0f;
-    const int min_end = wgmma_detail::rows_min_end<Cfg>(p, work, rows, sh.end);
-    // Row ct of the CTA is owned by thread ct of each consumer (ct < N): for that consumer's
-    // tiles, it alone turns the row's tile maximum into the new running maximum, the rescale
-    // factor and the exp2 offset (the other 31 threads that hold the row's scores read them).
-    const int ct = wq * 32 + lane;
-    const bool owner = ct < N;
+    const auto [qt_desc0, pt_desc0, min_end, ct, owner] =
+        wgmma_detail::consumer_setup<Cfg>(p, work, rows, sh, wq, lane, l_run);
     constexpr bool kTokenScales = Cfg::Decode::kTokenScales;
     // kTokenScales: each thread scales its own scores (u, see WgmmaMxfp4StagedDecode), so the
     // owners' coefficient is 1; coef_slot holds the rows' coefficients of the lane's slots.
@@ -1817,17 +1827,11 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
     static_assert(!Cfg::Decode::kBlockScales && !Cfg::Decode::kTokenScales,
                   "solo consumers: fp8 or bf16 tiles");
     const int g = lane >> 2, t4 = lane & 3;
-    const uint64_t qt_desc0 = hw::kmajor_desc(hw::smem_addr(sh.qt), 128, 256);
-    uint8_t* const pt_own = sh.pt + w * Cfg::kPParts * Cfg::kPtBytes;
-    const uint64_t pt_desc0 = hw::kmajor_desc(hw::smem_addr(sh.pt), 128, 256);
-    const uint32_t pt_lane = hw::smem_addr(pt_own + wq * Cfg::kPtStepBytes + 16 * lane);
-
+    const uint32_t pt_lane = hw::smem_addr(sh.pt + w * Cfg::kPParts * Cfg::kPtBytes +
+                                           wq * Cfg::kPtStepBytes + 16 * lane);
     float l_run[Cfg::kCols];
-#pragma unroll
-    for (int jj = 0; jj < Cfg::kCols; ++jj) l_run[jj] = 0.0f;
-    const int min_end = wgmma_detail::rows_min_end<Cfg>(p, work, rows, sh.end);
-    const int ct = wq * 32 + lane;
-    const bool owner = ct < N;
+    const auto [qt_desc0, pt_desc0, min_end, ct, owner] =
+        wgmma_detail::consumer_setup<Cfg>(p, work, rows, sh, wq, lane, l_run);
     const float coef_own = sh.coef[owner ? ct : 0];
     float m_run = kNegInf;  // the owner's running maximum of row ct over this consumer's tiles
     float o[2 * kSent][N / 2];  // every value dim: m-blocks 0 .. kSent - 1 are dims 0 .. 255
