@@ -28,18 +28,18 @@
 //
 // Warpgroups (setmaxnreg moves registers from the producer to the consumers):
 //   0 and 1, consumers, alternating tiles. Solo (WgmmaConfig::kSolo: 32 rows, and 16 rows of a
-//     bf16 cache; wgmma_consumer_solo): consumer w takes tiles w, w + 2, ... whole, with its
-//     own running maxima and O^T of all 512 value dims, and the two results of a row merge once
-//     in the epilogue; nothing passes between the consumers while the tiles stream.
-//     Seesaw (wgmma_consumer; 64 rows, fp8 at 16 rows, staged MXFP4): consumer w computes S^T
-//     of tiles 2i + w for all rows (K decoded once per tile), takes the running row maxima from
-//     the other one's previous tile, and writes P^T, the rescale factors and the new maxima into
-//     its own buffer; both then add every tile to O^T for their half of the value dims (w: dims 256
-//     w .. 256 w + 255). So the score work is split over both warpgroups, the value work too, and V
-//     is decoded once per tile. A row's step of the online softmax (new maximum, rescale factor,
-//     exp2 offset) is done once per tile by the row's owner, thread n of the consumer, not by each
-//     of the 32 threads that hold the row's scores (tokens are M: a row's 64 scores lie in 8 lanes
-//     x 4 warps): bs64 kv4096 H128 185 -> 166 us.
+//     bf16 cache, where the stages are even in number; wgmma_consumer_solo): consumer w takes tiles
+//     w, w + 2, ... whole, with its own running maxima and O^T of all 512 value dims, and the two
+//     results of a row merge once in the epilogue; nothing passes between the consumers while the
+//     tiles stream. Seesaw (wgmma_consumer; 64 rows, fp8 at 16 rows, e4m3 scores at 32 rows, staged
+//     MXFP4): consumer w computes S^T of tiles 2i + w for all rows (K decoded once per tile), takes
+//     the running row maxima from the other one's previous tile, and writes P^T, the rescale
+//     factors and the new maxima into its own buffer; both then add every tile to O^T for their
+//     half of the value dims (w: dims 256 w .. 256 w + 255). So the score work is split over both
+//     warpgroups, the value work too, and V is decoded once per tile. A row's step of the online
+//     softmax (new maximum, rescale factor, exp2 offset) is done once per tile by the row's owner,
+//     thread n of the consumer, not by each of the 32 threads that hold the row's scores (tokens
+//     are M: a row's 64 scores lie in 8 lanes x 4 warps): bs64 kv4096 H128 185 -> 166 us.
 //   2, producer: moves bytes only: 16-byte asynchronous copies (cp.async, one warp per 16 rows
 //     of a tile, a row's 512 latent bytes per instruction, the 64 rope bytes of 8 rows per
 //     instruction in CTAs of many tiles, with each row's latent copy in short ones) into a
@@ -54,7 +54,8 @@
 //     They arrive on the stage's "front" mbarrier once its first kFrontChunks chunks (dims
 //     0..255) are written, and the owning consumer's score chain starts on those before it
 //     waits for "full". (64 rows: the consumers decode MXFP4 to bf16, WgmmaMxfp4Decode.)
-// Hand-over between the consumers: "p_full[w]" (consumer w's P^T, factors and maxima of its
+// Hand-over between the seesaw's consumers (solo ones have none): "p_full[w]" (consumer w's P^T,
+// factors and maxima of its
 // latest tile are written), "m_full[0]" (consumer 0's owners have published that tile's maxima:
 // all consumer 1's owners wait for; m_full[1] is never arrived on) and "p_empty[w]" (the other
 // consumer has added that tile to its O).
@@ -559,16 +560,6 @@ struct WgmmaConfig {
                           (kLaunchRegs - kDecoderRegs) * kDecoderThreads >=
                       (kConsumerRegs - kLaunchRegs) * kConsumerThreads,
                   "the consumers' registers come from the producer's (and the decoder's)");
-    // Solo consumers (wgmma_consumer_solo): consumer w takes tiles w, w + 2, ... whole (its own
-    // running maxima, O^T of all 512 value dims), and the two results merge once per CTA: no
-    // hand-over between the consumers. Where it won (A/B on the H200): 32 rows of fp8 and bf16
-    // caches (fp8 H16 q2 bs128 kv4096 0.95x, bf16 bs64 kv4096 H128 0.78x) and 16 rows of bf16
-    // (bs256 kv8192 0.82x); 16 rows of fp8 lost 1-8 %, so they keep the seesaw. Not with the
-    // staged MXFP4 decode (its consumers' 200 registers hold no O of 512 dims), not at 64 rows
-    // (O of 512 dims would be 256 registers).
-    static constexpr bool kSolo =
-        !kStagedDecode && (kRows == 32 || (kRows == 16 && F == KvFormat::kBf16));
-    static constexpr int kEmptyArrivals = kSolo ? 4 : 4 * kConsumers;  // warps that read a stage
     static constexpr int kCols = N / 4;  // rows (N columns) a lane holds accumulators of
     // Even and odd k16 steps of S^T in two accumulator chains where the registers allow.
     static constexpr bool kSplitSChain = N <= 32;
@@ -629,6 +620,22 @@ struct WgmmaConfig {
         (kSharedBudget - kOffBars - kBarBytes - 127 - kRawStages * kRawStageBytes) / kStageBytes;
     static constexpr int kStages = kStagesFit < kMaxStages ? kStagesFit : kMaxStages;
     static_assert(kStages >= 2, "two tiles must fit in shared memory");
+    // Solo consumers (wgmma_consumer_solo): consumer w takes tiles w, w + 2, ... whole (its own
+    // running maxima, O^T of all 512 value dims), and the two results merge once per CTA: no
+    // hand-over between the consumers. Where it won (A/B on the H200): 32 rows of fp8 and bf16
+    // caches (fp8 H16 q2 bs128 kv4096 0.95x, bf16 bs64 kv4096 H128 0.78x) and 16 rows of bf16
+    // (bs256 kv8192 0.82x); 16 rows of fp8 lost 1-8 %, so they keep the seesaw. Not with the
+    // staged MXFP4 decode (its consumers' 200 registers hold no O of 512 dims), not at 64 rows
+    // (O of 512 dims would be 256 registers), and only with an even number of stages: then
+    // each stage serves one consumer, which waits on every phase of its "full" barrier. With
+    // an odd number (e4m3 scores at 32 rows: 5) the phases of a stage alternate between the
+    // consumers, and a parity wait on phase k would also pass while the stage is still in
+    // phase k - 1 unless one producer thread's asynchronous arrivals on different barriers land
+    // in issue order, which PTX does not promise (cold review, twenty-fifth session). Those
+    // CTAs keep the seesaw (waiting on the phase before would make it sound: not run yet).
+    static constexpr bool kSolo = !kStagedDecode && kStages % 2 == 0 &&
+                                  (kRows == 32 || (kRows == 16 && F == KvFormat::kBf16));
+    static constexpr int kEmptyArrivals = kSolo ? 4 : 4 * kConsumers;  // warps that read a stage
     static constexpr int kOffStages = (kOffBars + kBarBytes + 127) / 128 * 128;
     static constexpr int kOffRaw = kOffStages + kStages * kStageBytes;
     static constexpr int kSmemBytes = kOffRaw + kRawStages * kRawStageBytes;
@@ -675,13 +682,15 @@ template <class Cfg>
 struct WgmmaShared {
     uint8_t* qt;
     uint8_t* pt;      // per consumer: Cfg::kPParts x Cfg::kPtBytes
-    // Per consumer w and round parity r, at (2 w + r) * N (flag: (2 w + r) * 2): what its tile
-    // of round i (r = i % 2) did to each row (written by the row's owner).
+    // Seesaw: per consumer w and round parity r, at (2 w + r) * N (flag: (2 w + r) * 2): what
+    // its tile of round i (r = i % 2) did to each row (written by the row's owner). Solo: per
+    // consumer w at w * N (flag: w * 2), its latest tile's; max holds its final maxima.
     float* alpha;     // the rescale factor of everything before the tile
     float* max;       // the running maximum after the tile
     int* flag;        // per owner warp: 1 if a factor of its rows is not 1 (and matters)
     float2* scale;    // per consumer: N x {score coefficient, -exp2 offset} of its latest tile
-    // The epilogue reuses red (N row addresses) and coef (N row scales).
+    // The epilogue reuses red (N row addresses) and coef (N row scales); the solo one also
+    // alpha (the merge factors f_w of row n at w * N + n) and the stages (the O exchange).
     float* red;       // per consumer: 2 buffers x 4 warps x N tile maxima
     float* sum;       // per consumer: 4 warps x N row sums
     float* coef;      // N
@@ -1506,12 +1515,11 @@ MLA_DEVICE void write_pt(const float (&s)[Cfg::N / 2], const float2 (&sc)[Cfg::k
                                   pf[part][4 * gq + 3]);
 }
 
-// O^T += V^T P^T of one tile (v_tile: the stage plus the lane's v_off; its P^T in buffer pt_tile
-// of the descriptor pt_desc0's)
-// in kPasses passes of Cfg::kPairs m-block pairs (o: kPasses x 2 kPairs m-blocks; pass q takes
-// the pairs kPairs q .., kPairs q + kPairs - 1, kVPairDims apart), one k-step (16 tokens) at a
-// time, the next k-step's words loading while the products run. Once the lane's last words
-// are loaded its warp releases the stage (empty).
+// O^T += V^T P^T of one tile (v_tile: the stage plus the lane's v_off; its P^T: buffer pt_tile
+// of those at descriptor pt_desc0) in kPasses passes of Cfg::kPairs m-block pairs (o: kPasses x
+// 2 kPairs m-blocks; pass q takes the pairs kPairs q .. kPairs q + kPairs - 1, kVPairDims
+// apart), one k-step (16 tokens) at a time, the next k-step's words loading while the products
+// run. Once the lane's last words are loaded its warp releases the stage (empty).
 template <class Cfg, int kPasses>
 MLA_DEVICE void value_products(float (&o)[2 * Cfg::kPairs * kPasses][Cfg::N / 2],
                                const uint8_t* v_tile, const ConsumerLanes& c, uint64_t pt_desc0,
@@ -1824,6 +1832,7 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
     namespace hw = arch::sm90;
     constexpr int N = Cfg::N;
     constexpr int kSent = 2 * Cfg::kPairs;  // m-blocks kept (dims 256 w ..) and sent
+    static_assert(Cfg::kSolo && Cfg::kStages % 2 == 0, "each stage serves one consumer");
     static_assert(!Cfg::Decode::kBlockScales && !Cfg::Decode::kTokenScales,
                   "solo consumers: fp8 or bf16 tiles");
     const int g = lane >> 2, t4 = lane & 3;
@@ -1854,7 +1863,8 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
         const int k_lane = Cfg::Decode::k_lane_offset(t4);
         wgmma_detail::score_products<Cfg>(tile + lanes.s_tok0 * Cfg::kRowPitch + k_lane,
                                           tile + lanes.s_tok1 * Cfg::kRowPitch + k_lane, t4,
-                                          qt_desc0, s, s_rope, &sh.full[stage], 0);
+                                          qt_desc0, s, s_rope, &sh.full[stage],
+                                          (t / Cfg::kStages) & 1);
         wgmma_detail::mask_and_tile_maxima<Cfg>(s, lanes, t * Cfg::kTileTokens, min_end, sh.end,
                                                 t4, lane, red + wq * N);
         hw::named_barrier_sync(2 + w, 128);
@@ -1892,7 +1902,9 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
     if (n_me < N) {
         const float m0 = sh.max[n_me], m1 = sh.max[N + n_me];
         const float m = fmaxf(m0, m1);
-        // A consumer that saw no token of the row (m_w = -inf) has l_w = 0 and O_w = 0.
+        // m_w = -inf: no finite score. Then l_w and O_w are 0, or NaN where the consumer saw NaN
+        // scores or NaN values (at masked tokens too: P = 0 times NaN); f_w = 0 multiplies them
+        // so that a NaN survives into O and LSE: do not skip the products.
         auto weight = [&](float mw) {
             return mw == m ? 1.0f : (mw == kNegInf ? 0.0f : arch::fast_exp2(mw - m));
         };
@@ -1908,8 +1920,9 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
                                       row_scale);
     }
     hw::named_barrier_sync(1, Cfg::kConsumerThreads);
-    // The exchange, at [consumer][m-block][k][thread] (conflict-free), in the stages, which no
-    // one reads any more.
+    // The exchange, at [consumer][m-block][k][thread] (conflict-free), in the stages: every
+    // tile's full barrier was waited before barrier 1 and nothing is copied past the last
+    // tile, so no one reads or writes them any more.
     float fw[Cfg::kCols];
 #pragma unroll
     for (int jj = 0; jj < Cfg::kCols; ++jj) fw[jj] = factor[w * N + Cfg::col_of_slot(jj, t4)];
