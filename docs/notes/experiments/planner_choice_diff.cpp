@@ -15,6 +15,7 @@
 //   LIST=1 /tmp/planner_choice_diff     (every NEW choice: diff two builds of a planner change)
 // Eighteenth session: a first argument --mxfp4 takes src/plan.cpp's MXFP4 figures as OLD and
 // NEW (and the MXFP4 cache's streamed bytes), e.g. `--mxfp4 wgmma16=2.9,2.0`.
+// Twenty-fifth session: --bf16 likewise (a candidate NEW table after the solo consumers).
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
@@ -50,6 +51,18 @@ constexpr Cost kNewMxfp4[] = {{"mma16", 3.3, 1, 2.0, 16, 2.0},
                               {"wgmma16", 2.0, 1, 2.0, 16, 2.0},
                               {"wgmma32", 2.0, 1, 4.0, 32, 4.0},
                               {"wgmma64", 4.4, 2, 2.0, 64, 12.0}};
+// src/plan.cpp's stage1_cost for bf16 caches (--bf16; 0.7.9's as OLD: no 64-row kernel, so
+// wgmma64 never wins), and NEW: a candidate after the solo consumers (twenty-fifth session:
+// bf16 16 / 32 rows ~0.8x; a bf16 tile is bandwidth bound in the model at 2.7 us on 132 units
+// anyway), wgmma's fixed cost as fp8's measured 2.0 (bf16 kept the 3.0 estimate) and fp8's
+// split costs (the same partial O epilogue). Not A/B-timed.
+constexpr double kNever = 1e9;
+constexpr Cost kOldBf16[] = {{"mma16", 3.25, 1, 2.0, 16}, {"wgmma16", 2.05, 2, 3.0, 16},
+                             {"wgmma32", 3.25, 2, 3.0, 32}, {"wgmma64", kNever, 2, 2.0, 64}};
+constexpr Cost kNewBf16[] = {{"mma16", 3.25, 1, 2.0, 16},
+                             {"wgmma16", 2.05, 2, 2.0, 16, 1.0},
+                             {"wgmma32", 2.5, 2, 2.0, 32, 3.0},
+                             {"wgmma64", kNever, 2, 2.0, 64}};
 splitkv::KvFormat g_format = splitkv::KvFormat::kFp8E4M3FN;
 
 struct Choice {
@@ -84,6 +97,11 @@ int main(int argc, char** argv) {
         g_format = splitkv::KvFormat::kMxfp4;
         old_costs = &kOldMxfp4;
         for (int k = 0; k < 4; ++k) kNew[k] = kNewMxfp4[k];
+        first = 2;
+    } else if (argc > 1 && std::string(argv[1]) == "--bf16") {
+        g_format = splitkv::KvFormat::kBf16;
+        old_costs = &kOldBf16;
+        for (int k = 0; k < 4; ++k) kNew[k] = kNewBf16[k];
         first = 2;
     }
     for (int i = first; i < argc; ++i) {
