@@ -632,7 +632,9 @@ struct WgmmaConfig {
     // consumers, and a parity wait on phase k would also pass while the stage is still in
     // phase k - 1 unless one producer thread's asynchronous arrivals on different barriers land
     // in issue order, which PTX does not promise (cold review, twenty-fifth session). Those
-    // CTAs keep the seesaw (waiting on the phase before would make it sound: not run yet).
+    // CTAs keep the seesaw. (Waiting on the phase before first is no cure: a parity wait on a
+    // phase the barrier has already passed by two blocks forever. A full barrier per consumer
+    // and stage is: docs/notes/experiments/exp_solo_full_sets.patch, solo_ring_protocol_model.py.)
     static constexpr bool kSolo = !kStagedDecode && kStages % 2 == 0 &&
                                   (kRows == 32 || (kRows == 16 && F == KvFormat::kBf16));
     static constexpr int kEmptyArrivals = kSolo ? 4 : 4 * kConsumers;  // warps that read a stage
