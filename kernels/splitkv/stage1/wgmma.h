@@ -55,10 +55,9 @@
 //     0..255) are written, and the owning consumer's score chain starts on those before it
 //     waits for "full". (64 rows: the consumers decode MXFP4 to bf16, WgmmaMxfp4Decode.)
 // Hand-over between the seesaw's consumers (solo ones have none): "p_full[w]" (consumer w's P^T,
-// factors and maxima of its
-// latest tile are written), "m_full[0]" (consumer 0's owners have published that tile's maxima:
-// all consumer 1's owners wait for; m_full[1] is never arrived on) and "p_empty[w]" (the other
-// consumer has added that tile to its O).
+// factors and maxima of its latest tile are written), "m_full[0]" (consumer 0's owners have
+// published that tile's maxima: all consumer 1's owners wait for; m_full[1] is never arrived
+// on) and "p_empty[w]" (the other consumer has added that tile to its O).
 //
 // Dim and token orders. A dot product does not care about the order of its terms, so
 //   * the K fragment of lane (g, t) for k-step (chunk c, step s) comes from one 16-byte load of
