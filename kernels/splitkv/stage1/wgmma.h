@@ -527,8 +527,11 @@ struct WgmmaConfig {
 
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
-    static constexpr int kConsumers = 2;
-    static constexpr int kValueDims = kHeadDimV / kConsumers;  // per consumer
+    // (Three solo consumers, each taking every third tile, consumers 0 and 1 storing the
+    // output's halves after the merge: none yet.)
+    static constexpr bool kThreeSolo = false;
+    static constexpr int kConsumers = kThreeSolo ? 3 : 2;
+    static constexpr int kValueDims = kHeadDimV / 2;  // per storing consumer (0 and 1)
     static constexpr int kPairs = kValueDims / 128;            // O^T m-block pairs per consumer
     static constexpr int kProducerWarp = 4 * kConsumers;
     static constexpr int kDecoderWarp = kProducerWarp + 4;  // kStagedDecode: warps 12..
@@ -548,20 +551,25 @@ struct WgmmaConfig {
     // registers at 16 rows, 40 at 32): the producer issued that loop ~85 % of its time (ncu,
     // sixteenth session) and bounded the staged kernel then.
     static constexpr int kMxfp4RowUnroll = kStagedDecode ? 8 : 1;
-    static constexpr int kProducerRegs = kStagedDecode ? (kRows == 16 ? 32 : 40) : 24;
+    // (Three solo consumers: the producer spilled 36 / 72 bytes at 24; 32 fits, and leaves the
+    // consumers their 160.)
+    static constexpr int kProducerRegs =
+        kStagedDecode ? (kRows == 16 ? 32 : 40) : (kThreeSolo ? 32 : 24);
     // 16 rows: 96 - 32 and 2 x (96 - 64) free 64 x 128 + 32 x 256 for 64 x 256 more (160;
     // the decoders, with their rope pieces apart, spill at 48 and 56, the producer fits 32).
     // 32 rows: 128 - 40 and 128 - 72 free 88 x 128 + 56 x 128 for 72 x 256 more (200); the
     // decoder holds its 9 pieces in 72 (64 spilled), the consumers need ~160 (152 spilled).
     static constexpr int kDecoderRegs = kStagedDecode ? (kRows == 16 ? 64 : 72) : 56;
-    static constexpr int kConsumerRegs = kStagedDecode ? (kRows == 16 ? 160 : 200) : 240;
+    // Three solo consumers: 128 - 24 free 104 x 128 for 32 x 384 more (160).
+    static constexpr int kConsumerRegs =
+        kStagedDecode ? (kRows == 16 ? 160 : 200) : (kThreeSolo ? 160 : 240);
     static_assert((kLaunchRegs - kProducerRegs) * kProducerThreads +
                           (kLaunchRegs - kDecoderRegs) * kDecoderThreads >=
                       (kConsumerRegs - kLaunchRegs) * kConsumerThreads,
                   "the consumers' registers come from the producer's (and the decoder's)");
     static constexpr int kCols = N / 4;  // rows (N columns) a lane holds accumulators of
     // Even and odd k16 steps of S^T in two accumulator chains where the registers allow.
-    static constexpr bool kSplitSChain = N <= 32;
+    static constexpr bool kSplitSChain = N <= 32 && !kThreeSolo;
 
     // Cache tile: 64 rows of 576 fp8 codes (bf16 values; MXFP4: 288 packed bytes and the 32-byte
     // code slot), pitch 592 (1168; MXFP4 336, 80 mod 128 as 592; see the bank notes
@@ -612,30 +620,39 @@ struct WgmmaConfig {
     static constexpr int kFrontChunks = 4;
     static_assert(kFrontChunks >= 1 && kFrontChunks < kChunks, "the full wait inside the chain");
     static constexpr int kFrontBars = kStagedDecode ? kMaxStages : 0;
-    static constexpr int kBarBytes =
-        (2 * kMaxStages + 2 * kRawStages + kFrontBars + 3 * kConsumers) * 8;
-    static constexpr int kSharedBudget = arch::kMaxSharedBytesPerBlock;
-    static constexpr int kStagesFit =
-        (kSharedBudget - kOffBars - kBarBytes - 127 - kRawStages * kRawStageBytes) / kStageBytes;
-    static constexpr int kStages = kStagesFit < kMaxStages ? kStagesFit : kMaxStages;
-    static_assert(kStages >= 2, "two tiles must fit in shared memory");
     // Solo consumers (wgmma_consumer_solo): consumer w takes tiles w, w + 2, ... whole (its own
     // running maxima, O^T of all 512 value dims), and the two results merge once per CTA: no
     // hand-over between the consumers. Where it won (A/B on the H200): 32 rows of fp8 and bf16
     // caches (fp8 H16 q2 bs128 kv4096 0.95x, bf16 bs64 kv4096 H128 0.78x) and 16 rows of bf16
     // (bs256 kv8192 0.82x); 16 rows of fp8 lost 1-8 %, so they keep the seesaw. Not with the
     // staged MXFP4 decode (its consumers' 200 registers hold no O of 512 dims), not at 64 rows
-    // (O of 512 dims would be 256 registers), and only with an even number of stages: then
-    // each stage serves one consumer, which waits on every phase of its "full" barrier. With
-    // an odd number (e4m3 scores at 32 rows: 5) the phases of a stage alternate between the
-    // consumers, and a parity wait on phase k would also pass while the stage is still in
-    // phase k - 1 unless one producer thread's asynchronous arrivals on different barriers land
-    // in issue order, which PTX does not promise (cold review, twenty-fifth session). Those
-    // CTAs keep the seesaw. (Waiting on the phase before first is no cure: a parity wait on a
-    // phase the barrier has already passed by two blocks forever. A full barrier per consumer
-    // and stage is: docs/notes/experiments/exp_solo_full_sets.patch, solo_ring_protocol_model.py.)
-    static constexpr bool kSolo = !kStagedDecode && kStages % 2 == 0 &&
-                                  (kRows == 32 || (kRows == 16 && F == KvFormat::kBf16));
+    // (O of 512 dims would be 256 registers). With e4m3 scores at 32 rows (5 stages) a stage
+    // serves the consumers in turn: the per-consumer full barriers below. (Twenty-sixth
+    // session: e4m3 scores at 32 rows solo 0.984x at bs128 kv4096 H16 q2.)
+    static constexpr bool kSolo =
+        kThreeSolo || (!kStagedDecode && (kRows == 32 || (kRows == 16 && F == KvFormat::kBf16)));
+    // Full and empty barriers: kMaxStages each, and solo kernels room for a full barrier per
+    // consumer and stage (kFullSets).
+    static constexpr int kFullEmptyBars = (kSolo ? kConsumers + 1 : 2) * kMaxStages;
+    static constexpr int kBarBytes =
+        (kFullEmptyBars + 2 * kRawStages + kFrontBars + 3 * kConsumers) * 8;
+    static constexpr int kSharedBudget = arch::kMaxSharedBytesPerBlock;
+    static constexpr int kStagesFit =
+        (kSharedBudget - kOffBars - kBarBytes - 127 - kRawStages * kRawStageBytes) / kStageBytes;
+    static constexpr int kStages = kStagesFit < kMaxStages ? kStagesFit : kMaxStages;
+    static_assert(kStages >= 2, "two tiles must fit in shared memory");
+    // Solo with a stage count the consumers do not divide (5 stages for 2 or 3 consumers): a
+    // stage's uses go round the consumers, and a consumer's parity wait on a phase it is not
+    // the next waiter of is not exact (a phase behind has the same parity; waiting on the
+    // phases between can block on a phase already passed). So each stage then has a "full"
+    // barrier per consumer: tile t completes on full[t % kStages][t % kConsumers], whose
+    // phases are that consumer's uses of the stage alone (t / (kStages * kConsumers)).
+    static constexpr int kFullSets = kSolo && kStages % kConsumers != 0 ? kConsumers : 1;
+    static_assert(kFullSets * kStages <= (kSolo ? kConsumers : 1) * kMaxStages,
+                  "the full barriers' room");
+    static_assert(kFullSets == 1 || kConsumers <= 3,
+                  "per-consumer full barriers need kStages and kConsumers coprime: for 2 or 3 "
+                  "consumers, not dividing is enough");
     static constexpr int kEmptyArrivals = kSolo ? 4 : 4 * kConsumers;  // warps that read a stage
     static constexpr int kOffStages = (kOffBars + kBarBytes + 127) / 128 * 128;
     static constexpr int kOffRaw = kOffStages + kStages * kStageBytes;
@@ -719,7 +736,7 @@ struct WgmmaShared {
           coef(reinterpret_cast<float*>(smem + Cfg::kOffCoef)),
           end(reinterpret_cast<int*>(smem + Cfg::kOffEnd)),
           full(reinterpret_cast<uint64_t*>(smem + Cfg::kOffBars)),
-          empty(full + Cfg::kStages),
+          empty(full + Cfg::kStages * Cfg::kFullSets),
           p_full(empty + Cfg::kStages),
           p_empty(p_full + Cfg::kConsumers),
           m_full(p_empty + Cfg::kConsumers),
@@ -770,7 +787,7 @@ MLA_DEVICE void write_qt8(uint8_t* qt, int step_bytes, int n, int d0, const uint
     }
 }
 
-// Q prologue of the consumer warps (warp cw of the Cfg::kProducerWarp = 8 consumer warps): rows
+// Q prologue of the consumer warps (warp cw of the Cfg::kProducerWarp consumer warps): rows
 // cw, cw + 8, ... as f16 Q^T with a per-row power-of-two scale (bf16 caches: bf16 Q^T as
 // loaded), each row's score coefficient and token end.
 template <class Cfg>
@@ -1140,7 +1157,11 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
         } else {
             wgmma_detail::copy_tile_rows<Cfg, false>(dst, my_src, my_rope, valid, pw, lane);
         }
-        hw::copy_async_arrive_noinc(&full[stage]);
+        // Solo with per-consumer full barriers (Cfg::kFullSets): the tile's consumer's.
+        const int full_bar = kRaw || Cfg::kFullSets == 1
+                                 ? stage
+                                 : stage * Cfg::kFullSets + t % Cfg::kConsumers;
+        hw::copy_async_arrive_noinc(&full[full_bar]);
     }
     hw::copy_async_wait_all();  // leave only once this thread's copies have landed
 }
@@ -1833,7 +1854,8 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
     namespace hw = arch::sm90;
     constexpr int N = Cfg::N;
     constexpr int kSent = 2 * Cfg::kPairs;  // m-blocks kept (dims 256 w ..) and sent
-    static_assert(Cfg::kSolo && Cfg::kStages % 2 == 0, "each stage serves one consumer");
+    static_assert(Cfg::kSolo, "solo consumers");
+    constexpr int C = Cfg::kConsumers;
     static_assert(!Cfg::Decode::kBlockScales && !Cfg::Decode::kTokenScales,
                   "solo consumers: fp8 or bf16 tiles");
     const int g = lane >> 2, t4 = lane & 3;
@@ -1856,16 +1878,17 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
     int* const flag = sh.flag + w * 2;
     const float e_tok[2] = {0.0f, 0.0f};
 
-    for (int t = w; t < rows.n_tiles; t += 2) {
+    for (int t = w; t < rows.n_tiles; t += C) {
         const int stage = t % Cfg::kStages;
-        hw::mbarrier_wait(&sh.full[stage], (t / Cfg::kStages) & 1);
+        uint64_t* const full = &sh.full[stage * Cfg::kFullSets + (Cfg::kFullSets > 1 ? w : 0)];
+        const int phase = (t / (Cfg::kStages * Cfg::kFullSets)) & 1;
+        hw::mbarrier_wait(full, phase);
         const uint8_t* tile = sh.stages + stage * Cfg::kStageBytes;
         float s[N / 2], s_rope[N / 2];
         const int k_lane = Cfg::Decode::k_lane_offset(t4);
         wgmma_detail::score_products<Cfg>(tile + lanes.s_tok0 * Cfg::kRowPitch + k_lane,
                                           tile + lanes.s_tok1 * Cfg::kRowPitch + k_lane, t4,
-                                          qt_desc0, s, s_rope, &sh.full[stage],
-                                          (t / Cfg::kStages) & 1);
+                                          qt_desc0, s, s_rope, full, phase);
         wgmma_detail::mask_and_tile_maxima<Cfg>(s, lanes, t * Cfg::kTileTokens, min_end, sh.end,
                                                 t4, lane, red + wq * N);
         hw::named_barrier_sync(2 + w, 128);
@@ -1901,59 +1924,58 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
     float* const factor = sh.alpha;                           // f_w of row n at w * N + n
     const int n_me = (w * 4 + wq) * 32 + lane;
     if (n_me < N) {
-        const float m0 = sh.max[n_me], m1 = sh.max[N + n_me];
-        const float m = fmaxf(m0, m1);
+        float m = kNegInf;
+        for (int c = 0; c < C; ++c) m = fmaxf(m, sh.max[c * N + n_me]);
         // m_w = -inf: no finite score. Then l_w and O_w are 0, or NaN where the consumer saw NaN
         // scores or NaN values (at masked tokens too: P = 0 times NaN); f_w = 0 multiplies them
         // so that a NaN survives into O and LSE: do not skip the products.
-        auto weight = [&](float mw) {
-            return mw == m ? 1.0f : (mw == kNegInf ? 0.0f : arch::fast_exp2(mw - m));
-        };
-        const float f0 = weight(m0), f1 = weight(m1);
-        factor[n_me] = f0;
-        factor[N + n_me] = f1;
-        float l0 = 0.0f, l1 = 0.0f;
-        for (int v = 0; v < 4; ++v) {
-            l0 += sh.sum[v * N + n_me];
-            l1 += sh.sum[(4 + v) * N + n_me];
+        float l = 0.0f;
+        for (int c = 0; c < C; ++c) {
+            const float mc = sh.max[c * N + n_me];
+            const float fc = mc == m ? 1.0f : (mc == kNegInf ? 0.0f : arch::fast_exp2(mc - m));
+            factor[c * N + n_me] = fc;
+            float lc = 0.0f;
+            for (int v = 0; v < 4; ++v) lc += sh.sum[(4 * c + v) * N + n_me];
+            l += lc * fc;
         }
-        wgmma_detail::row_output<Cfg>(p, work, rows, n_me, m, l0 * f0 + l1 * f1, 0.0f, row_ptr,
-                                      row_scale);
+        wgmma_detail::row_output<Cfg>(p, work, rows, n_me, m, l, 0.0f, row_ptr, row_scale);
     }
     hw::named_barrier_sync(1, Cfg::kConsumerThreads);
-    // The exchange, at [consumer][m-block][k][thread] (conflict-free), in the stages: every
-    // tile's full barrier was waited before barrier 1 and nothing is copied past the last
-    // tile, so no one reads or writes them any more.
+    // The exchange, slot (sender w, storer s) at [w][s][m-block][k][thread] (conflict-free), in
+    // the stages: every tile's full barrier was waited before barrier 1 and nothing is copied
+    // past the last tile, so no one reads or writes them any more. Storer s (consumers 0, 1)
+    // keeps m-blocks 4 s .. 4 s + 3 (dims 256 s ..), every other consumer sends them.
     float fw[Cfg::kCols];
 #pragma unroll
     for (int jj = 0; jj < Cfg::kCols; ++jj) fw[jj] = factor[w * N + Cfg::col_of_slot(jj, t4)];
-    static_assert(2 * kSent * (N / 2) * 128 * 4 <= Cfg::kStages * Cfg::kStageBytes,
+    static_assert(C * 2 * kSent * (N / 2) * 128 * 4 <= Cfg::kStages * Cfg::kStageBytes,
                   "the exchange fits in the stages");
     float* const xs = reinterpret_cast<float*>(sh.stages);
     const int tid = wq * 32 + lane;
     float kept[kSent][N / 2];
-    auto exchange = [&](auto send_const) {  // constant indices into o: registers, not memory
-        constexpr int kSend = decltype(send_const)::value;  // the first m-block sent
-        constexpr int kKeep = kSend == 0 ? kSent : 0;
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {  // constant indices into o: registers, not memory
 #pragma unroll
         for (int mb = 0; mb < kSent; ++mb)
 #pragma unroll
             for (int k = 0; k < N / 2; ++k) {
-                xs[((w * kSent + mb) * (N / 2) + k) * 128 + tid] =
-                    o[kSend + mb][k] * fw[Cfg::slot_of(k)];
-                kept[mb][k] = o[kKeep + mb][k] * fw[Cfg::slot_of(k)];
+                const float v = o[kSent * s + mb][k] * fw[Cfg::slot_of(k)];
+                if (s == w)
+                    kept[mb][k] = v;
+                else
+                    xs[(((w * 2 + s) * kSent + mb) * (N / 2) + k) * 128 + tid] = v;
             }
-    };
-    if (w == 0)
-        exchange(std::integral_constant<int, kSent>{});
-    else
-        exchange(std::integral_constant<int, 0>{});
+    }
     hw::named_barrier_sync(1, Cfg::kConsumerThreads);
+    if (w >= 2) return;  // the third consumer stores nothing
+    for (int c = 0; c < C; ++c) {
+        if (c == w) continue;
 #pragma unroll
-    for (int mb = 0; mb < kSent; ++mb)
+        for (int mb = 0; mb < kSent; ++mb)
 #pragma unroll
-        for (int k = 0; k < N / 2; ++k)
-            kept[mb][k] += xs[(((1 - w) * kSent + mb) * (N / 2) + k) * 128 + tid];
+            for (int k = 0; k < N / 2; ++k)
+                kept[mb][k] += xs[(((c * 2 + w) * kSent + mb) * (N / 2) + k) * 128 + tid];
+    }
     wgmma_detail::store_o<Cfg>(work, kept, row_ptr, row_scale, t4, Cfg::v_lane_dim(w, wq, g));
 }
 
@@ -1985,11 +2007,10 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma>::kThreads, 1)
     const int warp = hw::warp_index();
     const int lane = static_cast<int>(threadIdx.x) % 32;
     if (threadIdx.x == 0) {
-        for (int s = 0; s < Cfg::kStages; ++s) {
+        for (int s = 0; s < Cfg::kStages * Cfg::kFullSets; ++s)
             hw::mbarrier_init(&sh.full[s],
                               Cfg::kStagedDecode ? Cfg::kDecoderThreads : Cfg::kProducerThreads);
-            hw::mbarrier_init(&sh.empty[s], Cfg::kEmptyArrivals);
-        }
+        for (int s = 0; s < Cfg::kStages; ++s) hw::mbarrier_init(&sh.empty[s], Cfg::kEmptyArrivals);
         for (int c = 0; c < Cfg::kConsumers; ++c) {
             hw::mbarrier_init(&sh.p_full[c], 128);  // every thread of the writing consumer
             hw::mbarrier_init(&sh.p_empty[c], 4);   // the warps of the other consumer
