@@ -104,13 +104,20 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
                             "mma16 whatever the batch";
     }
     const bool note = stage1_note != nullptr && stage1_note[0] != '\0';
-    char head[192];
+    const auto format = static_cast<splitkv::KvFormat>(plan->kv_format);
+    const bool long_cta =
+        plan->variant == static_cast<int>(splitkv::Stage1Variant::kWgmma) &&
+        splitkv::wgmma_long_cta(format == splitkv::KvFormat::kFp8E4M3FN ||
+                                    format == splitkv::KvFormat::kFp8E4M3FNUZ,
+                                plan->fp8_mma, plan->rows_per_cta, plan->tiles_per_split);
+    char head[224];
     std::snprintf(head, sizeof(head),
-                  "route=%s variant=%s%s rows/cta=%d tile=%d splits=%d kv=%s batch=%d "
+                  "route=%s variant=%s%s%s rows/cta=%d tile=%d splits=%d kv=%s batch=%d "
                   "q_len<=%d heads=%d kv_len<=%d",
                   plan->num_splits == 1 ? "single_split" : "split_kv", variant,
                   plan->fp8_mma ? " (e4m3 scores)" : "",
-                  plan->rows_per_cta, plan->tile_tokens, plan->num_splits, kv, k.batch_size,
+                  long_cta ? " (long CTAs: three consumers)" : "", plan->rows_per_cta,
+                  plan->tile_tokens, plan->num_splits, kv, k.batch_size,
                   k.max_q_len, k.num_heads, k.max_kv_len);
     if (plan->num_splits == 1) {
         std::snprintf(plan->description, sizeof(plan->description),

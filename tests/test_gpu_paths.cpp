@@ -406,6 +406,35 @@ TEST(GpuLong, OneElementOfManySplits) {
     expect_matches_reference(make_spec(kFp8Fn, 16, {65536}, {}, 27), Tolerance(), Api::kPlan);
 }
 
+// The long-CTA kernel of 16-row fp8 plans (three solo consumers: splits of at least
+// kWgmmaLongCtaTiles tiles, variants.h) with the elements beside the long one giving its
+// consumers 0 to 4 tiles each (0, 1, 64 .. 256 tokens) and a tile boundary at the long end.
+// The planner takes it for large batches of long caches (bs256 kv8192); under the suite's
+// .one_split registration (MLA_DECODE_NUM_SPLITS=1) this small batch takes it too, and the
+// description must say so; the plain registration runs whatever the planner picks.
+TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
+    SKIP_WITHOUT_GPU();
+    const char* splits = std::getenv("MLA_DECODE_NUM_SPLITS");
+    const bool one_split = splits != nullptr && std::strcmp(splits, "1") == 0;
+    for (const Format& f : {kFp8Fn, kFp8Fnuz}) {
+        SCOPED_TRACE(name_of(f));
+        const HostProblem host = make_problem(make_spec(
+            f, 16, {4097, 0, 1, 63, 64, 65, 128, 129, 192, 193, 255, 256, 257, 4096, 4095}, {},
+            31));
+        Plan plan;
+        ASSERT_EQ(plan.create(host.host_params(nullptr, MLA_DTYPE_BF16, nullptr)),
+                  MLA_STATUS_SUCCESS)
+            << mla_last_error_message();
+        const std::string line = plan.describe();
+        std::printf("[ route    ] %s\n", line.c_str());
+        if (one_split && line.find(" variant=wgmma ") != std::string::npos) {
+            EXPECT_NE(line.find("(long CTAs: three consumers)"), std::string::npos) << line;
+        }
+        expect_matches_reference(host, Tolerance(), Api::kPlan);
+        expect_matches_reference(host, Tolerance(), Api::kFwd);
+    }
+}
+
 // 1024 elements of uneven lengths 0..2048, q_len 1.
 TEST(GpuLargeBatch, Batch1024UnevenLengths) {
     SKIP_WITHOUT_GPU();

@@ -952,6 +952,48 @@ TEST(PlanCreate, DependentReduceSpreadsOverTheSms) {
     }
 }
 
+// 16-row plans of fp8 caches with bf16 scores whose splits are at least kWgmmaLongCtaTiles
+// tiles long take the wgmma variant's long-CTA kernel (three consumers; the launcher decides
+// by the same function) and their description says so; shorter splits, e4m3 scores, bf16 and
+// MXFP4 caches and other row counts do not. On the H200 as described: bs256 kv8192 H16 is one
+// split of 128 tiles, bs4 kv8192 many short ones.
+TEST(PlanCreate, LongSixteenRowFp8SplitsTakeTheLongCtaKernel) {
+    const mla::DeviceInfo h200 = nvidia(9, 0);
+    const bool built = mla::stage1_variant_built(Stage1Variant::kWgmma);
+    for (mla_dtype kv : {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ, MLA_DTYPE_BF16,
+                         MLA_DTYPE_MXFP4}) {
+        for (bool e4m3_scores : {false, true}) {
+            for (auto [batch, q_len] : {std::pair{256, 1}, {4, 1}, {64, 1}, {128, 2}}) {
+                SCOPED_TRACE(::testing::Message() << "kv " << kv << " e4m3 scores "
+                                                  << e4m3_scores << " batch " << batch
+                                                  << " q_len " << q_len);
+                mla_decode_params p = problem_of(batch, batch * q_len, q_len, 8192, 16, kv,
+                                                 MLA_DTYPE_NONE,
+                                                 e4m3_scores ? MLA_DECODE_FLAG_FP8_MMA : 0);
+                if (e4m3_scores) p.q_dtype = MLA_DTYPE_FP8_E4M3FN;
+                mla::DevicePlan plan;
+                ASSERT_EQ(mla::plan_create(p, h200, mla::PlanOptions(), &plan),
+                          MLA_STATUS_SUCCESS)
+                    << mla_last_error_message();
+                const bool fp8 = kv == MLA_DTYPE_FP8_E4M3FN || kv == MLA_DTYPE_FP8_E4M3FNUZ;
+                const bool expect = plan.variant == static_cast<int>(Stage1Variant::kWgmma) &&
+                                    fp8 && !plan.fp8_mma && plan.rows_per_cta == 16 &&
+                                    plan.tiles_per_split >= mla::splitkv::kWgmmaLongCtaTiles;
+                EXPECT_EQ(contains(plan.description, "(long CTAs: three consumers)"), expect)
+                    << plan.description;
+                // With the wgmma kernels built, bs256's one split of 128 tiles is long (e4m3
+                // scores apart: only e4m3fn caches take them) and bs4's splits are not.
+                if (built && fp8 && batch == 256) {
+                    EXPECT_EQ(expect, !plan.fp8_mma) << plan.description;
+                }
+                if (batch == 4) {
+                    EXPECT_FALSE(expect) << plan.description;
+                }
+            }
+        }
+    }
+}
+
 // The bound takes the formats plans take: an o_dtype without a GPU path is UNSUPPORTED.
 TEST(PlanWorkspaceBound, RefusesWhatNoPlanServes) {
     mla_decode_params p = host_fields(4, 1000, MLA_DTYPE_BF16);

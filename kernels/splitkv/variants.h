@@ -18,6 +18,18 @@ inline constexpr int kStage1Variants = 2;
 // Cache tokens per tile of the wgmma variant (wgmma's M; WgmmaConfig::kTileTokens).
 inline constexpr int kWgmmaTileTokens = 64;
 
+// The wgmma variant's long-CTA kernel: at 16 rows of fp8 caches (e4m3fn, e4m3fnuz) with bf16
+// scores, plans whose split length is at least kWgmmaLongCtaTiles tiles launch three solo
+// consumers (WgmmaConfig::kLongCta) instead of the two-consumer seesaw. Measured on the H200
+// (twenty-sixth session, every 16-row fp8 plan on it): 0.969x at bs256 kv8192 H16 (128 tiles
+// a CTA), 0.982x at bs64 kv8192 (2 splits of 64), but 1.01-1.04x at 32 tiles a CTA and 1.09x at
+// 2 (the three-way merge and the ring's start are a fixed cost).
+inline constexpr int kWgmmaLongCtaTiles = 64;
+constexpr bool wgmma_long_cta(bool fp8_cache, bool fp8_mma, int rows_per_cta,
+                              int tiles_per_split) {
+    return fp8_cache && !fp8_mma && rows_per_cta == 16 && tiles_per_split >= kWgmmaLongCtaTiles;
+}
+
 // "mma16", "wgmma"; "?" for a value outside the enum.
 constexpr const char* stage1_variant_name(Stage1Variant variant) {
     switch (variant) {

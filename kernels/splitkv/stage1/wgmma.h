@@ -505,7 +505,9 @@ struct WgmmaDecodeOf<KvFormat::kMxfp4> {
     using type = WgmmaMxfp4Decode;
 };
 
-template <KvFormat F, int kRows, bool kFp8Mma = false>
+// kLongCta: the long-CTA kernel of 16-row fp8 plans (variants.h, wgmma_long_cta): three solo
+// consumers.
+template <KvFormat F, int kRows, bool kFp8Mma = false, bool kLongCta = false>
 struct WgmmaConfig {
     static_assert(kRows == 16 || kRows == 32 || kRows == 64, "16, 32 or 64 rows per CTA");
     static_assert(F != KvFormat::kBf16 || kRows <= 32,
@@ -527,10 +529,12 @@ struct WgmmaConfig {
 
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
-    // (Three solo consumers, each taking every third tile, consumers 0 and 1 storing the
-    // output's halves after the merge: none yet.)
-    static constexpr bool kThreeSolo = false;
-    static constexpr int kConsumers = kThreeSolo ? 3 : 2;
+    // Long CTAs of 16-row fp8 plans: three solo consumers, each taking every third tile;
+    // consumers 0 and 1 store the output's halves after the merge.
+    static_assert(!kLongCta || (kRows == 16 && !kFp8Mma && (F == KvFormat::kFp8E4M3FN ||
+                                                          F == KvFormat::kFp8E4M3FNUZ)),
+                  "the long-CTA kernel: 16 rows of fp8 caches with bf16 scores");
+    static constexpr int kConsumers = kLongCta ? 3 : 2;
     static constexpr int kValueDims = kHeadDimV / 2;  // per storing consumer (0 and 1)
     static constexpr int kPairs = kValueDims / 128;            // O^T m-block pairs per consumer
     static constexpr int kProducerWarp = 4 * kConsumers;
@@ -554,7 +558,7 @@ struct WgmmaConfig {
     // (Three solo consumers: the producer spilled 36 / 72 bytes at 24; 32 fits, and leaves the
     // consumers their 160.)
     static constexpr int kProducerRegs =
-        kStagedDecode ? (kRows == 16 ? 32 : 40) : (kThreeSolo ? 32 : 24);
+        kStagedDecode ? (kRows == 16 ? 32 : 40) : (kLongCta ? 32 : 24);
     // 16 rows: 96 - 32 and 2 x (96 - 64) free 64 x 128 + 32 x 256 for 64 x 256 more (160;
     // the decoders, with their rope pieces apart, spill at 48 and 56, the producer fits 32).
     // 32 rows: 128 - 40 and 128 - 72 free 88 x 128 + 56 x 128 for 72 x 256 more (200); the
@@ -562,14 +566,14 @@ struct WgmmaConfig {
     static constexpr int kDecoderRegs = kStagedDecode ? (kRows == 16 ? 64 : 72) : 56;
     // Three solo consumers: 128 - 24 free 104 x 128 for 32 x 384 more (160).
     static constexpr int kConsumerRegs =
-        kStagedDecode ? (kRows == 16 ? 160 : 200) : (kThreeSolo ? 160 : 240);
+        kStagedDecode ? (kRows == 16 ? 160 : 200) : (kLongCta ? 160 : 240);
     static_assert((kLaunchRegs - kProducerRegs) * kProducerThreads +
                           (kLaunchRegs - kDecoderRegs) * kDecoderThreads >=
                       (kConsumerRegs - kLaunchRegs) * kConsumerThreads,
                   "the consumers' registers come from the producer's (and the decoder's)");
     static constexpr int kCols = N / 4;  // rows (N columns) a lane holds accumulators of
     // Even and odd k16 steps of S^T in two accumulator chains where the registers allow.
-    static constexpr bool kSplitSChain = N <= 32 && !kThreeSolo;
+    static constexpr bool kSplitSChain = N <= 32 && !kLongCta;
 
     // Cache tile: 64 rows of 576 fp8 codes (bf16 values; MXFP4: 288 packed bytes and the 32-byte
     // code slot), pitch 592 (1168; MXFP4 336, 80 mod 128 as 592; see the bank notes
@@ -624,13 +628,14 @@ struct WgmmaConfig {
     // running maxima, O^T of all 512 value dims), and the two results merge once per CTA: no
     // hand-over between the consumers. Where it won (A/B on the H200): 32 rows of fp8 and bf16
     // caches (fp8 H16 q2 bs128 kv4096 0.95x, bf16 bs64 kv4096 H128 0.78x) and 16 rows of bf16
-    // (bs256 kv8192 0.82x); 16 rows of fp8 lost 1-8 %, so they keep the seesaw. Not with the
+    // (bs256 kv8192 0.82x); 16 rows of fp8 lost 1-8 %, so they keep the seesaw but for long
+    // CTAs (kLongCta: three solo consumers, 0.969x at bs256 kv8192). Not with the
     // staged MXFP4 decode (its consumers' 200 registers hold no O of 512 dims), not at 64 rows
-    // (O of 512 dims would be 256 registers). With e4m3 scores at 32 rows (5 stages) a stage
-    // serves the consumers in turn: the per-consumer full barriers below. (Twenty-sixth
-    // session: e4m3 scores at 32 rows solo 0.984x at bs128 kv4096 H16 q2.)
+    // (O of 512 dims would be 256 registers). With e4m3 scores at 32 rows (5 stages) and three
+    // consumers (kLongCta) a stage serves the consumers in turn: the per-consumer full barriers
+    // below. (Twenty-sixth session: e4m3 scores at 32 rows solo 0.984x at bs128 kv4096 H16 q2.)
     static constexpr bool kSolo =
-        kThreeSolo || (!kStagedDecode && (kRows == 32 || (kRows == 16 && F == KvFormat::kBf16)));
+        kLongCta || (!kStagedDecode && (kRows == 32 || (kRows == 16 && F == KvFormat::kBf16)));
     // Full and empty barriers: kMaxStages each, and solo kernels room for a full barrier per
     // consumer and stage (kFullSets).
     static constexpr int kFullEmptyBars = (kSolo ? kConsumers + 1 : 2) * kMaxStages;
@@ -1981,11 +1986,11 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
 
 #endif  // MLA_ARCH_SM90
 
-template <KvFormat F, int kRows, bool kFp8Mma>
-__global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma>::kThreads, 1)
+template <KvFormat F, int kRows, bool kFp8Mma, bool kLongCta>
+__global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma, kLongCta>::kThreads, 1)
     stage1_wgmma_kernel(const Params p) {
 #if defined(MLA_ARCH_SM90)
-    using Cfg = WgmmaConfig<F, kRows, kFp8Mma>;
+    using Cfg = WgmmaConfig<F, kRows, kFp8Mma, kLongCta>;
     namespace hw = arch::sm90;
     extern __shared__ __align__(1024) uint8_t smem[];
     const WgmmaShared<Cfg> sh(smem);
@@ -2052,14 +2057,14 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma>::kThreads, 1)
 }
 
 namespace wgmma_detail {
-template <KvFormat F, int kRows, bool kFp8Mma>
+template <KvFormat F, int kRows, bool kFp8Mma, bool kLongCta = false>
 gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
-    using Cfg = WgmmaConfig<F, kRows, kFp8Mma>;
+    using Cfg = WgmmaConfig<F, kRows, kFp8Mma, kLongCta>;
     static std::atomic<bool> prepared[kMaxDevices];
-    const gpu::error_t e = set_shared_bytes_once(stage1_wgmma_kernel<F, kRows, kFp8Mma>,
-                                                 Cfg::kSmemBytes, prepared);
+    const gpu::error_t e = set_shared_bytes_once(
+        stage1_wgmma_kernel<F, kRows, kFp8Mma, kLongCta>, Cfg::kSmemBytes, prepared);
     if (e != gpu::kSuccess) return e;
-    stage1_wgmma_kernel<F, kRows, kFp8Mma>
+    stage1_wgmma_kernel<F, kRows, kFp8Mma, kLongCta>
         <<<stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
     return gpu::get_last_error();
 }
@@ -2068,11 +2073,18 @@ gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
 // The launcher, instantiated per format in instantiations/stage1_wgmma_*.hip: the kernel of
 // params.rows_per_cta; kFp8Mma: scores on the e4m3 tensor core (e4m3fn Q and cache,
 // Params::fp8_mma). bf16 has no 64-row kernel (two bf16 stages do not fit beside 64 rows'
-// Q^T; the planner never asks for it: stage1_shape).
+// Q^T; the planner never asks for it: stage1_shape). 16-row fp8 plans of long splits take the
+// long-CTA kernel (variants.h, wgmma_long_cta; the plan's description says so).
 template <KvFormat F, bool kFp8Mma>
 gpu::error_t launch_stage1_wgmma(const Params& params, gpu::stream_t stream) {
+    constexpr bool kFp8Cache = F == KvFormat::kFp8E4M3FN || F == KvFormat::kFp8E4M3FNUZ;
     switch (params.rows_per_cta) {
-        case 16: return wgmma_detail::launch_rows<F, 16, kFp8Mma>(params, stream);
+        case 16:
+            if constexpr (kFp8Cache && !kFp8Mma) {
+                if (wgmma_long_cta(true, false, 16, params.tiles_per_split))
+                    return wgmma_detail::launch_rows<F, 16, false, true>(params, stream);
+            }
+            return wgmma_detail::launch_rows<F, 16, kFp8Mma>(params, stream);
         case 32: return wgmma_detail::launch_rows<F, 32, kFp8Mma>(params, stream);
         case 64:
             if constexpr (F != KvFormat::kBf16)
