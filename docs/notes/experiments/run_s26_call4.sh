@@ -30,5 +30,5 @@ for side in a_plain a_mma16 a_wgmma b_plain; do
   echo "$side rc=$? $SECONDS s"
 done
 for side in a_plain a_mma16 a_wgmma b_plain; do
-  echo "== $side"; grep -E '^ bf16 \| bs' "$OUT/bf16_$side.log" | cut -d'|' -f3,4,9,14,15,16
+  echo "== $side"; grep -E '^\| bf16 \| bs' "$OUT/bf16_$side.log" | cut -d'|' -f3,4,9,14,15,16
 done
