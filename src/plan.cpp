@@ -246,6 +246,13 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     us, ~1.66 a tile) and 0.78-0.87x (bf16 bs64 kv4096 H128: 319 us, ~2.5 a tile; bs256
 //     kv8192 H16: 599) the times above; short split CTAs at 32 rows ~2 % slower (the merge).
 //     The table is NOT re-fitted to them yet: its choices were not A/B-timed with new figures.
+//   mma16, bf16 (twenty-sixth session; docs/perf/h200_2026-12-03_s26): its fixed cost 2.0 ->
+//     12.0 us a CTA. With 2.0 the table gave mma16 1,135 of 4,320 bf16 grid shapes (small
+//     batches, short caches), and on 15 of them mma16 ran 1.22-1.92x the time of wgmma forced
+//     at its own split count (bs4 kv1024 H16: 22.6 against 14.4 us; bs1 kv64 H8 16.0 against
+//     10.7): single-tile mma16 CTAs take ~15 us, not ~5. At 12.0 those 15 plans are wgmma's
+//     (timed: 0.53-0.84x, geomean 0.66), and no grid shape keeps mma16 where wgmma serves;
+//     devices without wgmma (sm_80, AMD) keep mma16, their split counts from the new figure.
 //   mma16, fp8 latent + bf16 rope (DeepSeek-V3.2): NOT measured, a guess: the fp8 kernel's
 //     2.4 us plus a little for the rope's 128-byte (not 64-byte) rows and its own four bf16
 //     MMAs per tile and warp of the second dim split: 2.6 us. Calibrate with
@@ -271,7 +278,7 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         return {fnuz ? 2.9 : 2.55, 2, 2.0, 12.0};
     }
     switch (f) {
-        case splitkv::KvFormat::kBf16: return {3.25, 1, 2.0};
+        case splitkv::KvFormat::kBf16: return {3.25, 1, 12.0};  // fixed cost: above
         case splitkv::KvFormat::kFp8E4M3FN:
         case splitkv::KvFormat::kFp8E4M3FNUZ: return {2.4, 1, 2.0, 1.0};  // 16 rows' split cost
         case splitkv::KvFormat::kFp8E4M3FNBf16Rope:
