@@ -407,15 +407,25 @@ TEST(GpuLong, OneElementOfManySplits) {
 }
 
 // The long-CTA kernel of 16-row fp8 plans (three solo consumers: splits of at least
-// kWgmmaLongCtaTiles tiles, variants.h) with the elements beside the long one giving its
-// consumers 0 to 4 tiles each (0, 1, 64 .. 256 tokens) and a tile boundary at the long end.
-// The planner takes it for large batches of long caches (bs256 kv8192); under the suite's
-// .one_split registration (MLA_DECODE_NUM_SPLITS=1) this small batch takes it too, and the
-// description must say so; the plain registration runs whatever the planner picks.
+// kWgmmaLongCtaTiles tiles, variants.h; the choice follows max_kv_len, so every CTA of the
+// launch runs it) with the elements beside the long one giving its CTAs 0 to 5 tiles (0 to 2
+// a consumer: 0, 1, 63 .. 257 tokens) and a tile boundary at the long end. The planner takes
+// it for large batches of long caches (bs256 kv8192); under the suite's .one_split
+// registration (MLA_DECODE_NUM_SPLITS=1) this small batch takes it too, and on Hopper with the
+// wgmma kernels built (mma16 not forced) the description must say so; the plain registration
+// runs whatever the planner picks (8 splits of 9 tiles on the H200: the seesaw).
 TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
     SKIP_WITHOUT_GPU();
     const char* splits = std::getenv("MLA_DECODE_NUM_SPLITS");
-    const bool one_split = splits != nullptr && std::strcmp(splits, "1") == 0;
+    const char* forced = std::getenv("MLA_DECODE_STAGE1");
+    mla::DeviceInfo device;
+    ASSERT_EQ(mla::current_device_info(&device, false), MLA_STATUS_SUCCESS);
+    const bool wgmma_built = mla::splitkv::stage1_shape(mla::splitkv::Stage1Variant::kWgmma,
+                                                        mla::splitkv::KvFormat::kFp8E4M3FN)
+                                 .tile_tokens > 0;
+    const bool expect_long = splits != nullptr && std::strcmp(splits, "1") == 0 &&
+                             device.cc_major == 9 && wgmma_built &&
+                             (forced == nullptr || std::strcmp(forced, "mma16") != 0);
     for (const Format& f : {kFp8Fn, kFp8Fnuz}) {
         SCOPED_TRACE(name_of(f));
         const HostProblem host = make_problem(make_spec(
@@ -427,8 +437,10 @@ TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
             << mla_last_error_message();
         const std::string line = plan.describe();
         std::printf("[ route    ] %s\n", line.c_str());
-        if (one_split && line.find(" variant=wgmma ") != std::string::npos) {
-            EXPECT_NE(line.find("(long CTAs: three consumers)"), std::string::npos) << line;
+        if (expect_long) {
+            EXPECT_NE(line.find(" variant=wgmma (long CTAs: three consumers) rows/cta=16 "),
+                      std::string::npos)
+                << line;
         }
         expect_matches_reference(host, Tolerance(), Api::kPlan);
         expect_matches_reference(host, Tolerance(), Api::kFwd);

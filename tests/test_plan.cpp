@@ -953,13 +953,20 @@ TEST(PlanCreate, DependentReduceSpreadsOverTheSms) {
 }
 
 // 16-row plans of fp8 caches with bf16 scores whose splits are at least kWgmmaLongCtaTiles
-// tiles long take the wgmma variant's long-CTA kernel (three consumers; the launcher decides
-// by the same function) and their description says so; shorter splits, e4m3 scores, bf16 and
-// MXFP4 caches and other row counts do not. On the H200 as described: bs256 kv8192 H16 is one
-// split of 128 tiles, bs4 kv8192 many short ones.
+// (64) tiles long take the wgmma variant's long-CTA kernel (three consumers; the launcher
+// decides by the same function) and their description says so. On the H200 as described,
+// with the wgmma kernels built: bs256 kv8192 H16 is one split of 128 tiles and bs64 two of 64
+// (long, for e4m3fn and e4m3fnuz; e4m3fnuz ignores the e4m3-score flag, e4m3fn takes it and
+// is then not long); bs4's splits are short, q_len 2 is 32 rows, bf16 and MXFP4 never. And
+// the threshold on one forced split: 63 tiles (4,032 tokens) not, 64 (4,033) long.
 TEST(PlanCreate, LongSixteenRowFp8SplitsTakeTheLongCtaKernel) {
-    const mla::DeviceInfo h200 = nvidia(9, 0);
     const bool built = mla::stage1_variant_built(Stage1Variant::kWgmma);
+    auto long_cta = [](const mla_decode_params& p, const mla::PlanOptions& options) {
+        mla::DevicePlan plan;
+        EXPECT_EQ(mla::plan_create(p, nvidia(9, 0), options, &plan), MLA_STATUS_SUCCESS)
+            << mla_last_error_message();
+        return contains(plan.description, " variant=wgmma (long CTAs: three consumers) ");
+    };
     for (mla_dtype kv : {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ, MLA_DTYPE_BF16,
                          MLA_DTYPE_MXFP4}) {
         for (bool e4m3_scores : {false, true}) {
@@ -971,26 +978,20 @@ TEST(PlanCreate, LongSixteenRowFp8SplitsTakeTheLongCtaKernel) {
                                                  MLA_DTYPE_NONE,
                                                  e4m3_scores ? MLA_DECODE_FLAG_FP8_MMA : 0);
                 if (e4m3_scores) p.q_dtype = MLA_DTYPE_FP8_E4M3FN;
-                mla::DevicePlan plan;
-                ASSERT_EQ(mla::plan_create(p, h200, mla::PlanOptions(), &plan),
-                          MLA_STATUS_SUCCESS)
-                    << mla_last_error_message();
-                const bool fp8 = kv == MLA_DTYPE_FP8_E4M3FN || kv == MLA_DTYPE_FP8_E4M3FNUZ;
-                const bool expect = plan.variant == static_cast<int>(Stage1Variant::kWgmma) &&
-                                    fp8 && !plan.fp8_mma && plan.rows_per_cta == 16 &&
-                                    plan.tiles_per_split >= mla::splitkv::kWgmmaLongCtaTiles;
-                EXPECT_EQ(contains(plan.description, "(long CTAs: three consumers)"), expect)
-                    << plan.description;
-                // With the wgmma kernels built, bs256's one split of 128 tiles is long (e4m3
-                // scores apart: only e4m3fn caches take them) and bs4's splits are not.
-                if (built && fp8 && batch == 256) {
-                    EXPECT_EQ(expect, !plan.fp8_mma) << plan.description;
-                }
-                if (batch == 4) {
-                    EXPECT_FALSE(expect) << plan.description;
-                }
+                const bool expect = built && q_len == 1 && (batch == 256 || batch == 64) &&
+                                    (kv == MLA_DTYPE_FP8_E4M3FNUZ ||
+                                     (kv == MLA_DTYPE_FP8_E4M3FN && !e4m3_scores));
+                EXPECT_EQ(long_cta(p, mla::PlanOptions()), expect);
             }
         }
+    }
+    mla::PlanOptions one_split;
+    one_split.forced_splits = 1;
+    for (mla_dtype kv : {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ}) {
+        SCOPED_TRACE(::testing::Message() << "kv " << kv << ", one split");
+        EXPECT_FALSE(long_cta(problem_of(4, 4, 1, 4032, 16, kv, MLA_DTYPE_NONE, 0), one_split));
+        EXPECT_EQ(long_cta(problem_of(4, 4, 1, 4033, 16, kv, MLA_DTYPE_NONE, 0), one_split),
+                  built);
     }
 }
 

@@ -27,12 +27,13 @@
 // stages fit beside Q^T of 16 or 32 rows (18 / 36 KB), not beside 64 rows' 72 KB.
 //
 // Warpgroups (setmaxnreg moves registers from the producer to the consumers):
-//   0 and 1, consumers, alternating tiles. Solo (WgmmaConfig::kSolo: 32 rows, and 16 rows of a
-//     bf16 cache, where the stages are even in number; wgmma_consumer_solo): consumer w takes tiles
-//     w, w + 2, ... whole, with its own running maxima and O^T of all 512 value dims, and the two
-//     results of a row merge once in the epilogue; nothing passes between the consumers while the
-//     tiles stream. Seesaw (wgmma_consumer; 64 rows, fp8 at 16 rows, e4m3 scores at 32 rows, staged
-//     MXFP4): consumer w computes S^T of tiles 2i + w for all rows (K decoded once per tile), takes
+//   0 and 1 (and 2 in long CTAs), consumers, taking tiles in turn. Solo (WgmmaConfig::kSolo: 32
+//     rows, 16 rows of a bf16 cache, and fp8's long CTAs of 16 rows with three consumers,
+//     kLongCta; wgmma_consumer_solo): consumer w of C takes tiles w, w + C, ... whole, with its
+//     own running maxima and O^T of all 512 value dims, and the C results of a row merge once in
+//     the epilogue; nothing passes between the consumers while the tiles stream. Seesaw
+//     (wgmma_consumer; 64 rows, fp8 at 16 rows in shorter CTAs, staged MXFP4): consumer w
+//     computes S^T of tiles 2i + w for all rows (K decoded once per tile), takes
 //     the running row maxima from the other one's previous tile, and writes P^T, the rescale
 //     factors and the new maxima into its own buffer; both then add every tile to O^T for their
 //     half of the value dims (w: dims 256 w .. 256 w + 255). So the score work is split over both
@@ -40,13 +41,14 @@
 //     softmax (new maximum, rescale factor, exp2 offset) is done once per tile by the row's owner,
 //     thread n of the consumer, not by each of the 32 threads that hold the row's scores (tokens
 //     are M: a row's 64 scores lie in 8 lanes x 4 warps): bs64 kv4096 H128 185 -> 166 us.
-//   2, producer: moves bytes only: 16-byte asynchronous copies (cp.async, one warp per 16 rows
-//     of a tile, a row's 512 latent bytes per instruction, the 64 rope bytes of 8 rows per
-//     instruction in CTAs of many tiles, with each row's latent copy in short ones) into a
-//     kStages-deep ring of shared tiles that complete on the stage's "full" mbarrier (cp.async.mbarrier.arrive); rows past the end
-//     are zero-filled by the same copies. Consumer warps release a stage through its "empty"
-//     mbarrier. (One bulk copy per 576-byte row was measured first: the copy engine then moved
-//     only 2.35 TB/s on bs256 kv8192, 515 us for a 295 us floor.)
+//   2 (3 in long CTAs), producer: moves bytes only: 16-byte asynchronous copies (cp.async,
+//     one warp per 16 rows of a tile, a row's 512 latent bytes per instruction, the 64 rope
+//     bytes of 8 rows per instruction in CTAs of many tiles, with each row's latent copy in
+//     short ones) into a kStages-deep ring of shared tiles that complete on the stage's "full"
+//     mbarrier (cp.async.mbarrier.arrive; one per consumer and stage where kFullSets > 1);
+//     rows past the end are zero-filled by the same copies. Consumer warps release a stage
+//     through its "empty" mbarrier. (One bulk copy per 576-byte row was measured first: the
+//     copy engine then moved only 2.35 TB/s on bs256 kv8192, 515 us for a 295 us floor.)
 //   3 and 4 (MXFP4 at 16 rows) or 3 (at 32 rows), decoders (WgmmaConfig::kStagedDecode,
 //     wgmma_decoder): the producer then fills a 2-deep raw ring of MXFP4 tiles, and these
 //     decode each tile once into e4m3fn codes and per-token factors (WgmmaMxfp4StagedDecode)
@@ -564,7 +566,7 @@ struct WgmmaConfig {
     // 32 rows: 128 - 40 and 128 - 72 free 88 x 128 + 56 x 128 for 72 x 256 more (200); the
     // decoder holds its 9 pieces in 72 (64 spilled), the consumers need ~160 (152 spilled).
     static constexpr int kDecoderRegs = kStagedDecode ? (kRows == 16 ? 64 : 72) : 56;
-    // Three solo consumers: 128 - 24 free 104 x 128 for 32 x 384 more (160).
+    // Three solo consumers: 128 - 32 free 96 x 128 for 32 x 384 more (160; exact).
     static constexpr int kConsumerRegs =
         kStagedDecode ? (kRows == 16 ? 160 : 200) : (kLongCta ? 160 : 240);
     static_assert((kLaunchRegs - kProducerRegs) * kProducerThreads +
@@ -624,8 +626,8 @@ struct WgmmaConfig {
     static constexpr int kFrontChunks = 4;
     static_assert(kFrontChunks >= 1 && kFrontChunks < kChunks, "the full wait inside the chain");
     static constexpr int kFrontBars = kStagedDecode ? kMaxStages : 0;
-    // Solo consumers (wgmma_consumer_solo): consumer w takes tiles w, w + 2, ... whole (its own
-    // running maxima, O^T of all 512 value dims), and the two results merge once per CTA: no
+    // Solo consumers (wgmma_consumer_solo): consumer w of C takes tiles w, w + C, ... whole (its
+    // own running maxima, O^T of all 512 value dims), and the C results merge once per CTA: no
     // hand-over between the consumers. Where it won (A/B on the H200): 32 rows of fp8 and bf16
     // caches (fp8 H16 q2 bs128 kv4096 0.95x, bf16 bs64 kv4096 H128 0.78x) and 16 rows of bf16
     // (bs256 kv8192 0.82x); 16 rows of fp8 lost 1-8 %, so they keep the seesaw but for long
@@ -793,8 +795,8 @@ MLA_DEVICE void write_qt8(uint8_t* qt, int step_bytes, int n, int d0, const uint
 }
 
 // Q prologue of the consumer warps (warp cw of the Cfg::kProducerWarp consumer warps): rows
-// cw, cw + 8, ... as f16 Q^T with a per-row power-of-two scale (bf16 caches: bf16 Q^T as
-// loaded), each row's score coefficient and token end.
+// cw, cw + Cfg::kProducerWarp, ... as f16 Q^T with a per-row power-of-two scale (bf16 caches:
+// bf16 Q^T as loaded), each row's score coefficient and token end.
 template <class Cfg>
 MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                         const WgmmaShared<Cfg>& sh, int cw, int lane) {
@@ -1672,6 +1674,8 @@ template <class Cfg>
 MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                                const WgmmaShared<Cfg>& sh, int w, int wq, int lane) {
     namespace hw = arch::sm90;
+    static_assert(Cfg::kFullSets == 1 && Cfg::kConsumers == 2,
+                  "the seesaw: two consumers on one full barrier per stage");
     constexpr int N = Cfg::N;
     constexpr int kPairs = Cfg::kPairs;
     const int g = lane >> 2, t4 = lane & 3;
@@ -1842,16 +1846,17 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     wgmma_detail::store_o<Cfg>(work, o, row_ptr, row_scale, t4, Cfg::v_lane_dim(w, wq, g));
 }
 
-// ---- solo consumer warpgroup w (Cfg::kSolo): tiles w, w + 2, ... whole, then a merge ---------
+// ---- solo consumer warpgroup w (Cfg::kSolo): tiles w, w + C, ... whole, then a merge ---------
 // Each consumer runs the online softmax of its own tiles alone (its row owners keep the running
 // maxima in a register), writes P^T into its own buffer and adds each tile to O^T of all 512
 // value dims (two passes of two m-block pairs a k-step: the V fragments take no more registers
 // than the seesaw's). While the tiles stream the consumers share nothing but the stage ring;
 // a consumer's only waits are on full stages and its own named barrier (tile maxima, the
-// owners' step, P^T written). After the last tile the two (m, l, O) of a row merge:
-// m = max(m_0, m_1), f_w = 2^(m_w - m); consumer w sends f_w times its O of the other's dims
-// through shared memory (the idle stages) and keeps dims 256 w .. 256 w + 255, the seesaw's
-// epilogue layout.
+// owners' step, P^T written). After the last tile the C (m, l, O) of a row merge:
+// m = max over the consumers of m_c, f_w = 2^(m_w - m); consumer w sends f_w times its O of the
+// dims it does not store through shared memory (the idle stages: consumer 2 of a long CTA sends
+// both halves) and consumers 0 and 1 keep dims 256 w .. 256 w + 255, the seesaw's epilogue
+// layout, and add what the others sent.
 template <class Cfg>
 MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
                                     const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int w,
@@ -1923,7 +1928,7 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
     // ---- epilogue: each row's merge, then consumer w stores dims 256 w .. 256 w + 255 --------
     wgmma_detail::publish_row_sums<Cfg>(l_run, g, t4, sh.sum + (w * 4 + wq) * N);
     if (owner) sh.max[w * N + ct] = m_run;
-    hw::named_barrier_sync(1, Cfg::kConsumerThreads);  // both consumers are past their last tile
+    hw::named_barrier_sync(1, Cfg::kConsumerThreads);  // every consumer is past its last tile
     uint64_t* row_ptr = reinterpret_cast<uint64_t*>(sh.red);  // N output rows (0: no row)
     float* row_scale = sh.coef;                               // N
     float* const factor = sh.alpha;                           // f_w of row n at w * N + n
