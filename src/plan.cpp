@@ -104,12 +104,10 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
                             "mma16 whatever the batch";
     }
     const bool note = stage1_note != nullptr && stage1_note[0] != '\0';
-    const auto format = static_cast<splitkv::KvFormat>(plan->kv_format);
     const bool long_cta =
         plan->variant == static_cast<int>(splitkv::Stage1Variant::kWgmma) &&
-        splitkv::wgmma_long_cta(format == splitkv::KvFormat::kFp8E4M3FN ||
-                                    format == splitkv::KvFormat::kFp8E4M3FNUZ,
-                                plan->fp8_mma, plan->rows_per_cta, plan->tiles_per_split);
+        splitkv::wgmma_long_cta(static_cast<splitkv::KvFormat>(plan->kv_format), plan->fp8_mma,
+                                plan->rows_per_cta, plan->tiles_per_split);
     char head[224];
     std::snprintf(head, sizeof(head),
                   "route=%s variant=%s%s%s rows/cta=%d tile=%d splits=%d kv=%s batch=%d "

@@ -195,7 +195,8 @@ TEST(PlannerInvariant, OneSplitElementsPayForTheReduce) {
 // ---- workspace bounds across shapes (mla_decode_workspace_bound) ------------------------------
 
 // The stage-1 cost candidates plan.cpp hands the planner (its cost table per format, variant
-// and rows per CTA; the table of the twenty-fourth session, with its split CTAs' extra cost).
+// and rows per CTA; the table of the twenty-fourth session, with its split CTAs' extra cost,
+// and bf16 mma16's fixed cost of the twenty-sixth).
 struct Candidate {
     KvFormat format;
     double tile_us;
@@ -206,7 +207,7 @@ struct Candidate {
 };
 constexpr Candidate kCandidates[] = {
     {KvFormat::kFp8E4M3FN, 2.4, 1, 2.0, 16, 1.0},
-    {KvFormat::kBf16, 3.25, 1, 2.0, 16, 0.0},
+    {KvFormat::kBf16, 3.25, 1, 12.0, 16, 0.0},
     {KvFormat::kMxfp4, 3.3, 1, 2.0, 16, 2.0},
     {KvFormat::kMxfp4Fp8E4M3FN, 4.3, 1, 2.0, 16, 0.0},
     {KvFormat::kFp8E4M3FN, 1.37, 2, 2.0, 16, 1.0},

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "splitkv/formats.h"
+
 namespace mla::splitkv {
 
 enum class Stage1Variant : int32_t {
@@ -25,9 +27,10 @@ inline constexpr int kWgmmaTileTokens = 64;
 // a CTA), 0.982x at bs64 kv8192 (2 splits of 64), but 1.01-1.04x at 32 tiles a CTA and 1.09x at
 // 2 (the three-way merge and the ring's start are a fixed cost).
 inline constexpr int kWgmmaLongCtaTiles = 64;
-constexpr bool wgmma_long_cta(bool fp8_cache, bool fp8_mma, int rows_per_cta,
+constexpr bool wgmma_long_cta(KvFormat format, bool fp8_mma, int rows_per_cta,
                               int tiles_per_split) {
-    return fp8_cache && !fp8_mma && rows_per_cta == 16 && tiles_per_split >= kWgmmaLongCtaTiles;
+    return (format == KvFormat::kFp8E4M3FN || format == KvFormat::kFp8E4M3FNUZ) && !fp8_mma &&
+           rows_per_cta == 16 && tiles_per_split >= kWgmmaLongCtaTiles;
 }
 
 // "mma16", "wgmma"; "?" for a value outside the enum.

@@ -533,8 +533,7 @@ struct WgmmaConfig {
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
     // Long CTAs of 16-row fp8 plans: three solo consumers, each taking every third tile;
     // consumers 0 and 1 store the output's halves after the merge.
-    static_assert(!kLongCta || (kRows == 16 && !kFp8Mma && (F == KvFormat::kFp8E4M3FN ||
-                                                          F == KvFormat::kFp8E4M3FNUZ)),
+    static_assert(!kLongCta || wgmma_long_cta(F, kFp8Mma, kRows, kWgmmaLongCtaTiles),
                   "the long-CTA kernel: 16 rows of fp8 caches with bf16 scores");
     static constexpr int kConsumers = kLongCta ? 3 : 2;
     static constexpr int kValueDims = kHeadDimV / 2;  // per storing consumer (0 and 1)
@@ -2082,11 +2081,10 @@ gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
 // long-CTA kernel (variants.h, wgmma_long_cta; the plan's description says so).
 template <KvFormat F, bool kFp8Mma>
 gpu::error_t launch_stage1_wgmma(const Params& params, gpu::stream_t stream) {
-    constexpr bool kFp8Cache = F == KvFormat::kFp8E4M3FN || F == KvFormat::kFp8E4M3FNUZ;
     switch (params.rows_per_cta) {
         case 16:
-            if constexpr (kFp8Cache && !kFp8Mma) {
-                if (wgmma_long_cta(true, false, 16, params.tiles_per_split))
+            if constexpr (wgmma_long_cta(F, kFp8Mma, 16, kWgmmaLongCtaTiles)) {
+                if (wgmma_long_cta(F, kFp8Mma, 16, params.tiles_per_split))
                     return wgmma_detail::launch_rows<F, 16, false, true>(params, stream);
             }
             return wgmma_detail::launch_rows<F, 16, kFp8Mma>(params, stream);
