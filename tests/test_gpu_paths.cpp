@@ -285,6 +285,22 @@ TEST_P(GpuPathsFormat, ShuffledPagesWithSentinelListTails) {
     }
 }
 
+// Pages of a multiple of the wgmma tile's 64 tokens (64, 128), shuffled, at 16 heads with
+// elements of 64 tiles and more: there the wgmma producer finds every tile's rows from its first
+// row's slot (its consecutive-slot loop; under the .one_split registration the long CTAs take
+// the three-consumer kernel). Lengths end mid-page and mid-tile, past-the-end slots hold NaN
+// codes, and page 16 (a tile over four pages: the shuffled-address loop) runs beside them.
+TEST_P(GpuPathsFormat, LargeShuffledPagesOfLongElements) {
+    SKIP_WITHOUT_GPU();
+    for (int page_size : {64, 128, 16}) {
+        SCOPED_TRACE(trace("page_size", page_size));
+        const ProblemSpec s = paged(
+            make_spec(GetParam(), 16, {4096 + 37, 8192, 1, 4160, 6000}, {1, 1, 1, 2, 1}, 17),
+            page_size, 3);
+        expect_matches_reference(s);
+    }
+}
+
 // One element per problem, so each length is also max_kv_len (it sets the tiles and splits):
 // 0, 1, 2 and both sides of 64, 128 and 4096.
 TEST_P(GpuPathsFormat, SingleElementAroundTileAndSplitBoundaries) {
