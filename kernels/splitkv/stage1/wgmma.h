@@ -531,6 +531,14 @@ struct WgmmaConfig {
 
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
+    // The producer's consecutive-slot loop (wgmma_producer_tiles' kConsecutive, for caches
+    // whose tiles lie in consecutive slots) at 64 rows of fp8 only. A/B on the H200 (twenty-
+    // seventh session, against the shuffled loop everywhere): 64 rows 0.923-0.927 (bs64 kv4096
+    // H128 156.2 -> 144.3 us, bs128 kv4096 H16 q4 163.0 -> 151.0); 16-row long CTAs 0.986-0.989
+    // at 128 tiles but ~1.016 at 40; 32 rows 1.008-1.014 (bf16 0.983-0.995); the 16-row seesaw
+    // 1.01-1.13, most at 4-8 tiles a CTA (bs4 kv8192 18.9 -> 21.3 us; bf16 1.03). Why the
+    // faster producer costs the short 16-row CTAs is not measured.
+    static constexpr bool kConsecutiveRows = kRows == 64 && !kMxfp4Rows;
     // Long CTAs of 16-row fp8 plans: three solo consumers, each taking every third tile;
     // consumers 0 and 1 store the output's halves after the merge.
     static_assert(!kLongCta || wgmma_long_cta(F, kFp8Mma, kRows, kWgmmaLongCtaTiles),
@@ -1061,6 +1069,55 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
     }
 }
 
+// copy_tile_rows where the tile's rows lie in consecutive cache slots (wgmma_producer_tiles'
+// kConsecutive): the same copies, each row's source 4 rows' strides after the previous one of
+// the warp, from the warp's first row (src0, rope0) instead of a lane's shuffled address. ncu
+// of the long-CTA kernel (bs256 kv8192): in the shuffled loop a chain of shuffle, address add
+// and copy per row at the producer's 24-32 registers kept it issuing ~90 % of its time while
+// the consumers waited on full stages a third of theirs. Rows past `valid` (zero-filled) keep
+// the last valid row's address.
+template <class Cfg, bool kRopeBlocks>
+MLA_DEVICE void copy_tile_rows_consecutive(uint8_t* dst, const uint8_t* src0,
+                                           const uint8_t* rope0, int64_t src_step,
+                                           int64_t rope_step, int valid, int pw, int lane) {
+    constexpr int kPieces = Cfg::kRowBytes / 16;
+    constexpr int kLatentPieces = kKvLoraRank * Cfg::Decode::kDimBytes / 16;
+    constexpr int kRopePieces = kPieces - kLatentPieces;
+    constexpr int kLatentPerLane = kLatentPieces / 32;
+    constexpr int kBlockRows = 32 / kRopePieces;
+    const uint8_t* src = src0;
+    const uint8_t* rope = rope0;
+#pragma unroll 1
+    for (int b = 0; b < Cfg::kTileTokens / 4 / kBlockRows; ++b) {
+        const uint8_t* block_rope = rope;  // row 8 b's (kRopeBlocks)
+#pragma unroll
+        for (int j = 0; j < kBlockRows; ++j) {
+            const int row = pw + 4 * (kBlockRows * b + j);
+            uint8_t* d = dst + row * Cfg::kRowPitch;
+#pragma unroll
+            for (int k = 0; k < kLatentPerLane; ++k)
+                arch::copy_16_async(d + 16 * (lane + 32 * k), src + 16 * (lane + 32 * k),
+                                    row < valid);
+            if (!kRopeBlocks && lane < kRopePieces)
+                arch::copy_16_async(d + 16 * (kLatentPieces + lane), rope + 16 * lane,
+                                    row < valid);
+            if (row + 4 < valid) {
+                src += src_step;
+                rope += rope_step;
+            }
+        }
+        if (kRopeBlocks) {
+            const int i = lane / kRopePieces;  // of the block's rows
+            const int piece = lane % kRopePieces;
+            const int row = pw + 4 * (kBlockRows * b + i);
+            arch::copy_16_async(dst + row * Cfg::kRowPitch + 16 * (kLatentPieces + piece),
+                                (row < valid ? block_rope + i * rope_step : block_rope) +
+                                    16 * piece,
+                                row < valid);
+        }
+    }
+}
+
 // MXFP4 rows: the 18 packed pieces of the 288-byte row (an MXFP4 cache is never split into
 // latent and rope rows: the validation refuses it, and Params::kpe is kv + 256) and the row's
 // scale codes into the 32-byte slot after them, one row per instruction: lanes 0..17 the
@@ -1120,12 +1177,24 @@ MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_s
     }
 }
 
+// The full barrier that tile t's copies complete on: its stage's, or with per-consumer full
+// barriers (solo, Cfg::kFullSets) the stage's of the tile's consumer.
+template <class Cfg>
+MLA_DEVICE int producer_full_bar(int stage, int t) {
+    return Cfg::kStagedDecode || Cfg::kFullSets == 1
+               ? stage
+               : stage * Cfg::kFullSets + t % Cfg::kConsumers;
+}
+
 }  // namespace wgmma_detail
 
 // The producer's tile loop; kMode: MXFP4's scale-copy mode (a template argument, so that the
 // producer's registers, Cfg::kProducerRegs, hold one mode's copy code only; other formats
 // ignore it). It fills the consumers' stages, or with Cfg::kStagedDecode the raw ring.
-template <class Cfg, ScaleCopy kMode>
+// kConsecutive (fp8 and bf16 rows): every tile's rows lie in consecutive cache slots (a
+// contiguous cache, or pages of a multiple of the tile's tokens: tiles start at multiples of
+// it), so a warp's rows are found from its first row's slot (copy_tile_rows).
+template <class Cfg, ScaleCopy kMode, bool kConsecutive = false>
 MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
                                      const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int pw,
                                      int lane) {
@@ -1144,6 +1213,21 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
         const int64_t tile_tok0 = work.tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
         const int valid = static_cast<int>(min(int64_t{Cfg::kTileTokens}, work.tok_end - tile_tok0));
         uint8_t* dst = ring + stage * kRingBytes;
+        if constexpr (kConsecutive && !Cfg::kMxfp4Rows) {
+            // The warp's first row (a uniform value: one page-table load a warp), 4 rows a step.
+            const int64_t slot0 = cache_slot(p, work, tile_tok0 + (pw < valid ? pw : 0));
+            const uint8_t* src0 = p.kv + slot0 * p.kv_stride_bytes;
+            const uint8_t* rope0 = p.kpe + slot0 * p.kpe_stride_bytes;
+            const int64_t src_step = 4 * p.kv_stride_bytes, rope_step = 4 * p.kpe_stride_bytes;
+            if (rope_blocks)
+                wgmma_detail::copy_tile_rows_consecutive<Cfg, true>(dst, src0, rope0, src_step,
+                                                                    rope_step, valid, pw, lane);
+            else
+                wgmma_detail::copy_tile_rows_consecutive<Cfg, false>(
+                    dst, src0, rope0, src_step, rope_step, valid, pw, lane);
+            hw::copy_async_arrive_noinc(&full[wgmma_detail::producer_full_bar<Cfg>(stage, t)]);
+            continue;
+        }
         // Addresses of row pw + 4 lane (lanes 0..15), then one row at a time.
         const int my_row = pw + 4 * (lane & 15);
         const int64_t my_slot = my_row < valid ? cache_slot(p, work, tile_tok0 + my_row) : 0;
@@ -1163,11 +1247,7 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
         } else {
             wgmma_detail::copy_tile_rows<Cfg, false>(dst, my_src, my_rope, valid, pw, lane);
         }
-        // Solo with per-consumer full barriers (Cfg::kFullSets): the tile's consumer's.
-        const int full_bar = kRaw || Cfg::kFullSets == 1
-                                 ? stage
-                                 : stage * Cfg::kFullSets + t % Cfg::kConsumers;
-        hw::copy_async_arrive_noinc(&full[full_bar]);
+        hw::copy_async_arrive_noinc(&full[wgmma_detail::producer_full_bar<Cfg>(stage, t)]);
     }
     hw::copy_async_wait_all();  // leave only once this thread's copies have landed
 }
@@ -1182,6 +1262,11 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
             return wgmma_producer_tiles<Cfg, ScaleCopy::k4Bytes>(p, work, rows, sh, pw, lane);
         return wgmma_producer_tiles<Cfg, ScaleCopy::kBytes>(p, work, rows, sh, pw, lane);
     } else {
+        if constexpr (Cfg::kConsecutiveRows) {  // (a contiguous cache, or whole-tile pages)
+            if (p.page_indptr == nullptr || p.page_size % Cfg::kTileTokens == 0)
+                return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true>(p, work, rows, sh,
+                                                                            pw, lane);
+        }
         return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes>(p, work, rows, sh, pw, lane);
     }
 }
