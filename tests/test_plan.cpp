@@ -953,12 +953,12 @@ TEST(PlanCreate, DependentReduceSpreadsOverTheSms) {
 }
 
 // 16-row plans of fp8 caches with bf16 scores whose splits are at least kWgmmaLongCtaTiles
-// (64) tiles long take the wgmma variant's long-CTA kernel (three consumers; the launcher
+// (40) tiles long take the wgmma variant's long-CTA kernel (three consumers; the launcher
 // decides by the same function) and their description says so. On the H200 as described,
 // with the wgmma kernels built: bs256 kv8192 H16 is one split of 128 tiles and bs64 two of 64
 // (long, for e4m3fn and e4m3fnuz; e4m3fnuz ignores the e4m3-score flag, e4m3fn takes it and
 // is then not long); bs4's splits are short, q_len 2 is 32 rows, bf16 and MXFP4 never. And
-// the threshold on one forced split: 63 tiles (4,032 tokens) not, 64 (4,033) long.
+// the threshold on one forced split: 39 tiles (2,496 tokens) not, 40 (2,497) long.
 TEST(PlanCreate, LongSixteenRowFp8SplitsTakeTheLongCtaKernel) {
     const bool built = mla::stage1_variant_built(Stage1Variant::kWgmma);
     auto long_cta = [](const mla_decode_params& p, const mla::PlanOptions& options) {
@@ -989,8 +989,8 @@ TEST(PlanCreate, LongSixteenRowFp8SplitsTakeTheLongCtaKernel) {
     one_split.forced_splits = 1;
     for (mla_dtype kv : {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ}) {
         SCOPED_TRACE(::testing::Message() << "kv " << kv << ", one split");
-        EXPECT_FALSE(long_cta(problem_of(4, 4, 1, 4032, 16, kv, MLA_DTYPE_NONE, 0), one_split));
-        EXPECT_EQ(long_cta(problem_of(4, 4, 1, 4033, 16, kv, MLA_DTYPE_NONE, 0), one_split),
+        EXPECT_FALSE(long_cta(problem_of(4, 4, 1, 2496, 16, kv, MLA_DTYPE_NONE, 0), one_split));
+        EXPECT_EQ(long_cta(problem_of(4, 4, 1, 2497, 16, kv, MLA_DTYPE_NONE, 0), one_split),
                   built);
     }
 }

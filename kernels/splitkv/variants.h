@@ -25,8 +25,10 @@ inline constexpr int kWgmmaTileTokens = 64;
 // consumers (WgmmaConfig::kLongCta) instead of the two-consumer seesaw. Measured on the H200
 // (twenty-sixth session, every 16-row fp8 plan on it): 0.969x at bs256 kv8192 H16 (128 tiles
 // a CTA), 0.982x at bs64 kv8192 (2 splits of 64), but 1.01-1.04x at 32 tiles a CTA and 1.09x at
-// 2 (the three-way merge and the ring's start are a fixed cost).
-inline constexpr int kWgmmaLongCtaTiles = 64;
+// 2 (the three-way merge and the ring's start are a fixed cost). Twenty-seventh session, single
+// splits at 128 and 256 CTAs: 40-56 tiles 0.968-0.993 (bs256 kv2560 125.4 -> 122.1 us), 32
+// tiles 0.975 / 1.003-1.004; so 40.
+inline constexpr int kWgmmaLongCtaTiles = 40;
 constexpr bool wgmma_long_cta(KvFormat format, bool fp8_mma, int rows_per_cta,
                               int tiles_per_split) {
     return (format == KvFormat::kFp8E4M3FN || format == KvFormat::kFp8E4M3FNUZ) && !fp8_mma &&
