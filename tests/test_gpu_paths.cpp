@@ -285,11 +285,9 @@ TEST_P(GpuPathsFormat, ShuffledPagesWithSentinelListTails) {
     }
 }
 
-// Pages of a multiple of the wgmma tile's 64 tokens (64, 128), shuffled, at 16 heads with
-// elements of 64 tiles and more: there the wgmma producer finds every tile's rows from its first
-// row's slot (its consecutive-slot loop; under the .one_split registration the long CTAs take
-// the three-consumer kernel). Lengths end mid-page and mid-tile, past-the-end slots hold NaN
-// codes, and page 16 (a tile over four pages: the shuffled-address loop) runs beside them.
+// Pages of 64, 128 and 16 tokens, shuffled, at 16 heads with elements of up to 128 tiles (under
+// the .one_split registration fp8 caches take the long-CTA kernel here, from 40 tiles a
+// split). Lengths end mid-page and mid-tile, and past-the-end slots hold NaN codes.
 TEST_P(GpuPathsFormat, LargeShuffledPagesOfLongElements) {
     SKIP_WITHOUT_GPU();
     for (int page_size : {64, 128, 16}) {
@@ -460,6 +458,47 @@ TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
         }
         expect_matches_reference(host, Tolerance(), Api::kPlan);
         expect_matches_reference(host, Tolerance(), Api::kFwd);
+    }
+}
+
+// The 64-row wgmma producer's consecutive-slot loop (WgmmaConfig::kConsecutiveRows: a tile's
+// rows from one slot per warp where the cache is contiguous or its pages hold a multiple of 64
+// tokens) against the shuffled loop (16-token pages): 128 heads, q_len 4 (512 rows an element),
+// 12 elements of up to 300 tokens that end mid-page and mid-tile, shuffled pages of 64, 128 and
+// 16 tokens with NaN codes in spare slots, and a contiguous cache. On Hopper with the wgmma
+// kernels built (mma16 not forced; default or one split) the e4m3fn plans must take 64 rows
+// (the planner's choice for this batch); e4m3fnuz runs whatever its table picks.
+TEST(GpuRows64, ConsecutiveSlotsAndPages) {
+    SKIP_WITHOUT_GPU();
+    const char* splits = std::getenv("MLA_DECODE_NUM_SPLITS");
+    const char* forced = std::getenv("MLA_DECODE_STAGE1");
+    mla::DeviceInfo device;
+    ASSERT_EQ(mla::current_device_info(&device, false), MLA_STATUS_SUCCESS);
+    const bool wgmma_built = mla::splitkv::stage1_shape(mla::splitkv::Stage1Variant::kWgmma,
+                                                        mla::splitkv::KvFormat::kFp8E4M3FN)
+                                 .tile_tokens > 0;
+    const bool expect_64 = (splits == nullptr || std::strcmp(splits, "1") == 0) &&
+                           device.cc_major == 9 && wgmma_built &&
+                           (forced == nullptr || std::strcmp(forced, "mma16") != 0);
+    const std::vector<int> lengths = {300, 1, 64, 65, 128, 200, 257, 0, 191, 299, 100, 300};
+    for (const Format& f : {kFp8Fn, kFp8Fnuz}) {
+        for (int page_size : {0, 64, 128, 16}) {
+            if (f.kv != kFp8Fn.kv && (page_size == 128 || page_size == 16)) continue;
+            SCOPED_TRACE(name_of(f) + ", " + trace("page_size", page_size));
+            ProblemSpec spec = make_spec(f, 128, lengths, std::vector<int>(lengths.size(), 4), 33);
+            if (page_size > 0) spec = paged(spec, page_size, 3);
+            const HostProblem host = make_problem(spec);
+            Plan plan;
+            ASSERT_EQ(plan.create(host.host_params(nullptr, MLA_DTYPE_BF16, nullptr)),
+                      MLA_STATUS_SUCCESS)
+                << mla_last_error_message();
+            const std::string line = plan.describe();
+            std::printf("[ route    ] %s\n", line.c_str());
+            if (expect_64 && f.kv == kFp8Fn.kv) {
+                EXPECT_NE(line.find(" variant=wgmma rows/cta=64 "), std::string::npos) << line;
+            }
+            expect_matches_reference(host, Tolerance(), Api::kPlan);
+        }
     }
 }
 
