@@ -420,6 +420,35 @@ TEST(GpuLong, OneElementOfManySplits) {
     expect_matches_reference(make_spec(kFp8Fn, 16, {65536}, {}, 27), Tolerance(), Api::kPlan);
 }
 
+// Whether this run's plans are the wgmma variant's as the H200's planner makes them: Hopper,
+// the wgmma kernels built, mma16 not forced, and the split count as the caller accepts it
+// (MLA_DECODE_NUM_SPLITS "1", or also unset where `default_splits_too`).
+bool wgmma_plans_as_planned(bool default_splits_too) {
+    const char* splits = std::getenv("MLA_DECODE_NUM_SPLITS");
+    const char* forced = std::getenv("MLA_DECODE_STAGE1");
+    mla::DeviceInfo device;
+    if (mla::current_device_info(&device, false) != MLA_STATUS_SUCCESS) {
+        ADD_FAILURE() << "current_device_info: " << mla_last_error_message();
+        return false;
+    }
+    const bool wgmma_built = mla::splitkv::stage1_shape(mla::splitkv::Stage1Variant::kWgmma,
+                                                        mla::splitkv::KvFormat::kFp8E4M3FN)
+                                 .tile_tokens > 0;
+    const bool splits_ok = splits == nullptr ? default_splits_too : std::strcmp(splits, "1") == 0;
+    return splits_ok && device.cc_major == 9 && wgmma_built &&
+           (forced == nullptr || std::strcmp(forced, "mma16") != 0);
+}
+
+// The plan of `host` (bf16 O, LSE): its description line, also printed.
+std::string planned_route(const HostProblem& host) {
+    Plan plan;
+    const mla_status status = plan.create(host.host_params(nullptr, MLA_DTYPE_BF16, nullptr));
+    EXPECT_EQ(status, MLA_STATUS_SUCCESS) << mla_last_error_message();
+    const std::string line = status == MLA_STATUS_SUCCESS ? plan.describe() : std::string();
+    std::printf("[ route    ] %s\n", line.c_str());
+    return line;
+}
+
 // The long-CTA kernel of 16-row fp8 plans (three solo consumers: splits of at least
 // kWgmmaLongCtaTiles tiles, variants.h; the choice follows max_kv_len, so every CTA of the
 // launch runs it) with the elements beside the long one giving its CTAs 0 to 5 tiles (0 to 2
@@ -430,27 +459,13 @@ TEST(GpuLong, OneElementOfManySplits) {
 // runs whatever the planner picks (8 splits of 9 tiles on the H200: the seesaw).
 TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
     SKIP_WITHOUT_GPU();
-    const char* splits = std::getenv("MLA_DECODE_NUM_SPLITS");
-    const char* forced = std::getenv("MLA_DECODE_STAGE1");
-    mla::DeviceInfo device;
-    ASSERT_EQ(mla::current_device_info(&device, false), MLA_STATUS_SUCCESS);
-    const bool wgmma_built = mla::splitkv::stage1_shape(mla::splitkv::Stage1Variant::kWgmma,
-                                                        mla::splitkv::KvFormat::kFp8E4M3FN)
-                                 .tile_tokens > 0;
-    const bool expect_long = splits != nullptr && std::strcmp(splits, "1") == 0 &&
-                             device.cc_major == 9 && wgmma_built &&
-                             (forced == nullptr || std::strcmp(forced, "mma16") != 0);
+    const bool expect_long = wgmma_plans_as_planned(false);
     for (const Format& f : {kFp8Fn, kFp8Fnuz}) {
         SCOPED_TRACE(name_of(f));
         const HostProblem host = make_problem(make_spec(
             f, 16, {4097, 0, 1, 63, 64, 65, 128, 129, 192, 193, 255, 256, 257, 4096, 4095}, {},
             31));
-        Plan plan;
-        ASSERT_EQ(plan.create(host.host_params(nullptr, MLA_DTYPE_BF16, nullptr)),
-                  MLA_STATUS_SUCCESS)
-            << mla_last_error_message();
-        const std::string line = plan.describe();
-        std::printf("[ route    ] %s\n", line.c_str());
+        const std::string line = planned_route(host);
         if (expect_long) {
             EXPECT_NE(line.find(" variant=wgmma (long CTAs: three consumers) rows/cta=16 "),
                       std::string::npos)
@@ -465,40 +480,36 @@ TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
 // rows from one slot per warp where the cache is contiguous or its pages hold a multiple of 64
 // tokens) against the shuffled loop (16-token pages): 128 heads, q_len 4 (512 rows an element),
 // 12 elements of up to 300 tokens that end mid-page and mid-tile, shuffled pages of 64, 128 and
-// 16 tokens with NaN codes in spare slots, and a contiguous cache. On Hopper with the wgmma
-// kernels built (mma16 not forced; default or one split) the e4m3fn plans must take 64 rows
-// (the planner's choice for this batch); e4m3fnuz runs whatever its table picks.
+// 16 tokens with NaN codes in spare slots, a contiguous cache, and the split cache form (rope
+// rows of their own stride) on 64-token pages. On Hopper with the wgmma kernels built (mma16
+// not forced; default or one split) the plans must take 64 rows (the planner's choice for
+// this batch, e4m3fn and e4m3fnuz). (Not covered: paged 64-row CTAs of 9 tiles and more, or on
+// the split path.)
 TEST(GpuRows64, ConsecutiveSlotsAndPages) {
     SKIP_WITHOUT_GPU();
-    const char* splits = std::getenv("MLA_DECODE_NUM_SPLITS");
-    const char* forced = std::getenv("MLA_DECODE_STAGE1");
-    mla::DeviceInfo device;
-    ASSERT_EQ(mla::current_device_info(&device, false), MLA_STATUS_SUCCESS);
-    const bool wgmma_built = mla::splitkv::stage1_shape(mla::splitkv::Stage1Variant::kWgmma,
-                                                        mla::splitkv::KvFormat::kFp8E4M3FN)
-                                 .tile_tokens > 0;
-    const bool expect_64 = (splits == nullptr || std::strcmp(splits, "1") == 0) &&
-                           device.cc_major == 9 && wgmma_built &&
-                           (forced == nullptr || std::strcmp(forced, "mma16") != 0);
+    const bool expect_64 = wgmma_plans_as_planned(true);
     const std::vector<int> lengths = {300, 1, 64, 65, 128, 200, 257, 0, 191, 299, 100, 300};
-    for (const Format& f : {kFp8Fn, kFp8Fnuz}) {
-        for (int page_size : {0, 64, 128, 16}) {
-            if (f.kv != kFp8Fn.kv && (page_size == 128 || page_size == 16)) continue;
-            SCOPED_TRACE(name_of(f) + ", " + trace("page_size", page_size));
-            ProblemSpec spec = make_spec(f, 128, lengths, std::vector<int>(lengths.size(), 4), 33);
-            if (page_size > 0) spec = paged(spec, page_size, 3);
-            const HostProblem host = make_problem(spec);
-            Plan plan;
-            ASSERT_EQ(plan.create(host.host_params(nullptr, MLA_DTYPE_BF16, nullptr)),
-                      MLA_STATUS_SUCCESS)
-                << mla_last_error_message();
-            const std::string line = plan.describe();
-            std::printf("[ route    ] %s\n", line.c_str());
-            if (expect_64 && f.kv == kFp8Fn.kv) {
-                EXPECT_NE(line.find(" variant=wgmma rows/cta=64 "), std::string::npos) << line;
-            }
-            expect_matches_reference(host, Tolerance(), Api::kPlan);
+    struct Case {
+        Format format;
+        int page_size;  // 0: contiguous
+        bool split_cache;
+    };
+    const Case cases[] = {{kFp8Fn, 0, false},  {kFp8Fn, 64, false},  {kFp8Fn, 128, false},
+                          {kFp8Fn, 16, false}, {kFp8Fn, 64, true},    {kFp8Fnuz, 0, false},
+                          {kFp8Fnuz, 64, false}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(name_of(c.format) + ", " + trace("page_size", c.page_size) +
+                     (c.split_cache ? ", split cache" : ""));
+        ProblemSpec spec =
+            make_spec(c.format, 128, lengths, std::vector<int>(lengths.size(), 4), 33);
+        if (c.split_cache) spec.kpe_dtype = c.format.kv;
+        if (c.page_size > 0) spec = paged(spec, c.page_size, 3);
+        const HostProblem host = make_problem(spec);
+        const std::string line = planned_route(host);
+        if (expect_64) {
+            EXPECT_NE(line.find(" variant=wgmma rows/cta=64 "), std::string::npos) << line;
         }
+        expect_matches_reference(host, Tolerance(), Api::kPlan);
     }
 }
 

@@ -1023,19 +1023,29 @@ namespace wgmma_detail {
 // (not measured for them).
 constexpr int kRopeBlockMinTiles = 9;
 
+// The 16-byte pieces of a tile row as the producer's copies take them (copy_tile_rows,
+// copy_tile_rows_consecutive): the latent ones kLatentPerLane a lane, the rope ones of
+// kBlockRows rows per instruction in blocks.
+template <class Cfg>
+struct TileRowPieces {
+    static constexpr int kPieces = Cfg::kRowBytes / 16;
+    static constexpr int kLatentPieces = kKvLoraRank * Cfg::Decode::kDimBytes / 16;
+    static constexpr int kRopePieces = kPieces - kLatentPieces;
+    static constexpr int kLatentPerLane = kLatentPieces / 32;
+    static_assert(kLatentPieces % 32 == 0 && 32 % kRopePieces == 0,
+                  "whole latent pieces per lane, the rope pieces of whole rows per instruction");
+    static constexpr int kBlockRows = 32 / kRopePieces;
+    static_assert((Cfg::kTileTokens / 4) % kBlockRows == 0, "whole blocks of rows per warp");
+};
+
 // bf16 rows (72 pieces): two latent pieces per lane and row (lane, lane + 32), the rope pieces
 // of 4 rows per instruction in blocks, or lanes 0..7 per row.
 template <class Cfg, bool kRopeBlocks>
 MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_t* my_rope,
                                int valid, int pw, int lane) {
-    constexpr int kPieces = Cfg::kRowBytes / 16;
-    constexpr int kLatentPieces = kKvLoraRank * Cfg::Decode::kDimBytes / 16;
-    constexpr int kRopePieces = kPieces - kLatentPieces;
-    constexpr int kLatentPerLane = kLatentPieces / 32;
-    static_assert(kLatentPieces % 32 == 0 && 32 % kRopePieces == 0,
-                  "whole latent pieces per lane, the rope pieces of whole rows per instruction");
-    constexpr int kBlockRows = 32 / kRopePieces;
-    static_assert((Cfg::kTileTokens / 4) % kBlockRows == 0, "whole blocks of rows per warp");
+    using R = TileRowPieces<Cfg>;
+    constexpr int kLatentPieces = R::kLatentPieces, kRopePieces = R::kRopePieces;
+    constexpr int kLatentPerLane = R::kLatentPerLane, kBlockRows = R::kBlockRows;
 #pragma unroll 1
     for (int b = 0; b < Cfg::kTileTokens / 4 / kBlockRows; ++b) {
 #pragma unroll
@@ -1070,26 +1080,25 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 }
 
 // copy_tile_rows where the tile's rows lie in consecutive cache slots (wgmma_producer_tiles'
-// kConsecutive): the same copies, each row's source 4 rows' strides after the previous one of
-// the warp, from the warp's first row (src0, rope0) instead of a lane's shuffled address. ncu
-// of the long-CTA kernel (bs256 kv8192): in the shuffled loop a chain of shuffle, address add
-// and copy per row at the producer's 24-32 registers kept it issuing ~90 % of its time while
-// the consumers waited on full stages a third of theirs. Rows past `valid` (zero-filled) keep
-// the last valid row's address.
+// kConsecutive, 64 rows of fp8 only: WgmmaConfig::kConsecutiveRows says why): the same copies,
+// each row's source 4 rows' strides after the previous one of the warp, from the warp's first
+// row (src0, rope0: row pw's, or row 0's where the warp has no valid row) instead of a lane's
+// shuffled address. It was written from ncu of the 16-row long-CTA kernel (bs256 kv8192),
+// where in the shuffled loop a chain of shuffle, address add and copy per row at the
+// producer's 32 registers kept it issuing ~90 % of its time; there it did not pay, at 64 rows
+// it did. Rows past `valid` (zero-filled) keep the last valid row's address.
 template <class Cfg, bool kRopeBlocks>
 MLA_DEVICE void copy_tile_rows_consecutive(uint8_t* dst, const uint8_t* src0,
                                            const uint8_t* rope0, int64_t src_step,
                                            int64_t rope_step, int valid, int pw, int lane) {
-    constexpr int kPieces = Cfg::kRowBytes / 16;
-    constexpr int kLatentPieces = kKvLoraRank * Cfg::Decode::kDimBytes / 16;
-    constexpr int kRopePieces = kPieces - kLatentPieces;
-    constexpr int kLatentPerLane = kLatentPieces / 32;
-    constexpr int kBlockRows = 32 / kRopePieces;
+    using R = TileRowPieces<Cfg>;
+    constexpr int kLatentPieces = R::kLatentPieces, kRopePieces = R::kRopePieces;
+    constexpr int kLatentPerLane = R::kLatentPerLane, kBlockRows = R::kBlockRows;
     const uint8_t* src = src0;
     const uint8_t* rope = rope0;
 #pragma unroll 1
     for (int b = 0; b < Cfg::kTileTokens / 4 / kBlockRows; ++b) {
-        const uint8_t* block_rope = rope;  // row 8 b's (kRopeBlocks)
+        const uint8_t* block_rope = rope;  // the warp's row kBlockRows b (kRopeBlocks)
 #pragma unroll
         for (int j = 0; j < kBlockRows; ++j) {
             const int row = pw + 4 * (kBlockRows * b + j);
@@ -1191,9 +1200,10 @@ MLA_DEVICE int producer_full_bar(int stage, int t) {
 // The producer's tile loop; kMode: MXFP4's scale-copy mode (a template argument, so that the
 // producer's registers, Cfg::kProducerRegs, hold one mode's copy code only; other formats
 // ignore it). It fills the consumers' stages, or with Cfg::kStagedDecode the raw ring.
-// kConsecutive (fp8 and bf16 rows): every tile's rows lie in consecutive cache slots (a
-// contiguous cache, or pages of a multiple of the tile's tokens: tiles start at multiples of
-// it), so a warp's rows are found from its first row's slot (copy_tile_rows).
+// kConsecutive (Cfg::kConsecutiveRows: 64 rows of fp8): every tile's rows lie in consecutive
+// cache slots (a contiguous cache, or pages of a multiple of the tile's tokens: tiles start at
+// multiples of it), so a warp's rows are found from its first row's slot
+// (copy_tile_rows_consecutive).
 template <class Cfg, ScaleCopy kMode, bool kConsecutive = false>
 MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
                                      const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int pw,
