@@ -532,13 +532,15 @@ struct WgmmaConfig {
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
     // The producer's consecutive-slot loop (wgmma_producer_tiles' kConsecutive, for caches
-    // whose tiles lie in consecutive slots) at 64 rows of fp8 only. A/B on the H200 (twenty-
-    // seventh session, against the shuffled loop everywhere): 64 rows 0.923-0.927 (bs64 kv4096
-    // H128 156.2 -> 144.3 us, bs128 kv4096 H16 q4 163.0 -> 151.0); 16-row long CTAs 0.986-0.989
-    // at 128 tiles but ~1.016 at 40; 32 rows 1.008-1.014 (bf16 0.983-0.995); the 16-row seesaw
-    // 1.01-1.13, most at 4-8 tiles a CTA (bs4 kv8192 18.9 -> 21.3 us; bf16 1.03). Why the
-    // faster producer costs the short 16-row CTAs is not measured.
-    static constexpr bool kConsecutiveRows = kRows == 64 && !kMxfp4Rows;
+    // whose tiles lie in consecutive slots) at 64 rows of fp8 and 32 rows of bf16 only. A/B on
+    // the H200 (twenty-seventh session, against the shuffled loop everywhere): 64 rows
+    // 0.923-0.927 (bs64 kv4096 H128 156.2 -> 144.3 us, bs128 kv4096 H16 q4 163.0 -> 151.0);
+    // bf16 32 rows 0.983-0.995 (H128 320.2 -> 315.1); 16-row long CTAs 0.986-0.989 at 128 tiles
+    // but ~1.016 at 40; fp8 32 rows 1.008-1.014; the 16-row seesaw 1.01-1.13, most at 4-8 tiles
+    // a CTA (bs4 kv8192 18.9 -> 21.3 us; bf16 16 rows 1.00-1.03). Why the faster producer costs
+    // the short 16-row CTAs is not measured.
+    static constexpr bool kConsecutiveRows =
+        (kRows == 64 && !kMxfp4Rows) || (F == KvFormat::kBf16 && kRows == 32);
     // Long CTAs of 16-row fp8 plans: three solo consumers, each taking every third tile;
     // consumers 0 and 1 store the output's halves after the merge.
     static_assert(!kLongCta || wgmma_long_cta(F, kFp8Mma, kRows, kWgmmaLongCtaTiles),
@@ -1080,11 +1082,11 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 }
 
 // copy_tile_rows where the tile's rows lie in consecutive cache slots (wgmma_producer_tiles'
-// kConsecutive, 64 rows of fp8 only: WgmmaConfig::kConsecutiveRows says why): the same copies,
-// each row's source 4 rows' strides after the previous one of the warp, from the warp's first
-// row (src0, rope0: row pw's, or row 0's where the warp has no valid row) instead of a lane's
-// shuffled address. It was written from ncu of the 16-row long-CTA kernel (bs256 kv8192),
-// where in the shuffled loop a chain of shuffle, address add and copy per row at the
+// kConsecutive, 64 rows of fp8 and 32 of bf16: WgmmaConfig::kConsecutiveRows says why): the
+// same copies, each row's source 4 rows' strides after the previous one of the warp, from the
+// warp's first row (src0, rope0: row pw's, or row 0's where the warp has no valid row) instead
+// of a lane's shuffled address. It was written from ncu of the 16-row long-CTA kernel (bs256
+// kv8192), where in the shuffled loop a chain of shuffle, address add and copy per row at the
 // producer's 32 registers kept it issuing ~90 % of its time; there it did not pay, at 64 rows
 // it did. Rows past `valid` (zero-filled) keep the last valid row's address.
 template <class Cfg, bool kRopeBlocks>
@@ -1200,9 +1202,9 @@ MLA_DEVICE int producer_full_bar(int stage, int t) {
 // The producer's tile loop; kMode: MXFP4's scale-copy mode (a template argument, so that the
 // producer's registers, Cfg::kProducerRegs, hold one mode's copy code only; other formats
 // ignore it). It fills the consumers' stages, or with Cfg::kStagedDecode the raw ring.
-// kConsecutive (Cfg::kConsecutiveRows: 64 rows of fp8): every tile's rows lie in consecutive
-// cache slots (a contiguous cache, or pages of a multiple of the tile's tokens: tiles start at
-// multiples of it), so a warp's rows are found from its first row's slot
+// kConsecutive (Cfg::kConsecutiveRows: 64 rows of fp8, 32 of bf16): every tile's rows lie in
+// consecutive cache slots (a contiguous cache, or pages of a multiple of the tile's tokens:
+// tiles start at multiples of it), so a warp's rows are found from its first row's slot
 // (copy_tile_rows_consecutive).
 template <class Cfg, ScaleCopy kMode, bool kConsecutive = false>
 MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
