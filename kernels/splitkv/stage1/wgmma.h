@@ -532,15 +532,21 @@ struct WgmmaConfig {
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
     // The producer's consecutive-slot loop (wgmma_producer_tiles' kConsecutive, for caches
-    // whose tiles lie in consecutive slots) at 64 rows of fp8 and 32 rows of bf16 only. A/B on
-    // the H200 (twenty-seventh session, against the shuffled loop everywhere): 64 rows
+    // whose tiles lie in consecutive slots) at 64 rows of fp8, 32 rows of bf16 and MXFP4, and
+    // in long CTAs (those from kLongCtaConsecutiveMinTiles tiles, or on a paged cache). A/B on
+    // the H200 against the shuffled loop (twenty-seventh session, every kernel): 64 rows
     // 0.923-0.927 (bs64 kv4096 H128 156.2 -> 144.3 us, bs128 kv4096 H16 q4 163.0 -> 151.0);
-    // bf16 32 rows 0.983-0.995 (H128 320.2 -> 315.1); 16-row long CTAs 0.986-0.989 at 128 tiles
-    // but ~1.016 at 40; fp8 32 rows 1.008-1.014; the 16-row seesaw 1.01-1.13, most at 4-8 tiles
-    // a CTA (bs4 kv8192 18.9 -> 21.3 us; bf16 16 rows 1.00-1.03). Why the faster producer costs
-    // the short 16-row CTAs is not measured.
+    // bf16 32 rows 0.983-0.995 (H128 320.2 -> 315.1); fp8 32 rows 1.008-1.014; the 16-row
+    // seesaw 1.01-1.13, most at 4-8 tiles a CTA (bs4 kv8192 18.9 -> 21.3 us; bf16 16 rows
+    // 1.00-1.03). Twenty-eighth session: MXFP4 32 rows 0.984-0.989, its 16 rows 1.00-1.02
+    // contiguous (0.99 on 64-token pages); long CTAs (bs256 H16) 1.020 / 1.015 / 1.003 / 0.993
+    // at 40 / 64 / 96 / 128 tiles, and on 64-token pages 0.937 at 128 (351.5 -> 329.4 us: the
+    // shuffled loop's per-lane page-table loads). Why the faster producer costs short CTAs is
+    // not measured.
     static constexpr bool kConsecutiveRows =
-        (kRows == 64 && !kMxfp4Rows) || (F == KvFormat::kBf16 && kRows == 32);
+        (kRows == 64 && !kMxfp4Rows) ||
+        (kRows == 32 && (F == KvFormat::kBf16 || F == KvFormat::kMxfp4)) || kLongCta;
+    static constexpr bool kLongCtaKernel = kLongCta;
     // Long CTAs of 16-row fp8 plans: three solo consumers, each taking every third tile;
     // consumers 0 and 1 store the output's halves after the merge.
     static_assert(!kLongCta || wgmma_long_cta(F, kFp8Mma, kRows, kWgmmaLongCtaTiles),
@@ -1024,6 +1030,9 @@ namespace wgmma_detail {
 // CTAs lose per row: bs1 kv65536 36.5 -> 41.4 at 17). bf16 tiles take the same threshold
 // (not measured for them).
 constexpr int kRopeBlockMinTiles = 9;
+// Long CTAs on a contiguous cache take the consecutive-slot loop from this many tiles (A/B, 16
+// rows, bs256 H16: 1.003 at 96 tiles, 0.993 at 128; WgmmaConfig::kConsecutiveRows).
+constexpr int kLongCtaConsecutiveMinTiles = 112;
 
 // The 16-byte pieces of a tile row as the producer's copies take them (copy_tile_rows,
 // copy_tile_rows_consecutive): the latent ones kLatentPerLane a lane, the rope ones of
@@ -1140,9 +1149,13 @@ MLA_DEVICE void copy_tile_rows_consecutive(uint8_t* dst, const uint8_t* src0,
 // two addresses instead spilled the producer's 24 registers). At 16 and 32 rows (staged
 // decode) the loop is unrolled Cfg::kMxfp4RowUnroll times (Cfg::kProducerRegs). Row pitch
 // Cfg::kMxfp4Pitch (the raw ring's where decoder warpgroups decode the tiles).
-template <class Cfg, ScaleCopy kMode>
+// kConsecutive (the tile's rows in consecutive cache slots; 16- and 4-byte scale copies): slot
+// is the warp's first row's (warp-uniform), and each lane walks its own source 4 rows' strides a
+// row, as copy_tile_rows_consecutive (no shuffle, no slot product a row).
+template <class Cfg, ScaleCopy kMode, bool kConsecutive = false>
 MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_slot, int valid,
                                      int pw, int lane) {
+    static_assert(!kConsecutive || kMode != ScaleCopy::kBytes, "byte-wise codes: shuffled loop");
     // The copies' shared addresses from one conversion per tile (a generic pointer converted
     // per row cost two S2UR SR_CgaCtaId and their dependent ULEAs a row: ncu, sixteenth session).
     const uint32_t dst_s = arch::sm90::smem_addr(dst);
@@ -1164,13 +1177,20 @@ MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_s
     const uint8_t* base = data ? p.kv + 16 * lane : p.kv_scales + code_off;
     const int64_t stride = data ? p.kv_stride_bytes : p.kv_scale_stride;
     const uint32_t lane_off = data ? 16 * lane : WgmmaMxfp4Decode::kScaleOffset + code_off;
+    const uint8_t* walk = base + my_slot * stride;  // kConsecutive: this lane's source row
 #pragma unroll(Cfg::kMxfp4RowUnroll)
     for (int i = 0; i < Cfg::kTileTokens / 4; ++i) {
         const int row = pw + 4 * i;
         const bool ok = row < valid;
-        const int64_t slot = __shfl_sync(0xffffffffu, my_slot, i);
+        const uint8_t* src = walk;
+        int64_t slot = 0;  // (the shuffled loop's)
+        if constexpr (kConsecutive) {
+            if (row + 4 < valid) walk += 4 * stride;
+        } else {
+            slot = __shfl_sync(0xffffffffu, my_slot, i);
+        }
         const uint32_t d = dst_s + row * Cfg::kMxfp4Pitch + lane_off;
-        const uint8_t* src = base + slot * stride;
+        if constexpr (!kConsecutive) src = base + slot * stride;
         if constexpr (kMode == ScaleCopy::k16Bytes) {
             arch::copy_16_async_if(d, src, ok, data || code);
         } else if constexpr (kMode == ScaleCopy::k4Bytes) {
@@ -1225,18 +1245,24 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
         const int64_t tile_tok0 = work.tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
         const int valid = static_cast<int>(min(int64_t{Cfg::kTileTokens}, work.tok_end - tile_tok0));
         uint8_t* dst = ring + stage * kRingBytes;
-        if constexpr (kConsecutive && !Cfg::kMxfp4Rows) {
+        if constexpr (kConsecutive) {
             // The warp's first row (a uniform value: one page-table load a warp), 4 rows a step.
             const int64_t slot0 = cache_slot(p, work, tile_tok0 + (pw < valid ? pw : 0));
-            const uint8_t* src0 = p.kv + slot0 * p.kv_stride_bytes;
-            const uint8_t* rope0 = p.kpe + slot0 * p.kpe_stride_bytes;
-            const int64_t src_step = 4 * p.kv_stride_bytes, rope_step = 4 * p.kpe_stride_bytes;
-            if (rope_blocks)
-                wgmma_detail::copy_tile_rows_consecutive<Cfg, true>(dst, src0, rope0, src_step,
-                                                                    rope_step, valid, pw, lane);
-            else
-                wgmma_detail::copy_tile_rows_consecutive<Cfg, false>(
-                    dst, src0, rope0, src_step, rope_step, valid, pw, lane);
+            if constexpr (Cfg::kMxfp4Rows) {
+                wgmma_detail::copy_tile_rows_mxfp4<Cfg, kMode, true>(dst, p, slot0, valid, pw,
+                                                                     lane);
+            } else {
+                const uint8_t* src0 = p.kv + slot0 * p.kv_stride_bytes;
+                const uint8_t* rope0 = p.kpe + slot0 * p.kpe_stride_bytes;
+                const int64_t src_step = 4 * p.kv_stride_bytes;
+                const int64_t rope_step = 4 * p.kpe_stride_bytes;
+                if (rope_blocks)
+                    wgmma_detail::copy_tile_rows_consecutive<Cfg, true>(
+                        dst, src0, rope0, src_step, rope_step, valid, pw, lane);
+                else
+                    wgmma_detail::copy_tile_rows_consecutive<Cfg, false>(
+                        dst, src0, rope0, src_step, rope_step, valid, pw, lane);
+            }
             hw::copy_async_arrive_noinc(&full[wgmma_detail::producer_full_bar<Cfg>(stage, t)]);
             continue;
         }
@@ -1267,17 +1293,32 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
 template <class Cfg>
 MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                                const WgmmaShared<Cfg>& sh, int pw, int lane) {
+    // The consecutive-slot loop where it pays (Cfg::kConsecutiveRows) and every tile's rows lie
+    // in consecutive slots (a contiguous cache, or whole-tile pages); long CTAs on a contiguous
+    // cache from kLongCtaConsecutiveMinTiles tiles. (The tests stay two branches as written:
+    // one bool of both changed the other kernels' code and spilled bf16's 32-row consumers.)
+    const auto long_enough = [&] {
+        return !Cfg::kLongCtaKernel || p.page_indptr != nullptr ||
+               rows.n_tiles >= wgmma_detail::kLongCtaConsecutiveMinTiles;
+    };
     if constexpr (Cfg::kMxfp4Rows) {
-        if (p.scale_copy == ScaleCopy::k16Bytes)
-            return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes>(p, work, rows, sh, pw, lane);
-        if (p.scale_copy == ScaleCopy::k4Bytes)
-            return wgmma_producer_tiles<Cfg, ScaleCopy::k4Bytes>(p, work, rows, sh, pw, lane);
+        constexpr ScaleCopy k16 = ScaleCopy::k16Bytes, k4 = ScaleCopy::k4Bytes;
+        const bool consecutive = Cfg::kConsecutiveRows &&
+                                 (p.page_indptr == nullptr || p.page_size % Cfg::kTileTokens == 0);
+        if (p.scale_copy == k16)
+            return consecutive ? wgmma_producer_tiles<Cfg, k16, true>(p, work, rows, sh, pw, lane)
+                               : wgmma_producer_tiles<Cfg, k16>(p, work, rows, sh, pw, lane);
+        if (p.scale_copy == k4)
+            return consecutive ? wgmma_producer_tiles<Cfg, k4, true>(p, work, rows, sh, pw, lane)
+                               : wgmma_producer_tiles<Cfg, k4>(p, work, rows, sh, pw, lane);
         return wgmma_producer_tiles<Cfg, ScaleCopy::kBytes>(p, work, rows, sh, pw, lane);
     } else {
-        if constexpr (Cfg::kConsecutiveRows) {  // (a contiguous cache, or whole-tile pages)
-            if (p.page_indptr == nullptr || p.page_size % Cfg::kTileTokens == 0)
-                return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true>(p, work, rows, sh,
-                                                                            pw, lane);
+        if constexpr (Cfg::kConsecutiveRows) {
+            if (p.page_indptr == nullptr || p.page_size % Cfg::kTileTokens == 0) {
+                if (long_enough())
+                    return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true>(p, work, rows,
+                                                                                sh, pw, lane);
+            }
         }
         return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes>(p, work, rows, sh, pw, lane);
     }
