@@ -287,7 +287,10 @@ TEST_P(GpuPathsFormat, ShuffledPagesWithSentinelListTails) {
 
 // Pages of 64, 128 and 16 tokens, shuffled, at 16 heads with elements of up to 128 tiles (under
 // the .one_split registration fp8 caches take the long-CTA kernel here, from 40 tiles a
-// split). Lengths end mid-page and mid-tile, and past-the-end slots hold NaN codes.
+// split). Lengths end mid-page and mid-tile, and past-the-end slots hold NaN codes. The
+// producer's consecutive-slot loop runs here on 64- and 128-token pages: in the long CTAs and,
+// through q_len 2 (32 rows), in MXFP4's 32-row kernel (its plan on the H200: 32 rows, 26 splits
+// of 5 tiles; one split under .one_split: 16 rows).
 TEST_P(GpuPathsFormat, LargeShuffledPagesOfLongElements) {
     SKIP_WITHOUT_GPU();
     for (int page_size : {64, 128, 16}) {

@@ -532,8 +532,10 @@ struct WgmmaConfig {
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
     // The producer's consecutive-slot loop (wgmma_producer_tiles' kConsecutive, for caches
-    // whose tiles lie in consecutive slots) at 64 rows of fp8, 32 rows of bf16 and MXFP4, and
-    // in long CTAs (those from kLongCtaConsecutiveMinTiles tiles, or on a paged cache). A/B on
+    // whose tiles lie in consecutive slots: contiguous caches, pages of a multiple of 64
+    // tokens) at 64 rows of fp8, 32 rows of bf16 and MXFP4, and in long CTAs. This makes a
+    // kernel eligible; wgmma_producer decides per CTA (long CTAs on a contiguous cache only from
+    // kLongCtaConsecutiveMinTiles tiles; other page sizes keep the shuffled loop). A/B on
     // the H200 against the shuffled loop (twenty-seventh session, every kernel): 64 rows
     // 0.923-0.927 (bs64 kv4096 H128 156.2 -> 144.3 us, bs128 kv4096 H16 q4 163.0 -> 151.0);
     // bf16 32 rows 0.983-0.995 (H128 320.2 -> 315.1); fp8 32 rows 1.008-1.014; the 16-row
@@ -546,7 +548,7 @@ struct WgmmaConfig {
     static constexpr bool kConsecutiveRows =
         (kRows == 64 && !kMxfp4Rows) ||
         (kRows == 32 && (F == KvFormat::kBf16 || F == KvFormat::kMxfp4)) || kLongCta;
-    static constexpr bool kLongCtaKernel = kLongCta;
+    static constexpr bool kLongCtaKernel = kLongCta;  // (for wgmma_producer)
     // Long CTAs of 16-row fp8 plans: three solo consumers, each taking every third tile;
     // consumers 0 and 1 store the output's halves after the merge.
     static_assert(!kLongCta || wgmma_long_cta(F, kFp8Mma, kRows, kWgmmaLongCtaTiles),
@@ -1091,13 +1093,15 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 }
 
 // copy_tile_rows where the tile's rows lie in consecutive cache slots (wgmma_producer_tiles'
-// kConsecutive, 64 rows of fp8 and 32 of bf16: WgmmaConfig::kConsecutiveRows says why): the
+// kConsecutive: 64 rows of fp8, 32 of bf16, long CTAs; WgmmaConfig::kConsecutiveRows): the
 // same copies, each row's source 4 rows' strides after the previous one of the warp, from the
 // warp's first row (src0, rope0: row pw's, or row 0's where the warp has no valid row) instead
 // of a lane's shuffled address. It was written from ncu of the 16-row long-CTA kernel (bs256
 // kv8192), where in the shuffled loop a chain of shuffle, address add and copy per row at the
-// producer's 32 registers kept it issuing ~90 % of its time; there it did not pay, at 64 rows
-// it did. Rows past `valid` (zero-filled) keep the last valid row's address.
+// producer's 32 registers kept it issuing ~90 % of its time; there it paid only from ~112 tiles
+// a CTA on contiguous caches (0.993-0.996 at 128) and on 64-token pages (0.935-0.952 at 40-128
+// tiles), at 64 rows it did (0.92-0.94). Rows past `valid` (zero-filled) keep the last valid
+// row's address.
 template <class Cfg, bool kRopeBlocks>
 MLA_DEVICE void copy_tile_rows_consecutive(uint8_t* dst, const uint8_t* src0,
                                            const uint8_t* rope0, int64_t src_step,
@@ -1149,9 +1153,11 @@ MLA_DEVICE void copy_tile_rows_consecutive(uint8_t* dst, const uint8_t* src0,
 // two addresses instead spilled the producer's 24 registers). At 16 and 32 rows (staged
 // decode) the loop is unrolled Cfg::kMxfp4RowUnroll times (Cfg::kProducerRegs). Row pitch
 // Cfg::kMxfp4Pitch (the raw ring's where decoder warpgroups decode the tiles).
-// kConsecutive (the tile's rows in consecutive cache slots; 16- and 4-byte scale copies): slot
-// is the warp's first row's (warp-uniform), and each lane walks its own source 4 rows' strides a
-// row, as copy_tile_rows_consecutive (no shuffle, no slot product a row).
+// kConsecutive (the tile's rows in consecutive cache slots; 16- and 4-byte scale copies; 32
+// rows): my_slot is instead the warp's first row's (warp-uniform, in every lane; row 0's where
+// the warp has no valid row), and each lane walks its own source 4 rows' strides a row, as
+// copy_tile_rows_consecutive (no shuffle, no slot product a row); rows past `valid` keep the
+// last valid row's address.
 template <class Cfg, ScaleCopy kMode, bool kConsecutive = false>
 MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_slot, int valid,
                                      int pw, int lane) {
@@ -1222,10 +1228,11 @@ MLA_DEVICE int producer_full_bar(int stage, int t) {
 // The producer's tile loop; kMode: MXFP4's scale-copy mode (a template argument, so that the
 // producer's registers, Cfg::kProducerRegs, hold one mode's copy code only; other formats
 // ignore it). It fills the consumers' stages, or with Cfg::kStagedDecode the raw ring.
-// kConsecutive (Cfg::kConsecutiveRows: 64 rows of fp8, 32 of bf16): every tile's rows lie in
-// consecutive cache slots (a contiguous cache, or pages of a multiple of the tile's tokens:
-// tiles start at multiples of it), so a warp's rows are found from its first row's slot
-// (copy_tile_rows_consecutive).
+// kConsecutive (Cfg::kConsecutiveRows: 64 rows of fp8, 32 of bf16 and MXFP4, long CTAs; chosen
+// per CTA by wgmma_producer): every tile's rows lie in consecutive cache slots (a contiguous
+// cache, or pages of a multiple of the tile's tokens: tiles start at multiples of it), so a
+// warp's rows are found from its first row's slot (copy_tile_rows_consecutive, MXFP4's
+// copy_tile_rows_mxfp4).
 template <class Cfg, ScaleCopy kMode, bool kConsecutive = false>
 MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
                                      const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int pw,
