@@ -185,3 +185,17 @@ def test_one_side_is_a_usage_error(fake_bench, capsys):
         ab.main([fake_bench])
     assert info.value.code == 2
     assert "2 to 26 sides" in capsys.readouterr().err
+
+
+def test_one_token_pages_and_a_contiguous_cache_are_two_cases():
+    # mla_bench writes page_size 1 for both; the "cache" column tells them apart.
+    def key(page_size, cache):
+        d = {"bs": "4", "q_len": "1", "kv_len": "8192", "heads": "16", "kv_format": "fp8_e4m3fn",
+             "q_format": "bf16", "page_size": page_size, "cache": cache, "lengths": "equal",
+             "q_lens": "equal"}
+        return tuple(d[k] for k in ab.KEY)
+    assert key("1", "paged") != key("1", "contiguous")
+    assert ab.label(key("1", "contiguous")) == "fp8_e4m3fn bs4 kv8192 H16 q1"
+    assert ab.label(key("1", "paged")) == "fp8_e4m3fn bs4 kv8192 H16 q1 page1"
+    assert ab.label(key("16", "paged")) == "fp8_e4m3fn bs4 kv8192 H16 q1 page16"
+    assert ab.label(key("", "")) == "fp8_e4m3fn bs4 kv8192 H16 q1"
