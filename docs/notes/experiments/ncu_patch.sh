@@ -6,7 +6,10 @@
 # the second stage-1 launch of each case (~10 s each), and leaves under $OUT one tarball with,
 # per case, bench/ncu_sass_summary.py's summary, the source page (SASS, CSV) and the details
 # page. Ninth session: 25 s for one case. $MLA_NCU_KERNEL: another kernel-name regex
-# (stage1_mma16 for the warp-level variant).
+# (stage1_mma16 for the warp-level variant). Cases are shape tags (bench/shape_tag.h, e.g.
+# bs64/kv4096/h128/q1/page16), run by --mla_shapes (since the twenty-ninth session; before, a
+# --benchmark_filter over --mla_extra's shapes). $MLA_NCU_OPTS: more ncu options, e.g.
+# "--clock-control none" (ncu locks the clocks to base unless told).
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; W=$(mktemp -d)
 pack() {
@@ -21,10 +24,11 @@ B=$(build_bench "$W" "${1:-}") || exit 1
 echo "build $SECONDS s"
 for c in ${MLA_NCU_CASES:-bs64/kv4096/h128/q1}; do
   n=$(echo "$c" | tr / _)
+  # shellcheck disable=SC2086  # $MLA_NCU_OPTS: extra ncu options, split on spaces
   timeout 120 ncu --kernel-name "regex:${MLA_NCU_KERNEL:-stage1_wgmma}" --launch-skip 1 \
-    --launch-count 1 --set full \
-    --import-source no -o "$W/$n" "$B/bench/mla_bench" "--mla_formats=$F" --mla_extra \
-    --mla_iters=2 --mla_no_check "--benchmark_filter=$F/$c/" > "$W/$n.log" 2>&1
+    --launch-count 1 --set full ${MLA_NCU_OPTS:-} \
+    --import-source no -o "$W/$n" "$B/bench/mla_bench" "--mla_formats=$F" "--mla_shapes=$c" \
+    --mla_iters=2 --mla_no_check > "$W/$n.log" 2>&1
   ncu -i "$W/$n.ncu-rep" --page source --csv --print-source sass > "$W/$n.sass.csv" 2>/dev/null
   ncu -i "$W/$n.ncu-rep" --page details --csv > "$W/$n.details.csv" 2>/dev/null
   python3 bench/ncu_sass_summary.py "$W/$n.sass.csv" --top 30 > "$W/$n.summary" 2>&1
