@@ -241,5 +241,9 @@ MLA_DEVICE void fence_proxy_async_smem() {
 MLA_DEVICE void named_barrier_sync(int id, int threads) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// Arrives at barrier `id` without waiting for the other threads (they bar.sync on it).
+MLA_DEVICE void named_barrier_arrive(int id, int threads) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
 
 }  // namespace mla::arch::sm90
