@@ -1279,6 +1279,11 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
     // kPagedAhead (a paged cache, shuffled loop): the page of row pw + 4 lane (lanes 0..15) of
     // tile t + 1 is loaded while tile t is copied, so that the page-table load's latency is not
     // in front of each tile's copies.
+    // At 64 rows ("late") the load follows tile t's copies instead, so its latency hides behind
+    // the wait on a free stage: the 64-row producer has 24 registers, and the early page lived
+    // across the copy loop (early: 1.011-1.017x with 16-token pages; late 0.968x with 1-token
+    // pages, 1.000x with 16; late at 16 / 32 rows 1.05-1.15x).
+    constexpr bool kAheadLate = Cfg::N == 64;
     const int ahead_row = pw + 4 * (lane & 15);
     const auto page_of_tile = [&](int t) -> int32_t {
         const int64_t tok0 = work.tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
@@ -1296,7 +1301,7 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
         const int valid = static_cast<int>(min(int64_t{Cfg::kTileTokens}, work.tok_end - tile_tok0));
         uint8_t* dst = ring + stage * kRingBytes;
         const int32_t my_page = next_page;
-        if constexpr (kPagedAhead) {
+        if constexpr (kPagedAhead && !kAheadLate) {
             if (t + 1 < rows.n_tiles) next_page = page_of_tile(t + 1);
         }
         if constexpr (kConsecutive) {
@@ -1348,6 +1353,9 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
             wgmma_detail::copy_tile_rows<Cfg, false>(dst, my_src, my_rope, valid, pw, lane);
         }
         hw::copy_async_arrive_noinc(&full[wgmma_detail::producer_full_bar<Cfg>(stage, t)]);
+        if constexpr (kPagedAhead && kAheadLate) {
+            if (t + 1 < rows.n_tiles) next_page = page_of_tile(t + 1);
+        }
     }
     hw::copy_async_wait_all();  // leave only once this thread's copies have landed
 }
@@ -1383,9 +1391,11 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
             }
         }
         // A paged cache in the shuffled loop: the page-table look-ahead (1-token pages 0.80-0.93x,
-        // 16-token pages 0.94-0.97x on H200). Not for bf16 at 16 rows (its producer spills 4
-        // bytes with it) nor fp8 at 64 rows (1.01-1.02x with 16-token pages, 0.98-0.99x with 1).
-        if constexpr (Cfg::Decode::kDimBytes == 1 ? Cfg::N < 64 : Cfg::N > 16) {
+        // 16-token pages 0.94-0.97x on H200; fp8 at 64 rows loads it late: 0.968x / 1.000x).
+        // Not for bf16 at 16 rows (its producer spills 4 bytes with it) nor e4m3 scores at 64
+        // rows (late: 1.003x / 1.013-1.018x).
+        if constexpr (Cfg::Decode::kDimBytes == 1 ? Cfg::N < 64 || !Cfg::Decode::kQCodes
+                                                  : Cfg::N > 16) {
             if (p.page_indptr != nullptr)
                 return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, false, true>(
                     p, work, rows, sh, pw, lane);
