@@ -832,6 +832,7 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
     constexpr int kPieces = kHeadDimQk / 8;  // 8 dims per piece
     constexpr int kPerLane = (kPieces + 31) / 32;
     constexpr int kWarpRows = (Cfg::N + Cfg::kProducerWarp - 1) / Cfg::kProducerWarp;
+    static_assert(1 + Cfg::kConsumers < kQIssuedBarrier, "the consumers' barriers 2, 3, ...");
     uint32_t w[kWarpRows][kPerLane][4];
     bool valid[kWarpRows];
     int ti[kWarpRows];
@@ -1277,8 +1278,8 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
     uint8_t* const ring = kRaw ? sh.raw : sh.stages;
     const bool rope_blocks = rows.n_tiles >= wgmma_detail::kRopeBlockMinTiles;
     // kPagedAhead (a paged cache, shuffled loop): the page of row pw + 4 lane (lanes 0..15) of
-    // tile t + 1 is loaded while tile t is copied, so that the page-table load's latency is not
-    // in front of each tile's copies.
+    // tile t + 1 is loaded before tile t is copied ("early"), so that the page-table load's
+    // latency is not in front of each tile's copies.
     // At 64 rows ("late") the load follows tile t's copies instead, so its latency hides behind
     // the wait on a free stage: the 64-row producer has 24 registers, and the early page lived
     // across the copy loop (early: 1.011-1.017x with 16-token pages; late 0.968x with 1-token
