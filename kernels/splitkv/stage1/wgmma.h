@@ -556,7 +556,7 @@ struct WgmmaConfig {
     static constexpr int kConsumers = kLongCta ? 3 : 2;
     // From 32 rows the producer starts once the consumers have issued their Q loads (write_q):
     // its first tiles otherwise queue ahead of Q, whose wait opens every CTA (fp8 H16 q2 0.97x,
-    // H16 q4 0.98x, H128 q1 0.99x on H200). At 16 rows the early tiles paid more (1.02-1.06x).
+    // H16 q4 0.98x, H128 q1 0.99x on H200). At 16 rows the early tiles paid more (1.03-1.08x).
     static constexpr bool kQLoadsFirst = kRows >= 32;
     static constexpr int kValueDims = kHeadDimV / 2;  // per storing consumer (0 and 1)
     static constexpr int kPairs = kValueDims / 128;            // O^T m-block pairs per consumer
