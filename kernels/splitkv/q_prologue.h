@@ -21,11 +21,34 @@ MLA_DEVICE int f16_row_scale_exponent(float amax) {
     return k < -120 ? -120 : (k > 120 ? 120 : k);
 }
 
+// Four fp8 Q codes (the lowest dim in the low byte) as two bf16 pairs (w0 = dims 0, 1; w1 =
+// dims 2, 3), exactly: fp8 -> f16 by the cache decoder (arch/fp8.h), then f16 -> fp32 -> bf16
+// by truncation, exact since bf16 holds every e4m3 value; one code path for both flavours (they
+// differ in the power of two only), so the prologue stays small.
+MLA_DEVICE void widen_q_fp8x4(QFormat format, uint32_t codes, uint32_t& w0, uint32_t& w1) {
+    const float up = format == QFormat::kFp8E4M3FN
+                         ? arch::kFp8F16Scale<arch::Fp8Flavor::kE4M3FN>
+                         : arch::kFp8F16Scale<arch::Fp8Flavor::kE4M3FNUZ>;
+    auto bf16 = [&](uint32_t f16) {
+        return arch::float_bits(arch::f16_bits_to_float(f16) * up) >> 16;
+    };
+    const arch::Quad d = arch::decode_fp8x4(codes);  // lo = (c0, c2), hi = (c1, c3)
+    w0 = bf16(d.lo & 0xffffu) | (bf16(d.hi & 0xffffu) << 16);
+    w1 = bf16(d.lo >> 16) | (bf16(d.hi >> 16) << 16);
+}
+
+// fp8 Q codes as loaded (w[0 .. kWords/2 - 1], 4 codes a word) widened in place into the bf16
+// pairs load_q_bf16_words gives (w[0 .. kWords - 1]).
+template <int kWords>
+MLA_DEVICE void widen_q_fp8_words(QFormat format, uint32_t (&w)[kWords]) {
+#pragma unroll
+    for (int i = kWords / 2 - 1; i >= 0; --i)  // from the top: each word read before it is written
+        widen_q_fp8x4(format, w[i], w[2 * i], w[2 * i + 1]);
+}
+
 // Loads kWords 32-bit words of Q as bf16 pairs (dims 2w, 2w+1 in word w), starting at element
-// `elem` of the row at `row`: bf16 as stored, fp8 codes widened exactly (the fp8 scale is
-// applied to the scores, not here). fp8 -> f16 by the cache decoder (arch/fp8.h), then f16 ->
-// fp32 -> bf16 by truncation, exact since bf16 holds every e4m3 value; one code path for both
-// flavours (they differ in the power of two only), so the prologue stays small.
+// `elem` of the row at `row`: bf16 as stored, fp8 codes widened exactly (widen_q_fp8x4; the fp8
+// scale is applied to the scores, not here).
 template <int kWords>
 MLA_DEVICE void load_q_bf16_words(const void* row, QFormat format, int64_t elem,
                                   uint32_t (&w)[kWords]) {
@@ -41,17 +64,9 @@ MLA_DEVICE void load_q_bf16_words(const void* row, QFormat format, int64_t elem,
         }
         return;
     }
-    const float up = format == QFormat::kFp8E4M3FN
-                         ? arch::kFp8F16Scale<arch::Fp8Flavor::kE4M3FN>
-                         : arch::kFp8F16Scale<arch::Fp8Flavor::kE4M3FNUZ>;
-    const uint32_t* src = reinterpret_cast<const uint32_t*>(static_cast<const uint8_t*>(row) + elem);
-    auto bf16 = [&](uint32_t f16) { return arch::float_bits(arch::f16_bits_to_float(f16) * up) >> 16; };
+    const auto* src = reinterpret_cast<const uint32_t*>(static_cast<const uint8_t*>(row) + elem);
 #pragma unroll
-    for (int i = 0; i < kWords / 2; ++i) {  // 4 codes -> 2 words
-        const arch::Quad d = arch::decode_fp8x4(src[i]);  // lo = (c0, c2), hi = (c1, c3)
-        w[2 * i] = bf16(d.lo & 0xffffu) | (bf16(d.hi & 0xffffu) << 16);
-        w[2 * i + 1] = bf16(d.lo >> 16) | (bf16(d.hi >> 16) << 16);
-    }
+    for (int i = 0; i < kWords / 2; ++i) widen_q_fp8x4(format, src[i], w[2 * i], w[2 * i + 1]);
 }
 
 // The query row of (token, head): dims 0..511 from `nope`, dims 512..575 from `pe` (bytes).

@@ -849,7 +849,9 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
 #pragma unroll
             for (int k = 0; k < 4; ++k) w[j][i][k] = 0u;
             if (!valid[j] || piece >= kPieces) continue;
-            if constexpr (Cfg::Decode::kQCodes)  // e4m3fn codes as stored (q_format e4m3fn)
+            // e4m3 scores (Decode::kQCodes) take e4m3fn codes as stored; fp8 Q is widened to
+            // bf16 after the arrive below, so that no warp waits on its loads before it.
+            if (Cfg::Decode::kQCodes || p.q_format != QFormat::kBf16)
                 load_q_codes8(q, 8 * piece, w[j][i]);
             else
                 load_q_bf16_words(q, p.q_format, 8 * piece, w[j][i]);
@@ -864,6 +866,10 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
     for (int j = 0; j < kWarpRows; ++j) {
         const int r = cw + j * Cfg::kProducerWarp;
         if (r >= Cfg::N) break;
+        if (!Cfg::Decode::kQCodes && p.q_format != QFormat::kBf16) {
+#pragma unroll
+            for (int i = 0; i < kPerLane; ++i) widen_q_fp8_words(p.q_format, w[j][i]);
+        }
         int k = 0;  // bf16 Q^T and e4m3 codes: no scale
         if constexpr (Cfg::Decode::kQF16) {
             uint32_t amax_bits = 0;
