@@ -37,8 +37,8 @@ MLA_DEVICE void widen_q_fp8x4(QFormat format, uint32_t codes, uint32_t& w0, uint
     w1 = bf16(d.lo >> 16) | (bf16(d.hi >> 16) << 16);
 }
 
-// fp8 Q codes as loaded (w[0 .. kWords/2 - 1], 4 codes a word) widened in place into the bf16
-// pairs load_q_bf16_words gives (w[0 .. kWords - 1]).
+// fp8 Q codes as load_q_codes leaves them (w[0 .. kWords/2 - 1], 4 codes a word) widened in
+// place into bf16 pairs as load_q_bf16_words loads them (w[0 .. kWords - 1]).
 template <int kWords>
 MLA_DEVICE void widen_q_fp8_words(QFormat format, uint32_t (&w)[kWords]) {
 #pragma unroll
@@ -46,27 +46,19 @@ MLA_DEVICE void widen_q_fp8_words(QFormat format, uint32_t (&w)[kWords]) {
         widen_q_fp8x4(format, w[i], w[2 * i], w[2 * i + 1]);
 }
 
-// Loads kWords 32-bit words of Q as bf16 pairs (dims 2w, 2w+1 in word w), starting at element
-// `elem` of the row at `row`: bf16 as stored, fp8 codes widened exactly (widen_q_fp8x4; the fp8
-// scale is applied to the scores, not here).
+// Loads kWords 32-bit words of bf16 Q as stored (dims 2w, 2w+1 in word w), starting at element
+// `elem` of the row at `row`. (fp8 Q: load_q_codes, then widen_q_fp8_words.)
 template <int kWords>
-MLA_DEVICE void load_q_bf16_words(const void* row, QFormat format, int64_t elem,
-                                  uint32_t (&w)[kWords]) {
-    if (format == QFormat::kBf16) {
-        const uint4* src = reinterpret_cast<const uint4*>(static_cast<const uint16_t*>(row) + elem);
+MLA_DEVICE void load_q_bf16_words(const void* row, int64_t elem, uint32_t (&w)[kWords]) {
+    const uint4* src = reinterpret_cast<const uint4*>(static_cast<const uint16_t*>(row) + elem);
 #pragma unroll
-        for (int i = 0; i < kWords / 4; ++i) {
-            const uint4 v = src[i];
-            w[4 * i] = v.x;
-            w[4 * i + 1] = v.y;
-            w[4 * i + 2] = v.z;
-            w[4 * i + 3] = v.w;
-        }
-        return;
+    for (int i = 0; i < kWords / 4; ++i) {
+        const uint4 v = src[i];
+        w[4 * i] = v.x;
+        w[4 * i + 1] = v.y;
+        w[4 * i + 2] = v.z;
+        w[4 * i + 3] = v.w;
     }
-    const auto* src = reinterpret_cast<const uint32_t*>(static_cast<const uint8_t*>(row) + elem);
-#pragma unroll
-    for (int i = 0; i < kWords / 2; ++i) widen_q_fp8x4(format, src[i], w[2 * i], w[2 * i + 1]);
 }
 
 // The query row of (token, head): dims 0..511 from `nope`, dims 512..575 from `pe` (bytes).
@@ -88,22 +80,25 @@ MLA_DEVICE QRow q_row(const Params& p, int64_t token, int64_t head) {
 // holds them. `elem` is a multiple of the run (2 kWords dims), which divides 512, so a run never
 // straddles the latent / rope boundary.
 template <int kWords>
-MLA_DEVICE void load_q_bf16_words(const QRow& row, QFormat format, int elem,
-                                  uint32_t (&w)[kWords]) {
+MLA_DEVICE void load_q_bf16_words(const QRow& row, int elem, uint32_t (&w)[kWords]) {
     static_assert(kKvLoraRank % (2 * kWords) == 0, "a run of Q dims lies in one part");
     const bool rope = elem >= kKvLoraRank;
-    load_q_bf16_words(rope ? row.pe : row.nope, format, rope ? elem - kKvLoraRank : elem, w);
+    load_q_bf16_words(rope ? row.pe : row.nope, rope ? elem - kKvLoraRank : elem, w);
 }
 
-// Dims elem .. elem + 7 of an fp8 query row as its codes, as stored: w[0] = dims elem .. elem + 3
-// (the lowest dim in the low byte), w[1] the next four. elem % 8 == 0 (a run never straddles the
-// latent / rope boundary).
-MLA_DEVICE void load_q_codes8(const QRow& row, int elem, uint32_t (&w)[4]) {
+// Dims elem .. elem + 2 kWords - 1 of an fp8 query row as its codes, as stored, in w[0 ..
+// kWords / 2 - 1] (4 codes a word, the lowest dim in the low byte; widen_q_fp8_words makes them
+// the bf16 pairs of load_q_bf16_words in place). elem is a multiple of the run (a run never
+// straddles the latent / rope boundary). Loading the codes of every run first and widening
+// after lets a thread's Q loads all be in flight at once.
+template <int kWords>
+MLA_DEVICE void load_q_codes(const QRow& row, int elem, uint32_t (&w)[kWords]) {
+    static_assert(kKvLoraRank % (2 * kWords) == 0, "a run of Q dims lies in one part");
     const bool rope = elem >= kKvLoraRank;
     const uint32_t* src = reinterpret_cast<const uint32_t*>(
         rope ? row.pe + (elem - kKvLoraRank) : row.nope + elem);
-    w[0] = src[0];
-    w[1] = src[1];
+#pragma unroll
+    for (int i = 0; i < kWords / 2; ++i) w[i] = src[i];
 }
 
 }  // namespace mla::splitkv

@@ -282,14 +282,22 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
             const QRow q_head = q_row(p, work.q_row + row.token, work.head0 + row.head);
 #pragma unroll
             for (int c = 0; c < Cfg::kMaxChunks; ++c) {
-                if (c < n_chunks) {
-                    load_q_bf16_words(q_head, p.q_format,
-                                      (chunk0 + c) * Cfg::kChunkDims + kgroup * Cfg::kE, raw[c][hs]);
-                } else {
 #pragma unroll
-                    for (int w = 0; w < kWords; ++w) raw[c][hs][w] = 0u;
-                }
+                for (int w = 0; w < kWords; ++w) raw[c][hs][w] = 0u;
+                if (c >= n_chunks) continue;
+                const int elem = (chunk0 + c) * Cfg::kChunkDims + kgroup * Cfg::kE;
+                if (p.q_format == QFormat::kBf16)
+                    load_q_bf16_words(q_head, elem, raw[c][hs]);
+                else  // fp8 codes as stored, widened below once every load is issued
+                    load_q_codes(q_head, elem, raw[c][hs]);
             }
+        }
+        if (p.q_format != QFormat::kBf16) {
+#pragma unroll
+            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs)
+#pragma unroll
+                for (int c = 0; c < Cfg::kMaxChunks; ++c)
+                    widen_q_fp8_words(p.q_format, raw[c][hs]);
         }
         const float q_coef = p.sm_scale * kLog2e * p.q_scale;
         if constexpr (Cfg::kScoreMma == arch::MmaType::kF16) {

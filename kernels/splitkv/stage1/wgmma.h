@@ -852,9 +852,9 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
             // e4m3 scores (Decode::kQCodes) take e4m3fn codes as stored; fp8 Q is widened to
             // bf16 after the arrive below, so that no warp waits on its loads before it.
             if (Cfg::Decode::kQCodes || p.q_format != QFormat::kBf16)
-                load_q_codes8(q, 8 * piece, w[j][i]);
+                load_q_codes(q, 8 * piece, w[j][i]);
             else
-                load_q_bf16_words(q, p.q_format, 8 * piece, w[j][i]);
+                load_q_bf16_words(q, 8 * piece, w[j][i]);
         }
     }
     // From 32 rows the producer copies its first tiles once every consumer warp has issued
