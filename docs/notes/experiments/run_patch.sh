@@ -9,7 +9,8 @@
 #      unless set; floors measured by every pass; each side against A, the order rotating each
 #      round; at most $MLA_AB_TIMEOUT s, 300 unless set; extra mla_bench flags in $MLA_AB_ARGS,
 #      e.g. --mla_no_check; $MLA_AB_METRIC=fwd_median_us compares the one-shot fwd instead of
-#      plan_run) on $MLA_AB_FILTER, by default the 14
+#      plan_run; $MLA_AB_ENV: VAR=value words for the A/B's processes only, e.g.
+#      MLA_DECODE_STAGE1=mma16) on $MLA_AB_FILTER, by default the 14
 #      cases of the sixth and seventh sessions (the eight competition shapes, H16 q_len 2 / 4,
 #      H128 bs64 kv4096, bs1 kv65536): ~115 s for three sides on one format, ~200 s on two;
 #   3. B's whole GPU suite (-E install_: CI runs those; none with $MLA_NO_SUITE set, for sides
@@ -17,8 +18,9 @@
 #      time left (~112 s on the H200 in the eighth session; builds take ~27 s).
 #   With $MLA_SMOKE set (a GoogleTest filter of test_gpu_paths, e.g.
 #   'AllFormats/GpuFormatHeads.*fp8_e4m3fn*:Fp8Q/GpuFp8Query.*'), B's cases of that filter run
-#   first, forced to wgmma, within $MLA_SMOKE_TIMEOUT s (90 unless set); the call stops there
-#   if they fail or hang (a never-run kernel's first call).
+#   first, forced to wgmma ($MLA_SMOKE_STAGE1 names another variant), within
+#   $MLA_SMOKE_TIMEOUT s (90 unless set); the call stops there if they fail or hang (a
+#   never-run kernel's first call).
 #   With $MLA_SWEEP set (a benchmark filter), bench/split_sweep.sh runs it on A and on B after
 #   the A/B, once per split count in $MLA_SWEEP_COUNTS ("2 4 8 16 32 64" unless set): sweep-a.csv
 #   and sweep-b.csv, for calibrating the planner against a changed kernel.
@@ -61,15 +63,17 @@ cat "$W/build-rc.txt"
 if grep -qv " rc=0" "$W/build-rc.txt"; then echo "BUILD FAILED"; tail -n 30 "$W"/build-*.log; exit 1; fi
 echo "builds $SECONDS s"
 if [ -n "${MLA_SMOKE:-}" ]; then  # a new kernel's first run: stop here if it fails or hangs
-  (cd "$B/1/tests" && MLA_DECODE_STAGE1=wgmma timeout "${MLA_SMOKE_TIMEOUT:-90}" \
-    ./test_gpu_paths "--gtest_filter=$MLA_SMOKE") > "$W/smoke.log" 2>&1
+  (cd "$B/1/tests" && MLA_DECODE_STAGE1=${MLA_SMOKE_STAGE1:-wgmma} \
+    timeout "${MLA_SMOKE_TIMEOUT:-90}" ./test_gpu_paths "--gtest_filter=$MLA_SMOKE") \
+    > "$W/smoke.log" 2>&1
   rc=$?; echo "smoke rc=$rc $SECONDS s"; grep -E "^\[  (PASSED|FAILED) |tests ran" "$W/smoke.log"
   if [ $rc -ne 0 ]; then
     grep -m 20 -E "Failure|error|Expected|Which is" "$W/smoke.log"
     [ -n "${MLA_SMOKE_CONTINUE:-}" ] || exit 1  # set: go on (an accuracy measurement)
   fi
 fi
-timeout "${MLA_AB_TIMEOUT:-300}" python3 bench/ab.py --rounds 2 --csv "$W/ab.csv" \
+timeout "${MLA_AB_TIMEOUT:-300}" env ${MLA_AB_ENV:-} python3 bench/ab.py --rounds 2 \
+  --csv "$W/ab.csv" \
   ${MLA_AB_METRIC:+--metric "$MLA_AB_METRIC"} "${sides[@]}" -- \
   "--mla_formats=$FORMATS" --mla_extra --mla_iters=20 "--benchmark_filter=$F" ${MLA_AB_ARGS:-} \
   > "$W/ab.log" 2>&1
