@@ -486,8 +486,9 @@ TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
 // 16 tokens with NaN codes in spare slots, a contiguous cache, and the split cache form (rope
 // rows of their own stride) on 64-token pages. On Hopper with the wgmma kernels built (mma16
 // not forced; default or one split) the plans must take 64 rows (the planner's choice for
-// this batch, e4m3fn and e4m3fnuz). (Not covered: paged 64-row CTAs of 9 tiles and more, or on
-// the split path.)
+// this batch, e4m3fn and e4m3fnuz). 16- and 32-token pages take the runs of 16 rows a warp
+// (wgmma_producer_tiles' kWarpRun), the split cache form too. (Paged 64-row CTAs of 9 tiles
+// and more, on the split path: PagedSplitCtas.)
 TEST(GpuRows64, ConsecutiveSlotsAndPages) {
     SKIP_WITHOUT_GPU();
     const bool expect_64 = wgmma_plans_as_planned(true);
@@ -499,7 +500,7 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
     };
     const Case cases[] = {{kFp8Fn, 0, false},  {kFp8Fn, 64, false},  {kFp8Fn, 128, false},
                           {kFp8Fn, 16, false}, {kFp8Fn, 64, true},    {kFp8Fnuz, 0, false},
-                          {kFp8Fnuz, 64, false}};
+                          {kFp8Fnuz, 64, false}, {kFp8Fn, 16, true},  {kFp8Fnuz, 32, false}};
     for (const Case& c : cases) {
         SCOPED_TRACE(name_of(c.format) + ", " + trace("page_size", c.page_size) +
                      (c.split_cache ? ", split cache" : ""));
@@ -513,6 +514,61 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
             EXPECT_NE(line.find(" variant=wgmma rows/cta=64 "), std::string::npos) << line;
         }
         expect_matches_reference(host, Tolerance(), Api::kPlan);
+    }
+}
+
+// The 64-row fp8 producer on pages of 4 to 32 tokens (8: the shuffled loop with the page-table
+// look-ahead; 16 and 32: runs of 16 rows a warp) in split CTAs: 128 heads, q_len 4, 4 elements,
+// the longest 4133 tokens (the H200's plan: 64 rows, 4 splits of 17 tiles), so that CTAs of 1 to
+// 17 tiles run, their rope pieces in blocks (from 9 tiles) and per row. Lengths end mid-page and
+// mid-tile, one 5 tokens past a split boundary (17 x 64 + 5); shuffled pages with NaN codes in
+// spare slots. The last case runs e4m3fn Q with MLA_DECODE_FLAG_FP8_MMA (e4m3 scores at 64
+// rows), judged by SPEC's fp8-Q rule against the same values. Where the splits are not forced
+// (MLA_DECODE_NUM_SPLITS; one split takes 16 rows here), on Hopper with the wgmma kernels built
+// (mma16 not forced), the plans must take 64 rows.
+TEST(GpuRows64, PagedSplitCtas) {
+    SKIP_WITHOUT_GPU();
+    const bool expect_64 =
+        wgmma_plans_as_planned(true) && std::getenv("MLA_DECODE_NUM_SPLITS") == nullptr;
+    const std::vector<int> lengths = {4133, 1093, 300, 37};
+    struct Case {
+        Format format;
+        int page_size;
+        bool fp8_mma;
+    };
+    const Case cases[] = {{kFp8Fn, 8, false},   {kFp8Fn, 16, false}, {kFp8Fn, 32, false},
+                          {kFp8Fnuz, 16, false}, {kFp8Fn, 16, true}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(name_of(c.format) + ", " + trace("page_size", c.page_size) +
+                     (c.fp8_mma ? ", e4m3fn Q, FP8_MMA" : ""));
+        ProblemSpec spec =
+            make_spec(c.format, 128, lengths, std::vector<int>(lengths.size(), 4), 35);
+        if (c.fp8_mma) spec.q_dtype = MLA_DTYPE_FP8_E4M3FN;
+        const HostProblem host = make_problem(paged(spec, c.page_size, 3));
+        if (!c.fp8_mma) {
+            const std::string line = planned_route(host);
+            if (expect_64) {
+                EXPECT_NE(line.find(" variant=wgmma rows/cta=64 "), std::string::npos) << line;
+            }
+            expect_matches_reference(host, Tolerance(), Api::kPlan);
+            continue;
+        }
+        const Reference ref = run_reference(host);
+        DeviceProblem dev(host);
+        dev.params.flags |= MLA_DECODE_FLAG_FP8_MMA;
+        {
+            Plan plan;
+            ASSERT_EQ(plan.create(dev.params), MLA_STATUS_SUCCESS);
+            if (expect_64) {
+                EXPECT_NE(plan.describe().find(" variant=wgmma (e4m3 scores) rows/cta=64 "),
+                          std::string::npos)
+                    << plan.describe();
+            }
+        }
+        dev.poison_outputs(0xFF);
+        ASSERT_TRUE(run_on_gpu(dev, Api::kPlan));
+        EXPECT_LE(worst_fp8_rule_ratio(dev.download_o(), ref.o), 1.0);
+        EXPECT_LE(worst_fp8_rule_ratio(dev.download_lse(), ref.lse), 1.0);
     }
 }
 

@@ -1139,14 +1139,18 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 // producer's 32 registers kept it issuing ~90 % of its time; there it paid only from ~112 tiles
 // a CTA on contiguous caches (0.993-0.996 at 128) and on 64-token pages (0.935-0.952 at 40-128
 // tiles), at 64 rows it did (0.92-0.94). Rows past `valid` (zero-filled) keep the last valid
-// row's address.
-template <class Cfg, bool kRopeBlocks>
+// row's address. kWarpRun: warp pw takes the tile's rows 16 pw .. 16 pw + 15 instead of pw,
+// pw + 4, ... (the caller's steps are then one row's strides): on pages of 16 or 32 tokens
+// the warp's rows lie in one page (wgmma_producer_tiles' kWarpRun).
+template <class Cfg, bool kRopeBlocks, bool kWarpRun = false>
 MLA_DEVICE void copy_tile_rows_consecutive(uint8_t* dst, const uint8_t* src0,
                                            const uint8_t* rope0, int64_t src_step,
                                            int64_t rope_step, int valid, int pw, int lane) {
     using R = TileRowPieces<Cfg>;
     constexpr int kLatentPieces = R::kLatentPieces, kRopePieces = R::kRopePieces;
     constexpr int kLatentPerLane = R::kLatentPerLane, kBlockRows = R::kBlockRows;
+    constexpr int kRowStep = kWarpRun ? 1 : 4;  // tile rows between a warp's consecutive rows
+    const int row0 = kWarpRun ? pw * (Cfg::kTileTokens / 4) : pw;
     const uint8_t* src = src0;
     const uint8_t* rope = rope0;
 #pragma unroll 1
@@ -1154,7 +1158,7 @@ MLA_DEVICE void copy_tile_rows_consecutive(uint8_t* dst, const uint8_t* src0,
         const uint8_t* block_rope = rope;  // the warp's row kBlockRows b (kRopeBlocks)
 #pragma unroll
         for (int j = 0; j < kBlockRows; ++j) {
-            const int row = pw + 4 * (kBlockRows * b + j);
+            const int row = row0 + kRowStep * (kBlockRows * b + j);
             uint8_t* d = dst + row * Cfg::kRowPitch;
 #pragma unroll
             for (int k = 0; k < kLatentPerLane; ++k)
@@ -1163,7 +1167,7 @@ MLA_DEVICE void copy_tile_rows_consecutive(uint8_t* dst, const uint8_t* src0,
             if (!kRopeBlocks && lane < kRopePieces)
                 arch::copy_16_async(d + 16 * (kLatentPieces + lane), rope + 16 * lane,
                                     row < valid);
-            if (row + 4 < valid) {
+            if (row + kRowStep < valid) {
                 src += src_step;
                 rope += rope_step;
             }
@@ -1171,7 +1175,7 @@ MLA_DEVICE void copy_tile_rows_consecutive(uint8_t* dst, const uint8_t* src0,
         if (kRopeBlocks) {
             const int i = lane / kRopePieces;  // of the block's rows
             const int piece = lane % kRopePieces;
-            const int row = pw + 4 * (kBlockRows * b + i);
+            const int row = row0 + kRowStep * (kBlockRows * b + i);
             arch::copy_16_async(dst + row * Cfg::kRowPitch + 16 * (kLatentPieces + piece),
                                 (row < valid ? block_rope + i * rope_step : block_rope) +
                                     16 * piece,
@@ -1271,7 +1275,11 @@ MLA_DEVICE int producer_full_bar(int stage, int t) {
 // cache, or pages of a multiple of the tile's tokens: tiles start at multiples of it), so a
 // warp's rows are found from its first row's slot (copy_tile_rows_consecutive, MXFP4's
 // copy_tile_rows_mxfp4).
-template <class Cfg, ScaleCopy kMode, bool kConsecutive = false, bool kPagedAhead = false>
+// kWarpRun (with kConsecutive; 64 rows of fp8 on pages of 16 or 32 tokens): warp pw copies
+// the tile's rows 16 pw .. 16 pw + 15, which lie in one page (tiles start at multiples of 64
+// tokens: stage1_work), from that page's slot, one row's strides a row.
+template <class Cfg, ScaleCopy kMode, bool kConsecutive = false, bool kPagedAhead = false,
+          bool kWarpRun = false>
 MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
                                      const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int pw,
                                      int lane) {
@@ -1311,7 +1319,21 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
         if constexpr (kPagedAhead && !kAheadLate) {
             if (t + 1 < rows.n_tiles) next_page = page_of_tile(t + 1);
         }
-        if constexpr (kConsecutive) {
+        if constexpr (kConsecutive && kWarpRun) {
+            // The warp's first row (a uniform value: one page-table load a warp), 1 row a step.
+            const int first = pw * (Cfg::kTileTokens / 4);
+            const int64_t slot0 = cache_slot(p, work, tile_tok0 + (first < valid ? first : 0));
+            if (rope_blocks)
+                wgmma_detail::copy_tile_rows_consecutive<Cfg, true, true>(
+                    dst, p.kv + slot0 * p.kv_stride_bytes, p.kpe + slot0 * p.kpe_stride_bytes,
+                    p.kv_stride_bytes, p.kpe_stride_bytes, valid, pw, lane);
+            else
+                wgmma_detail::copy_tile_rows_consecutive<Cfg, false, true>(
+                    dst, p.kv + slot0 * p.kv_stride_bytes, p.kpe + slot0 * p.kpe_stride_bytes,
+                    p.kv_stride_bytes, p.kpe_stride_bytes, valid, pw, lane);
+            hw::copy_async_arrive_noinc(&full[wgmma_detail::producer_full_bar<Cfg>(stage, t)]);
+            continue;
+        } else if constexpr (kConsecutive) {
             // The warp's first row (a uniform value: one page-table load a warp), 4 rows a step.
             const int64_t slot0 = cache_slot(p, work, tile_tok0 + (pw < valid ? pw : 0));
             if constexpr (Cfg::kMxfp4Rows) {
@@ -1396,6 +1418,18 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
                     return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true>(p, work, rows,
                                                                                 sh, pw, lane);
             }
+        }
+        // 64 rows of fp8 on pages of 16 or 32 tokens: a run of 16 rows a warp in one page
+        // (kWarpRun). Against the shuffled loop on the H200 (thirty-second session), H128 q1
+        // bs64 kv4096: bf16 Q 0.932-0.935 (159.5 -> 149.1 us on 16-token pages), e4m3 scores
+        // 0.971-0.973; H16 q4 bs128 kv4096 0.938 / 0.980. (The page runs of pages of 4 to 32
+        // tokens from a shuffled slot, with a test per row, had lost 1.5-2 %; a page walk by
+        // shuffled page numbers lost 3 % on 16-token pages and 16 / 35 % on 4-token ones.)
+        if constexpr (Cfg::N == 64 && !Cfg::kMxfp4Rows) {
+            if (p.page_indptr != nullptr && p.page_size % (Cfg::kTileTokens / 4) == 0 &&
+                Cfg::kTileTokens % p.page_size == 0)
+                return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true, false, true>(
+                    p, work, rows, sh, pw, lane);
         }
         // A paged cache in the shuffled loop: the page-table look-ahead (1-token pages 0.80-0.93x,
         // 16-token pages 0.94-0.97x on H200; fp8 at 64 rows loads it late: 0.968x / 1.000x).
