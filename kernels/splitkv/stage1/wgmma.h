@@ -1140,8 +1140,8 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 // a CTA on contiguous caches (0.993-0.996 at 128) and on 64-token pages (0.935-0.952 at 40-128
 // tiles), at 64 rows it did (0.92-0.94). Rows past `valid` (zero-filled) keep the last valid
 // row's address. kWarpRun: warp pw takes the tile's rows 16 pw .. 16 pw + 15 instead of pw,
-// pw + 4, ... (the caller's steps are then one row's strides): on pages of 16 or 32 tokens
-// the warp's rows lie in one page (wgmma_producer_tiles' kWarpRun).
+// pw + 4, ... (the caller's steps are then one row's strides): on pages of a multiple of 16
+// tokens the warp's rows lie in one page (wgmma_producer_tiles' kWarpRun).
 template <class Cfg, bool kRopeBlocks, bool kWarpRun = false>
 MLA_DEVICE void copy_tile_rows_consecutive(uint8_t* dst, const uint8_t* src0,
                                            const uint8_t* rope0, int64_t src_step,
@@ -1275,9 +1275,9 @@ MLA_DEVICE int producer_full_bar(int stage, int t) {
 // cache, or pages of a multiple of the tile's tokens: tiles start at multiples of it), so a
 // warp's rows are found from its first row's slot (copy_tile_rows_consecutive, MXFP4's
 // copy_tile_rows_mxfp4).
-// kWarpRun (with kConsecutive; 64 rows of fp8 on pages of 16 or 32 tokens): warp pw copies
-// the tile's rows 16 pw .. 16 pw + 15, which lie in one page (tiles start at multiples of 64
-// tokens: stage1_work), from that page's slot, one row's strides a row.
+// kWarpRun (with kConsecutive; 64 rows of fp8 on pages of a multiple of 16 tokens): warp pw
+// copies the tile's rows 16 pw .. 16 pw + 15, which lie in one page (tiles start at multiples
+// of 64 tokens: stage1_work), from that page's slot, one row's strides a row.
 template <class Cfg, ScaleCopy kMode, bool kConsecutive = false, bool kPagedAhead = false,
           bool kWarpRun = false>
 MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
@@ -1298,8 +1298,10 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
     // the wait on a free stage: the 64-row producer has 24 registers, and the early page lived
     // across the copy loop (early: 1.011-1.017x with 16-token pages; late 0.968x with 1-token
     // pages, 1.000x with 16; late at 16 / 32 rows 1.05-1.15x).
+    // With kWarpRun the look-ahead loads the page of the warp's first row of tile t + 1 (every
+    // lane the same; page 0 where the warp has no valid row there).
     constexpr bool kAheadLate = Cfg::N == 64;
-    const int ahead_row = pw + 4 * (lane & 15);
+    const int ahead_row = kWarpRun ? pw * (Cfg::kTileTokens / 4) : pw + 4 * (lane & 15);
     const auto page_of_tile = [&](int t) -> int32_t {
         const int64_t tok0 = work.tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
         if (ahead_row >= work.tok_end - tok0) return 0;
@@ -1322,7 +1324,10 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
         if constexpr (kConsecutive && kWarpRun) {
             // The warp's first row (a uniform value: one page-table load a warp), 1 row a step.
             const int first = pw * (Cfg::kTileTokens / 4);
-            const int64_t slot0 = cache_slot(p, work, tile_tok0 + (first < valid ? first : 0));
+            const int64_t slot0 =
+                kPagedAhead ? int64_t{my_page} * p.page_size +
+                                  static_cast<int32_t>(tile_tok0 + first) % p.page_size
+                            : cache_slot(p, work, tile_tok0 + (first < valid ? first : 0));
             if (rope_blocks)
                 wgmma_detail::copy_tile_rows_consecutive<Cfg, true, true>(
                     dst, p.kv + slot0 * p.kv_stride_bytes, p.kpe + slot0 * p.kpe_stride_bytes,
@@ -1332,6 +1337,9 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
                     dst, p.kv + slot0 * p.kv_stride_bytes, p.kpe + slot0 * p.kpe_stride_bytes,
                     p.kv_stride_bytes, p.kpe_stride_bytes, valid, pw, lane);
             hw::copy_async_arrive_noinc(&full[wgmma_detail::producer_full_bar<Cfg>(stage, t)]);
+            if constexpr (kPagedAhead && kAheadLate) {
+                if (t + 1 < rows.n_tiles) next_page = page_of_tile(t + 1);
+            }
             continue;
         } else if constexpr (kConsecutive) {
             // The warp's first row (a uniform value: one page-table load a warp), 4 rows a step.
@@ -1412,6 +1420,22 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
                                : wgmma_producer_tiles<Cfg, k4>(p, work, rows, sh, pw, lane);
         return wgmma_producer_tiles<Cfg, ScaleCopy::kBytes>(p, work, rows, sh, pw, lane);
     } else {
+        // 64 rows of fp8 on pages of a multiple of 16 tokens: a run of 16 rows a warp in one
+        // page (kWarpRun). On the H200 (thirty-second session), H128 q1 bs64 kv4096, bf16 Q:
+        // against the shuffled loop 0.932-0.935 (159.5 -> 149.1 us on 16-token pages; H16 q4
+        // bs128 kv4096 0.938), and with each warp's page loaded a tile ahead (late) another
+        // 0.977-0.986 on pages of 16, 32 and 64 tokens (147.5 -> 144.1 us on 16; 64-token
+        // pages took the 4-row-step loop before; loaded early: 1.04-1.06x). e4m3 scores: the
+        // runs 0.971-0.973 on pages of 16 and 32, the look-ahead 1.002-1.008 (not taken: pages
+        // of 64 tokens and more keep the 4-row-step loop there). (The page runs of pages of 4 to
+        // 32 tokens from a shuffled slot, with a test per row, had lost 1.5-2 %; a page walk by
+        // shuffled page numbers lost 3 % on 16-token pages and 16 / 35 % on 4-token ones.)
+        // (The two kinds of 64-row kernel stay apart in two branches, each as measured.)
+        if constexpr (Cfg::N == 64 && !Cfg::kMxfp4Rows && !Cfg::Decode::kQCodes) {
+            if (p.page_indptr != nullptr && p.page_size % (Cfg::kTileTokens / 4) == 0)
+                return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true, true, true>(
+                    p, work, rows, sh, pw, lane);
+        }
         if constexpr (Cfg::kConsecutiveRows) {
             if (p.page_indptr == nullptr || p.page_size % Cfg::kTileTokens == 0) {
                 if (long_enough())
@@ -1419,13 +1443,7 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
                                                                                 sh, pw, lane);
             }
         }
-        // 64 rows of fp8 on pages of 16 or 32 tokens: a run of 16 rows a warp in one page
-        // (kWarpRun). Against the shuffled loop on the H200 (thirty-second session), H128 q1
-        // bs64 kv4096: bf16 Q 0.932-0.935 (159.5 -> 149.1 us on 16-token pages), e4m3 scores
-        // 0.971-0.973; H16 q4 bs128 kv4096 0.938 / 0.980. (The page runs of pages of 4 to 32
-        // tokens from a shuffled slot, with a test per row, had lost 1.5-2 %; a page walk by
-        // shuffled page numbers lost 3 % on 16-token pages and 16 / 35 % on 4-token ones.)
-        if constexpr (Cfg::N == 64 && !Cfg::kMxfp4Rows) {
+        if constexpr (Cfg::N == 64 && !Cfg::kMxfp4Rows && Cfg::Decode::kQCodes) {
             if (p.page_indptr != nullptr && p.page_size % (Cfg::kTileTokens / 4) == 0 &&
                 Cfg::kTileTokens % p.page_size == 0)
                 return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true, false, true>(
