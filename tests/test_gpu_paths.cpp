@@ -519,13 +519,14 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
 
 // The 64-row fp8 producer on pages of 8 to 64 tokens (8: the shuffled loop with the page-table
 // look-ahead; 16, 32, 48 and 64: runs of 16 rows a warp, with bf16 Q their pages loaded a tile
-// ahead) in split CTAs: 128 heads, q_len 4, 4 elements, the longest 4133 tokens (the H200's plan:
-// 64 rows, 4 splits of 17 tiles), so that CTAs of 1 to 17 tiles run, their rope pieces in blocks
-// (from 9 tiles) and per row. Lengths end mid-page and mid-tile, one 5 tokens past a split
-// boundary (17 x 64 + 5); shuffled pages with NaN codes in spare slots. The last cases run e4m3fn
-// Q with MLA_DECODE_FLAG_FP8_MMA (e4m3 scores at 64 rows), judged by SPEC's fp8-Q rule against the
-// same values. Where the splits are not forced (MLA_DECODE_NUM_SPLITS; one split takes 16 rows
-// here), on Hopper with the wgmma kernels built (mma16 not forced), the plans must take 64 rows.
+// ahead), and bf16's 32-row one on pages of 16 and 48 (runs too), in split CTAs: 128 heads, q_len
+// 4, 4 elements, the longest 4133 tokens (the H200's plan: 64 rows, 4 splits of 17 tiles), so that
+// CTAs of 1 to 17 tiles run, their rope pieces in blocks (from 9 tiles) and per row. Lengths end
+// mid-page and mid-tile, one 5 tokens past a split boundary (17 x 64 + 5); shuffled pages with NaN
+// codes in spare slots. The last cases run e4m3fn Q with MLA_DECODE_FLAG_FP8_MMA (e4m3 scores at
+// 64 rows), judged by SPEC's fp8-Q rule against the same values. Where the splits are not forced
+// (MLA_DECODE_NUM_SPLITS; one split takes 16 rows here), on Hopper with the wgmma kernels built
+// (mma16 not forced), the plans must take 64 rows.
 TEST(GpuRows64, PagedSplitCtas) {
     SKIP_WITHOUT_GPU();
     const bool expect_64 =
@@ -538,7 +539,8 @@ TEST(GpuRows64, PagedSplitCtas) {
     };
     const Case cases[] = {{kFp8Fn, 8, false},   {kFp8Fn, 16, false}, {kFp8Fn, 32, false},
                           {kFp8Fn, 48, false},  {kFp8Fn, 64, false}, {kFp8Fnuz, 16, false},
-                          {kFp8Fn, 16, true},   {kFp8Fn, 64, true}};
+                          {kFp8Fn, 16, true},   {kFp8Fn, 64, true},  {kBf16, 16, false},
+                          {kBf16, 48, false}};
     for (const Case& c : cases) {
         SCOPED_TRACE(name_of(c.format) + ", " + trace("page_size", c.page_size) +
                      (c.fp8_mma ? ", e4m3fn Q, FP8_MMA" : ""));
@@ -548,8 +550,10 @@ TEST(GpuRows64, PagedSplitCtas) {
         const HostProblem host = make_problem(paged(spec, c.page_size, 3));
         if (!c.fp8_mma) {
             const std::string line = planned_route(host);
+            const char* rows = c.format.kv == MLA_DTYPE_BF16 ? " rows/cta=32 " : " rows/cta=64 ";
             if (expect_64) {
-                EXPECT_NE(line.find(" variant=wgmma rows/cta=64 "), std::string::npos) << line;
+                EXPECT_NE(line.find(std::string(" variant=wgmma") + rows), std::string::npos)
+                    << line;
             }
             expect_matches_reference(host, Tolerance(), Api::kPlan);
             continue;

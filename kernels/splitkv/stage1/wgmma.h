@@ -1275,9 +1275,10 @@ MLA_DEVICE int producer_full_bar(int stage, int t) {
 // cache, or pages of a multiple of the tile's tokens: tiles start at multiples of it), so a
 // warp's rows are found from its first row's slot (copy_tile_rows_consecutive, MXFP4's
 // copy_tile_rows_mxfp4).
-// kWarpRun (with kConsecutive; 64 rows of fp8 on pages of a multiple of 16 tokens): warp pw
-// copies the tile's rows 16 pw .. 16 pw + 15, which lie in one page (tiles start at multiples
-// of 64 tokens: stage1_work), from that page's slot, one row's strides a row.
+// kWarpRun (with kConsecutive; 64 rows of fp8, 32 of bf16, on pages of a multiple of 16
+// tokens): warp pw copies the tile's rows 16 pw .. 16 pw + 15, which lie in one page (tiles
+// start at multiples of 64 tokens: stage1_work), from that page's slot, one row's strides a row;
+// with kPagedAhead that page is loaded a tile ahead, after the tile's copies (late).
 template <class Cfg, ScaleCopy kMode, bool kConsecutive = false, bool kPagedAhead = false,
           bool kWarpRun = false>
 MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
@@ -1300,7 +1301,7 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
     // pages, 1.000x with 16; late at 16 / 32 rows 1.05-1.15x).
     // With kWarpRun the look-ahead loads the page of the warp's first row of tile t + 1 (every
     // lane the same; page 0 where the warp has no valid row there).
-    constexpr bool kAheadLate = Cfg::N == 64;
+    constexpr bool kAheadLate = Cfg::N == 64 || kWarpRun;
     const int ahead_row = kWarpRun ? pw * (Cfg::kTileTokens / 4) : pw + 4 * (lane & 15);
     const auto page_of_tile = [&](int t) -> int32_t {
         const int64_t tok0 = work.tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
@@ -1427,11 +1428,15 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         // 0.977-0.986 on pages of 16, 32 and 64 tokens (147.5 -> 144.1 us on 16; 64-token
         // pages took the 4-row-step loop before; loaded early: 1.04-1.06x). e4m3 scores: the
         // runs 0.971-0.973 on pages of 16 and 32, the look-ahead 1.002-1.008 (not taken: pages
-        // of 64 tokens and more keep the 4-row-step loop there). (The page runs of pages of 4 to
+        // of 64 tokens and more keep the 4-row-step loop there). bf16 caches' 32-row kernel
+        // (shuffled loop with the early look-ahead before; 4-row steps on 64-token pages): H128
+        // q1 bs64 kv4096 0.941-0.944 on pages of 16 and 32 (323.5 -> 305.4 us), 0.969 on 64
+        // (contiguous 307.6), H16 q2 bs128 kv4096 0.939 on 16. (The page runs of pages of 4 to
         // 32 tokens from a shuffled slot, with a test per row, had lost 1.5-2 %; a page walk by
         // shuffled page numbers lost 3 % on 16-token pages and 16 / 35 % on 4-token ones.)
         // (The two kinds of 64-row kernel stay apart in two branches, each as measured.)
-        if constexpr (Cfg::N == 64 && !Cfg::kMxfp4Rows && !Cfg::Decode::kQCodes) {
+        if constexpr ((Cfg::N == 64 || (Cfg::N == 32 && Cfg::Decode::kDimBytes == 2)) &&
+                      !Cfg::kMxfp4Rows && !Cfg::Decode::kQCodes) {
             if (p.page_indptr != nullptr && p.page_size % (Cfg::kTileTokens / 4) == 0)
                 return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true, true, true>(
                     p, work, rows, sh, pw, lane);
