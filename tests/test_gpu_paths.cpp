@@ -481,13 +481,14 @@ TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
 
 // The 64-row wgmma producer's consecutive-slot loop (WgmmaConfig::kConsecutiveRows: a tile's
 // rows from one slot per warp where the cache is contiguous or its pages hold a multiple of 64
-// tokens) against the shuffled loop (16-token pages): 128 heads, q_len 4 (512 rows an element),
+// tokens) against the other loops (smaller pages): 128 heads, q_len 4 (512 rows an element),
 // 12 elements of up to 300 tokens that end mid-page and mid-tile, shuffled pages of 64, 128 and
 // 16 tokens with NaN codes in spare slots, a contiguous cache, and the split cache form (rope
 // rows of their own stride) on 64-token pages. On Hopper with the wgmma kernels built (mma16
 // not forced; default or one split) the plans must take 64 rows (the planner's choice for
 // this batch, e4m3fn and e4m3fnuz). 16- and 32-token pages take the runs of 16 rows a warp
-// (wgmma_producer_tiles' kWarpRun), the split cache form too. (Paged 64-row CTAs of 9 tiles
+// (wgmma_producer_tiles' kWarpRun), the split cache form too; pages of 1, 2 and 4 tokens the
+// shuffled loop (the split cache form on 4). (Paged 64-row CTAs of 9 tiles
 // and more, on the split path: PagedSplitCtas.)
 TEST(GpuRows64, ConsecutiveSlotsAndPages) {
     SKIP_WITHOUT_GPU();
@@ -500,7 +501,8 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
     };
     const Case cases[] = {{kFp8Fn, 0, false},  {kFp8Fn, 64, false},  {kFp8Fn, 128, false},
                           {kFp8Fn, 16, false}, {kFp8Fn, 64, true},    {kFp8Fnuz, 0, false},
-                          {kFp8Fnuz, 64, false}, {kFp8Fn, 16, true},  {kFp8Fnuz, 32, false}};
+                          {kFp8Fnuz, 64, false}, {kFp8Fn, 16, true},  {kFp8Fnuz, 32, false},
+                          {kFp8Fn, 1, false},  {kFp8Fn, 4, true},     {kFp8Fnuz, 2, false}};
     for (const Case& c : cases) {
         SCOPED_TRACE(name_of(c.format) + ", " + trace("page_size", c.page_size) +
                      (c.split_cache ? ", split cache" : ""));
@@ -517,16 +519,17 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
     }
 }
 
-// The 64-row fp8 producer on pages of 8 to 64 tokens (8: the shuffled loop with the page-table
-// look-ahead; 16, 32, 48 and 64: runs of 16 rows a warp, with bf16 Q their pages loaded a tile
-// ahead), and bf16's 32-row one on pages of 16 and 48 (runs too), in split CTAs: 128 heads, q_len
-// 4, 4 elements, the longest 4133 tokens (the H200's plan: 64 rows, 4 splits of 17 tiles), so that
-// CTAs of 1 to 17 tiles run, their rope pieces in blocks (from 9 tiles) and per row. Lengths end
-// mid-page and mid-tile, one 5 tokens past a split boundary (17 x 64 + 5); shuffled pages with NaN
-// codes in spare slots. The last cases run e4m3fn Q with MLA_DECODE_FLAG_FP8_MMA (e4m3 scores at
-// 64 rows), judged by SPEC's fp8-Q rule against the same values. Where the splits are not forced
-// (MLA_DECODE_NUM_SPLITS; one split takes 16 rows here), on Hopper with the wgmma kernels built
-// (mma16 not forced), the plans must take 64 rows.
+// The 64-row fp8 producer on pages of 1 to 64 tokens (1, 2, 4, 8: the shuffled loop with the
+// page-table look-ahead; 16, 32, 48 and 64: runs of 16 rows a warp, with bf16 Q their pages
+// loaded a tile ahead; e4m3 scores: runs on 16 and 32, the 4-row-step loop on 64, the shuffled
+// loop on 1 and 48), and bf16's 32-row one on pages of 16, 32, 48 and 64 (runs too), in split
+// CTAs: 128 heads, q_len 4, 4 elements, the longest 4133 tokens (the H200's plan: 64 rows, 4
+// splits of 17 tiles), so that CTAs of 1 to 17 tiles run, their rope pieces in blocks (from 9
+// tiles) and per row. Lengths end mid-page and mid-tile, one 5 tokens past a split boundary (17 x
+// 64 + 5); shuffled pages with NaN codes in spare slots. The fp8_mma cases run e4m3fn Q with
+// MLA_DECODE_FLAG_FP8_MMA (e4m3 scores at 64 rows), judged by SPEC's fp8-Q rule against the
+// same values. Where the splits are not forced (MLA_DECODE_NUM_SPLITS; one split takes 16 rows
+// here), on Hopper with the wgmma kernels built (mma16 not forced), the plans must take 64 rows.
 TEST(GpuRows64, PagedSplitCtas) {
     SKIP_WITHOUT_GPU();
     const bool expect_64 =
@@ -537,10 +540,13 @@ TEST(GpuRows64, PagedSplitCtas) {
         int page_size;
         bool fp8_mma;
     };
-    const Case cases[] = {{kFp8Fn, 8, false},   {kFp8Fn, 16, false}, {kFp8Fn, 32, false},
-                          {kFp8Fn, 48, false},  {kFp8Fn, 64, false}, {kFp8Fnuz, 16, false},
-                          {kFp8Fn, 16, true},   {kFp8Fn, 64, true},  {kBf16, 16, false},
-                          {kBf16, 48, false}};
+    const Case cases[] = {{kFp8Fn, 8, false},  {kFp8Fn, 16, false}, {kFp8Fn, 32, false},
+                          {kFp8Fn, 48, false}, {kFp8Fn, 64, false}, {kFp8Fnuz, 16, false},
+                          {kFp8Fn, 1, false},  {kFp8Fn, 2, false},  {kFp8Fn, 4, false},
+                          {kFp8Fnuz, 1, false}, {kFp8Fn, 16, true}, {kFp8Fn, 64, true},
+                          {kFp8Fn, 32, true},  {kFp8Fn, 48, true},  {kFp8Fn, 1, true},
+                          {kBf16, 16, false},  {kBf16, 32, false},  {kBf16, 48, false},
+                          {kBf16, 64, false}};
     for (const Case& c : cases) {
         SCOPED_TRACE(name_of(c.format) + ", " + trace("page_size", c.page_size) +
                      (c.fp8_mma ? ", e4m3fn Q, FP8_MMA" : ""));
