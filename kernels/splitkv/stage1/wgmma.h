@@ -1427,18 +1427,30 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         // bs128 kv4096 0.938), and with each warp's page loaded a tile ahead (late) another
         // 0.977-0.986 on pages of 16, 32 and 64 tokens (147.5 -> 144.1 us on 16; 64-token
         // pages took the 4-row-step loop before; loaded early: 1.04-1.06x). e4m3 scores: the
-        // runs 0.971-0.973 on pages of 16 and 32, the look-ahead 1.002-1.008 (not taken: pages
-        // of 64 tokens and more keep the 4-row-step loop there). bf16 caches' 32-row kernel
-        // (shuffled loop with the early look-ahead before; 4-row steps on 64-token pages): H128
-        // q1 bs64 kv4096 0.941-0.944 on pages of 16 and 32 (323.5 -> 305.4 us), 0.969 on 64
-        // (contiguous 307.6), H16 q2 bs128 kv4096 0.939 on 16. (The page runs of pages of 4 to
-        // 32 tokens from a shuffled slot, with a test per row, had lost 1.5-2 %; a page walk by
-        // shuffled page numbers lost 3 % on 16-token pages and 16 / 35 % on 4-token ones.)
+        // runs 0.971-0.973 on pages of 16 and 32, the look-ahead 1.002-1.008 (not taken; since
+        // the thirty-third session their runs also serve contiguous caches and 64-token
+        // pages). bf16 caches' 32-row kernel (shuffled loop with the early look-ahead before;
+        // 4-row steps on 64-token pages): H128 q1 bs64 kv4096 0.941-0.944 on pages of 16 and 32
+        // (323.5 -> 305.4 us), 0.969 on 64 (contiguous 307.6), H16 q2 bs128 kv4096 0.939 on 16.
+        // (The page runs of pages of 4 to 32 tokens from a shuffled slot, with a test per row,
+        // had lost 1.5-2 %; a page walk by shuffled page numbers lost 3 % on 16-token pages and
+        // 16 / 35 % on 4-token ones; pages of 1-8 tokens as runs whose rows' addresses are
+        // staged in shared memory 0.989-0.994 (thirty-third session), not kept.)
         // (The two kinds of 64-row kernel stay apart in two branches, each as measured.)
         if constexpr ((Cfg::N == 64 || (Cfg::N == 32 && Cfg::Decode::kDimBytes == 2)) &&
                       !Cfg::kMxfp4Rows && !Cfg::Decode::kQCodes) {
             if (p.page_indptr != nullptr && p.page_size % (Cfg::kTileTokens / 4) == 0)
                 return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true, true, true>(
+                    p, work, rows, sh, pw, lane);
+        }
+        // e4m3 scores take the runs (one slot a warp, no look-ahead) on a contiguous cache and
+        // on pages of a multiple of 64 tokens too (thirty-third session: 0.984-0.989 against
+        // the 4-row-step loop on contiguous caches, H128 q1 bs64 kv4096 120.7 -> 118.8 us, H128
+        // q2 and H16 q4 0.989; 1.000 on 64-token pages; bf16 scores 0.993-0.999 on contiguous
+        // caches, not taken). Pages of 16 and 32 tokens: the branch below.
+        if constexpr (Cfg::N == 64 && !Cfg::kMxfp4Rows && Cfg::Decode::kQCodes) {
+            if (p.page_indptr == nullptr || p.page_size % Cfg::kTileTokens == 0)
+                return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true, false, true>(
                     p, work, rows, sh, pw, lane);
         }
         if constexpr (Cfg::kConsecutiveRows) {
