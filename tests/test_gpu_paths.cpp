@@ -479,17 +479,38 @@ TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
     }
 }
 
-// The 64-row wgmma producer's consecutive-slot loop (WgmmaConfig::kConsecutiveRows: a tile's
-// rows from one slot per warp where the cache is contiguous or its pages hold a multiple of 64
-// tokens) against the other loops (smaller pages): 128 heads, q_len 4 (512 rows an element),
-// 12 elements of up to 300 tokens that end mid-page and mid-tile, shuffled pages of 64, 128 and
-// 16 tokens with NaN codes in spare slots, a contiguous cache, and the split cache form (rope
-// rows of their own stride) on 64-token pages. On Hopper with the wgmma kernels built (mma16
-// not forced; default or one split) the plans must take 64 rows (the planner's choice for
-// this batch, e4m3fn and e4m3fnuz). 16- and 32-token pages take the runs of 16 rows a warp
-// (wgmma_producer_tiles' kWarpRun), the split cache form too; pages of 1, 2 and 4 tokens the
-// shuffled loop (the split cache form on 4). (Paged 64-row CTAs of 9 tiles
-// and more, on the split path: PagedSplitCtas.)
+// e4m3fn Q on an e4m3fn cache with MLA_DECODE_FLAG_FP8_MMA (e4m3 scores), judged by SPEC's fp8-Q
+// rule against the same values; where expect_64, the plan must take the 64-row e4m3-score kernel.
+void expect_fp8_mma_rows64(const HostProblem& host, bool expect_64) {
+    const Reference ref = run_reference(host);
+    DeviceProblem dev(host);
+    dev.params.flags |= MLA_DECODE_FLAG_FP8_MMA;
+    {
+        Plan plan;
+        ASSERT_EQ(plan.create(dev.params), MLA_STATUS_SUCCESS);
+        if (expect_64) {
+            EXPECT_NE(plan.describe().find(" variant=wgmma (e4m3 scores) rows/cta=64 "),
+                      std::string::npos)
+                << plan.describe();
+        }
+    }
+    dev.poison_outputs(0xFF);
+    ASSERT_TRUE(run_on_gpu(dev, Api::kPlan));
+    EXPECT_LE(worst_fp8_rule_ratio(dev.download_o(), ref.o), 1.0);
+    EXPECT_LE(worst_fp8_rule_ratio(dev.download_lse(), ref.lse), 1.0);
+}
+
+// The 64-row wgmma producer's loops by cache form: 128 heads, q_len 4 (512 rows an element), 12
+// elements of up to 300 tokens that end mid-page and mid-tile, shuffled pages of 1-128 tokens
+// with NaN codes in spare slots, a contiguous cache, and the split cache form (rope rows of
+// their own stride). bf16 scores: the 4-row-step consecutive loop (WgmmaConfig::
+// kConsecutiveRows) on a contiguous cache, runs of 16 rows a warp (wgmma_producer_tiles'
+// kWarpRun) with the page look-ahead on pages of a multiple of 16 tokens, the shuffled loop on
+// pages of 1, 2 and 4. The fp8_mma cases (e4m3 scores): the runs on a contiguous cache and on
+// 64- and 128-token pages (the split cache form on 64). On Hopper with the wgmma kernels built
+// (mma16 not forced; default or one split) the plans must take 64 rows (the planner's choice
+// for this batch, e4m3fn and e4m3fnuz). (Paged 64-row CTAs of 9 tiles and more, on the split
+// path: PagedSplitCtas.)
 TEST(GpuRows64, ConsecutiveSlotsAndPages) {
     SKIP_WITHOUT_GPU();
     const bool expect_64 = wgmma_plans_as_planned(true);
@@ -498,19 +519,28 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
         Format format;
         int page_size;  // 0: contiguous
         bool split_cache;
+        bool fp8_mma;
     };
-    const Case cases[] = {{kFp8Fn, 0, false},  {kFp8Fn, 64, false},  {kFp8Fn, 128, false},
-                          {kFp8Fn, 16, false}, {kFp8Fn, 64, true},    {kFp8Fnuz, 0, false},
-                          {kFp8Fnuz, 64, false}, {kFp8Fn, 16, true},  {kFp8Fnuz, 32, false},
-                          {kFp8Fn, 1, false},  {kFp8Fn, 4, true},     {kFp8Fnuz, 2, false}};
+    const Case cases[] = {
+        {kFp8Fn, 0, false, false},   {kFp8Fn, 64, false, false}, {kFp8Fn, 128, false, false},
+        {kFp8Fn, 16, false, false},  {kFp8Fn, 64, true, false},  {kFp8Fnuz, 0, false, false},
+        {kFp8Fnuz, 64, false, false}, {kFp8Fn, 16, true, false}, {kFp8Fnuz, 32, false, false},
+        {kFp8Fn, 1, false, false},   {kFp8Fn, 4, true, false},   {kFp8Fnuz, 2, false, false},
+        {kFp8Fn, 0, false, true},    {kFp8Fn, 128, false, true}, {kFp8Fn, 64, true, true}};
     for (const Case& c : cases) {
         SCOPED_TRACE(name_of(c.format) + ", " + trace("page_size", c.page_size) +
-                     (c.split_cache ? ", split cache" : ""));
+                     (c.split_cache ? ", split cache" : "") +
+                     (c.fp8_mma ? ", e4m3fn Q, FP8_MMA" : ""));
         ProblemSpec spec =
             make_spec(c.format, 128, lengths, std::vector<int>(lengths.size(), 4), 33);
         if (c.split_cache) spec.kpe_dtype = c.format.kv;
+        if (c.fp8_mma) spec.q_dtype = MLA_DTYPE_FP8_E4M3FN;
         if (c.page_size > 0) spec = paged(spec, c.page_size, 3);
         const HostProblem host = make_problem(spec);
+        if (c.fp8_mma) {
+            expect_fp8_mma_rows64(host, expect_64);
+            continue;
+        }
         const std::string line = planned_route(host);
         if (expect_64) {
             EXPECT_NE(line.find(" variant=wgmma rows/cta=64 "), std::string::npos) << line;
@@ -521,7 +551,7 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
 
 // The 64-row fp8 producer on pages of 1 to 64 tokens (1, 2, 4, 8: the shuffled loop with the
 // page-table look-ahead; 16, 32, 48 and 64: runs of 16 rows a warp, with bf16 Q their pages
-// loaded a tile ahead; e4m3 scores: runs on 16 and 32, the 4-row-step loop on 64, the shuffled
+// loaded a tile ahead; e4m3 scores: runs on 16, 32, 64, 128 and a contiguous cache, the shuffled
 // loop on 1 and 48), and bf16's 32-row one on pages of 16, 32, 48 and 64 (runs too), in split
 // CTAs: 128 heads, q_len 4, 4 elements, the longest 4133 tokens (the H200's plan: 64 rows, 4
 // splits of 17 tiles), so that CTAs of 1 to 17 tiles run, their rope pieces in blocks (from 9
@@ -537,7 +567,7 @@ TEST(GpuRows64, PagedSplitCtas) {
     const std::vector<int> lengths = {4133, 1093, 300, 37};
     struct Case {
         Format format;
-        int page_size;
+        int page_size;  // 0: contiguous (e4m3 scores only)
         bool fp8_mma;
     };
     const Case cases[] = {{kFp8Fn, 8, false},  {kFp8Fn, 16, false}, {kFp8Fn, 32, false},
@@ -545,15 +575,15 @@ TEST(GpuRows64, PagedSplitCtas) {
                           {kFp8Fn, 1, false},  {kFp8Fn, 2, false},  {kFp8Fn, 4, false},
                           {kFp8Fnuz, 1, false}, {kFp8Fn, 16, true}, {kFp8Fn, 64, true},
                           {kFp8Fn, 32, true},  {kFp8Fn, 48, true},  {kFp8Fn, 1, true},
-                          {kBf16, 16, false},  {kBf16, 32, false},  {kBf16, 48, false},
-                          {kBf16, 64, false}};
+                          {kFp8Fn, 128, true}, {kFp8Fn, 0, true},   {kBf16, 16, false},
+                          {kBf16, 32, false},  {kBf16, 48, false},  {kBf16, 64, false}};
     for (const Case& c : cases) {
         SCOPED_TRACE(name_of(c.format) + ", " + trace("page_size", c.page_size) +
                      (c.fp8_mma ? ", e4m3fn Q, FP8_MMA" : ""));
         ProblemSpec spec =
             make_spec(c.format, 128, lengths, std::vector<int>(lengths.size(), 4), 35);
         if (c.fp8_mma) spec.q_dtype = MLA_DTYPE_FP8_E4M3FN;
-        const HostProblem host = make_problem(paged(spec, c.page_size, 3));
+        const HostProblem host = make_problem(c.page_size > 0 ? paged(spec, c.page_size, 3) : spec);
         if (!c.fp8_mma) {
             const std::string line = planned_route(host);
             const char* rows = c.format.kv == MLA_DTYPE_BF16 ? " rows/cta=32 " : " rows/cta=64 ";
@@ -564,22 +594,7 @@ TEST(GpuRows64, PagedSplitCtas) {
             expect_matches_reference(host, Tolerance(), Api::kPlan);
             continue;
         }
-        const Reference ref = run_reference(host);
-        DeviceProblem dev(host);
-        dev.params.flags |= MLA_DECODE_FLAG_FP8_MMA;
-        {
-            Plan plan;
-            ASSERT_EQ(plan.create(dev.params), MLA_STATUS_SUCCESS);
-            if (expect_64) {
-                EXPECT_NE(plan.describe().find(" variant=wgmma (e4m3 scores) rows/cta=64 "),
-                          std::string::npos)
-                    << plan.describe();
-            }
-        }
-        dev.poison_outputs(0xFF);
-        ASSERT_TRUE(run_on_gpu(dev, Api::kPlan));
-        EXPECT_LE(worst_fp8_rule_ratio(dev.download_o(), ref.o), 1.0);
-        EXPECT_LE(worst_fp8_rule_ratio(dev.download_lse(), ref.lse), 1.0);
+        expect_fp8_mma_rows64(host, expect_64);
     }
 }
 

@@ -1141,7 +1141,8 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 // tiles), at 64 rows it did (0.92-0.94). Rows past `valid` (zero-filled) keep the last valid
 // row's address. kWarpRun: warp pw takes the tile's rows 16 pw .. 16 pw + 15 instead of pw,
 // pw + 4, ... (the caller's steps are then one row's strides): on pages of a multiple of 16
-// tokens the warp's rows lie in one page (wgmma_producer_tiles' kWarpRun).
+// tokens (and on a contiguous cache) the warp's rows lie in consecutive slots
+// (wgmma_producer_tiles' kWarpRun).
 template <class Cfg, bool kRopeBlocks, bool kWarpRun = false>
 MLA_DEVICE void copy_tile_rows_consecutive(uint8_t* dst, const uint8_t* src0,
                                            const uint8_t* rope0, int64_t src_step,
@@ -1276,9 +1277,10 @@ MLA_DEVICE int producer_full_bar(int stage, int t) {
 // warp's rows are found from its first row's slot (copy_tile_rows_consecutive, MXFP4's
 // copy_tile_rows_mxfp4).
 // kWarpRun (with kConsecutive; 64 rows of fp8, 32 of bf16, on pages of a multiple of 16
-// tokens): warp pw copies the tile's rows 16 pw .. 16 pw + 15, which lie in one page (tiles
-// start at multiples of 64 tokens: stage1_work), from that page's slot, one row's strides a row;
-// with kPagedAhead that page is loaded a tile ahead, after the tile's copies (late).
+// tokens; with e4m3 scores on a contiguous cache too): warp pw copies the tile's rows 16 pw ..
+// 16 pw + 15, which lie in one page (tiles start at multiples of 64 tokens: stage1_work), from
+// that page's slot, one row's strides a row; with kPagedAhead that page is loaded a tile ahead,
+// after the tile's copies (late).
 template <class Cfg, ScaleCopy kMode, bool kConsecutive = false, bool kPagedAhead = false,
           bool kWarpRun = false>
 MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
