@@ -43,7 +43,8 @@ import subprocess
 import sys
 import tempfile
 
-# "cache" (paged or contiguous) too: page_size is 1 for both a contiguous cache and 1-token pages.
+# "cache" (paged, paged_ordered or contiguous) too: page_size is 1 for both a contiguous cache
+# and 1-token pages.
 KEY = ("bs", "q_len", "kv_len", "heads", "kv_format", "q_format", "page_size", "cache",
        "lengths", "q_lens")
 
@@ -81,8 +82,10 @@ def run_side(env, binary, args, csv_path):
 def label(key):
     d = dict(zip(KEY, key))
     s = "%s bs%s kv%s H%s q%s" % (d["kv_format"], d["bs"], d["kv_len"], d["heads"], d["q_len"])
-    if d["page_size"] not in ("", "1") or d["cache"] == "paged":
+    if d["page_size"] not in ("", "1") or d["cache"].startswith("paged"):
         s += " page%s" % d["page_size"]
+        if d["cache"] == "paged_ordered":
+            s += " ordered"
     if d["lengths"] not in ("", "equal"):
         s += " " + d["lengths"]
     if d["q_lens"] not in ("", "equal"):

@@ -209,9 +209,10 @@ void print_usage() {
         "\n"
         "  --mla_shapes=T,T   only these shapes (instead of the default and --mla_extra sets),\n"
         "                     named as the cases print them:\n"
-        "                       bs<N>/kv[uneven]<N>/h<N>/q[1-]<N>[/page<N>]\n"
+        "                       bs<N>/kv[uneven]<N>/h<N>/q[1-]<N>[/page<N>[/ordered]]\n"
         "                     kvuneven<N>: lengths spread over 0..N; q1-<N>: q_len 1..N mixed\n"
-        "                     in the batch; /page<N>: a paged cache (bench/shape_tag.h), e.g.\n"
+        "                     in the batch; /page<N>: a paged cache of shuffled pages\n"
+        "                     (/ordered: pages in order; bench/shape_tag.h), e.g.\n"
         "                     bs8/kv3000/h64/q3,bs1/kv65536/h16/q1/page16\n"
         "  --mla_peers=PATH   peer data file (default %s)\n"
         "  --mla_csv=PATH     CSV output path (default mla_bench.csv; empty = no CSV)\n"
@@ -406,6 +407,7 @@ ProblemSpec make_spec(const Format& f, const Shape& s) {
     spec.v_dtype = f.v;
     spec.kpe_dtype = f.kpe;
     spec.paged = s.page_size > 0;
+    spec.shuffle_pages = !s.ordered_pages;
     spec.page_size = std::max(s.page_size, 1);
     spec.q_std = kInputStd;
     spec.kv_std = kInputStd;
@@ -1327,7 +1329,9 @@ bool write_csv(const Bench& b, const std::string& path) {
         auto count = [](int n) { return n > 0 ? std::to_string(n) : std::string(); };
         std::fprintf(f, "%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,", std::max(s.page_size, 1),
                      s.uneven ? "uneven" : "equal", timing, r.status.c_str(),
-                     r.format.q_name, s.page_size > 0 ? "paged" : "contiguous",
+                     r.format.q_name,
+                     s.page_size > 0 ? (s.ordered_pages ? "paged_ordered" : "paged")
+                                     : "contiguous",
                      s.mixed_q ? "mixed" : "equal", csv_field(plan.route).c_str(),
                      count(plan.splits).c_str(), csv_field(r.message).c_str(),
                      csv_field(r.plan).c_str(),

@@ -12,6 +12,7 @@ std::string shape_tag(const ShapeSpec& s) {
                     std::to_string(s.kv_len) + "/h" + std::to_string(s.heads) + "/q" +
                     (s.mixed_q ? "1-" : "") + std::to_string(s.q_len);
     if (s.page_size > 0) t += "/page" + std::to_string(s.page_size);
+    if (s.page_size > 0 && s.ordered_pages) t += "/ordered";
     return t;
 }
 
@@ -51,7 +52,7 @@ bool parse_shape_tag(const std::string& tag, ShapeSpec* out, std::string* error)
     size_t pos = 0;
     auto fail = [&](const char* what) {
         *error = "shape '" + tag + "': " + what +
-                 " (the form: bs<N>/kv[uneven]<N>/h<N>/q[1-]<N>[/page<N>], numbers 1.." +
+                 " (the form: bs<N>/kv[uneven]<N>/h<N>/q[1-]<N>[/page<N>[/ordered]], numbers 1.." +
                  std::to_string(kMaxValue) + ")";
         return false;
     };
@@ -75,8 +76,10 @@ bool parse_shape_tag(const std::string& tag, ShapeSpec* out, std::string* error)
     if (!take(tag, &pos, "/q")) return fail("no '/q' after the heads");
     s.mixed_q = take(tag, &pos, "1-");
     if (!number(&s.q_len, "query length after '/q'")) return false;
-    if (take(tag, &pos, "/page") && !number(&s.page_size, "page size after '/page'"))
-        return false;
+    if (take(tag, &pos, "/page")) {
+        if (!number(&s.page_size, "page size after '/page'")) return false;
+        s.ordered_pages = take(tag, &pos, "/ordered");
+    }
     if (pos != tag.size()) return fail("unexpected text at the end");
     *out = s;
     return true;

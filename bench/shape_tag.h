@@ -1,7 +1,9 @@
 // A benchmark case's shape and its tag, the name mla_bench prints for it and takes back in
 // --mla_shapes: "bs<batch>/kv<len>/h<heads>/q<q_len>", with "kvuneven<max>" for uneven lengths
 // (zeros among them, one element at the maximum), "q1-<max>" for query lengths 1, 2, .., max
-// mixed in one batch, and "/page<size>" for a paged cache (shuffled pages of that size).
+// mixed in one batch, "/page<size>" for a paged cache (shuffled pages of that size), and
+// "/page<size>/ordered" for pages in order (each element's pages consecutive, as a fresh
+// allocator hands them out: the same page-table walk over sequential memory).
 #pragma once
 
 #include <string>
@@ -15,11 +17,13 @@ struct ShapeSpec {
     int heads = 16;
     int q_len = 1;   // every element's query tokens, or the maximum when mixed_q
     int page_size = 0;  // 0: contiguous cache; else paged (shuffled pages of this size)
+    bool ordered_pages = false;  // paged: pages in order, not shuffled
     bool uneven = false;
     bool mixed_q = false;  // q_len 1, 2, .., q_len, 1, 2, .. over the batch
 };
 
-// "bs32/kv8192/h16/q1", "bs64/kvuneven4096/h128/q4/page64", "bs64/kv4096/h16/q1-4".
+// "bs32/kv8192/h16/q1", "bs64/kvuneven4096/h128/q4/page64", "bs64/kv4096/h16/q1-4",
+// "bs64/kv4096/h128/q1/page1/ordered".
 std::string shape_tag(const ShapeSpec& s);
 
 // The shape of a tag (the form shape_tag writes; numbers are decimal, batch, length, heads and

@@ -192,9 +192,15 @@ mla_bench::ShapeSpec spec(int bs, int kv, int heads, int q, int page = 0, bool u
     return s;
 }
 
+mla_bench::ShapeSpec ordered(mla_bench::ShapeSpec s) {
+    s.ordered_pages = true;
+    return s;
+}
+
 bool same(const mla_bench::ShapeSpec& a, const mla_bench::ShapeSpec& b) {
     return a.bs == b.bs && a.kv_len == b.kv_len && a.heads == b.heads && a.q_len == b.q_len &&
-           a.page_size == b.page_size && a.uneven == b.uneven && a.mixed_q == b.mixed_q;
+           a.page_size == b.page_size && a.uneven == b.uneven && a.mixed_q == b.mixed_q &&
+           a.ordered_pages == b.ordered_pages;
 }
 
 // Every form the benchmark prints reads back as the same shape.
@@ -205,6 +211,7 @@ TEST(BenchShapeTag, PrintedTagsReadBack) {
         spec(32, 8192, 16, 1, 16),       spec(32, 8192, 16, 1, 1),
         spec(64, 8192, 16, 1, 0, true),  spec(64, 4096, 16, 4, 0, false, true),
         spec(64, 4096, 128, 4, 64, true), spec(1 << 24, 1 << 24, 1 << 24, 1 << 24, 1 << 24),
+        ordered(spec(64, 4096, 128, 1, 1)), ordered(spec(64, 4096, 16, 4, 16, true, true)),
     };
     for (const auto& s : shapes) {
         const std::string tag = mla_bench::shape_tag(s);
@@ -216,6 +223,10 @@ TEST(BenchShapeTag, PrintedTagsReadBack) {
     EXPECT_EQ(mla_bench::shape_tag(spec(64, 4096, 128, 4, 64, true)),
               "bs64/kvuneven4096/h128/q4/page64");
     EXPECT_EQ(mla_bench::shape_tag(spec(64, 4096, 16, 4, 0, false, true)), "bs64/kv4096/h16/q1-4");
+    EXPECT_EQ(mla_bench::shape_tag(ordered(spec(64, 4096, 128, 1, 1))),
+              "bs64/kv4096/h128/q1/page1/ordered");
+    // Only a paged cache has an order: a contiguous one prints (and reads back) without it.
+    EXPECT_EQ(mla_bench::shape_tag(ordered(spec(64, 4096, 128, 1))), "bs64/kv4096/h128/q1");
 }
 
 TEST(BenchShapeTag, RefusesMalformedTagsAndLeavesTheOutputAlone) {
@@ -224,7 +235,9 @@ TEST(BenchShapeTag, RefusesMalformedTagsAndLeavesTheOutputAlone) {
         "bs4/kv-5/h16/q1", "bs4/kv1024/h16/q1/", "bs4/kv1024/h16/q1/page", "bs4/kv1024/h16/q1/page0",
         "bs4/kv1024/h16/q1/x", " bs4/kv1024/h16/q1", "bs4/kv1024/h16/q2-4", "BS4/kv1024/h16/q1",
         "bs4/kvuneven/h16/q1", "bs16777217/kv1024/h16/q1", "bs99999999999999999999/kv1/h16/q1",
-        "bs4/kv1024/q1/h16", "bs4/kv1024/h16/q1/page16/page16",
+        "bs4/kv1024/q1/h16", "bs4/kv1024/h16/q1/page16/page16", "bs4/kv1024/h16/q1/ordered",
+        "bs4/kv1024/h16/q1/page16/ordered/ordered", "bs4/kv1024/h16/q1/page16/order",
+        "bs4/kv1024/h16/q1/page/ordered",
     };
     for (const char* tag : bad) {
         mla_bench::ShapeSpec out = spec(9, 9, 9, 9, 9);

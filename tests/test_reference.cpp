@@ -611,6 +611,33 @@ TEST(ReferenceLayout, PagedAndContiguousGiveIdenticalResults) {
     }
 }
 
+// Ordered pages (the bench's "/ordered"): each element's pages are the next free ones in order,
+// and the results are those of the shuffled table.
+TEST(ReferenceLayout, OrderedPagesAreConsecutiveAndGiveTheShuffledResults) {
+    ProblemSpec spec = spec_of(MLA_DTYPE_FP8_E4M3FN);
+    spec.kv_lens = {130, 0, 17, 64};
+    spec.paged = true;
+    spec.page_size = 16;
+    HostProblem shuffled = make_problem(spec);
+    spec.shuffle_pages = false;
+    HostProblem ordered = make_problem(spec);
+    int32_t next = 0;
+    bool shuffled_differs = false;
+    for (size_t b = 0; b + 1 < ordered.kv_page_indptr.size(); ++b) {
+        for (int32_t k = ordered.kv_page_indptr[b]; k < ordered.kv_page_indptr[b + 1]; ++k) {
+            EXPECT_EQ(ordered.kv_page_indices[k], next) << "element " << b << ", entry " << k;
+            shuffled_differs |= shuffled.kv_page_indices[k] != next;
+            ++next;
+        }
+    }
+    EXPECT_EQ(next, 9 + 0 + 2 + 4);
+    EXPECT_TRUE(shuffled_differs) << "the default table is shuffled";
+    Reference a = run_reference(shuffled), b = run_reference(ordered);
+    ASSERT_EQ(a.o.size(), b.o.size());
+    EXPECT_EQ(0, std::memcmp(a.o.data(), b.o.data(), a.o.size() * 4));
+    EXPECT_EQ(0, std::memcmp(a.lse.data(), b.lse.data(), a.lse.size() * 4));
+}
+
 TEST(ReferenceLayout, StridedOutputLeavesPaddingUntouchedAndMatchesDense) {
     ProblemSpec spec = spec_of(MLA_DTYPE_BF16);
     spec.o_stride_token = 16 * 512 + 64;

@@ -198,4 +198,6 @@ def test_one_token_pages_and_a_contiguous_cache_are_two_cases():
     assert ab.label(key("1", "contiguous")) == "fp8_e4m3fn bs4 kv8192 H16 q1"
     assert ab.label(key("1", "paged")) == "fp8_e4m3fn bs4 kv8192 H16 q1 page1"
     assert ab.label(key("16", "paged")) == "fp8_e4m3fn bs4 kv8192 H16 q1 page16"
+    assert key("1", "paged_ordered") != key("1", "paged")
+    assert ab.label(key("1", "paged_ordered")) == "fp8_e4m3fn bs4 kv8192 H16 q1 page1 ordered"
     assert ab.label(key("", "")) == "fp8_e4m3fn bs4 kv8192 H16 q1"

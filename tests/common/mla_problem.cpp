@@ -130,8 +130,9 @@ int64_t pages_needed(int64_t kv_len, int64_t page_size) {
     return (kv_len + page_size - 1) / page_size;
 }
 
-// Shuffled physical pages (Fisher-Yates on its own engine), spare pages left unused. Each
-// element's list ends with spec.page_list_tail entries of spec.page_tail_value.
+// Shuffled physical pages (Fisher-Yates on its own engine; in order without
+// spec.shuffle_pages), spare pages left unused. Each element's list ends with
+// spec.page_list_tail entries of spec.page_tail_value.
 void fill_page_table(const ProblemSpec& spec, HostProblem& p) {
     const int64_t page_size = spec.page_size;
     p.kv_page_indptr.assign(1, 0);
@@ -146,7 +147,7 @@ void fill_page_table(const ProblemSpec& spec, HostProblem& p) {
     std::vector<int32_t> order(num_pages);
     for (int64_t i = 0; i < num_pages; ++i) order[i] = static_cast<int32_t>(i);
     std::mt19937_64 shuffle_engine(spec.seed ^ kPageShuffleSalt);
-    for (int64_t i = num_pages - 1; i > 0; --i) {
+    for (int64_t i = num_pages - 1; spec.shuffle_pages && i > 0; --i) {
         std::swap(order[i], order[shuffle_engine() % static_cast<uint64_t>(i + 1)]);
     }
     // An empty table still has an address (the pool has slots): one entry that no list holds.

@@ -56,6 +56,7 @@ struct ProblemSpec {
     mla_dtype v_dtype = MLA_DTYPE_NONE;
     int page_size = 1;
     bool paged = false;          // CSR page table with shuffled pages (and spare pages)
+    bool shuffle_pages = true;   // false: pages in order (element 0's first, then 1's, ...)
     bool poison_unused = true;   // slots no sequence uses hold NaN codes (a stray read shows)
     double q_std = 1.0;          // Q = randn * q_std (before quantization)
     double kv_std = 1.0;         // cache = randn * kv_std (before quantization)
