@@ -505,9 +505,11 @@ void expect_fp8_mma_rows64(const HostProblem& host, bool expect_64) {
 // with NaN codes in spare slots, a contiguous cache, and the split cache form (rope rows of
 // their own stride). bf16 scores: the 4-row-step consecutive loop (WgmmaConfig::
 // kConsecutiveRows) on a contiguous cache, runs of 16 rows a warp (wgmma_producer_tiles'
-// kWarpRun) with the page look-ahead on pages of a multiple of 16 tokens, the shuffled loop on
-// pages of 1, 2 and 4. The fp8_mma cases (e4m3 scores): the runs on a contiguous cache and on
-// 64- and 128-token pages (the split cache form on 64). On Hopper with the wgmma kernels built
+// kWarpRun) with the page look-ahead on pages of a multiple of 16 tokens, rows from their own
+// pages (wgmma_producer_tiles' kOwnPageLanes) on pages of 1, 2 and 4 (the split cache form on
+// 4), the shuffled loop on pages of 3. The fp8_mma cases (e4m3 scores): the runs on a contiguous
+// cache and on 64- and 128-token pages (the split cache form on 64), rows from their own pages on
+// pages of 8 (the split cache form on 2). On Hopper with the wgmma kernels built
 // (mma16 not forced; default or one split) the plans must take 64 rows (the planner's choice
 // for this batch, e4m3fn and e4m3fnuz). (Paged 64-row CTAs of 9 tiles and more, on the split
 // path: PagedSplitCtas.)
@@ -526,7 +528,8 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
         {kFp8Fn, 16, false, false},  {kFp8Fn, 64, true, false},  {kFp8Fnuz, 0, false, false},
         {kFp8Fnuz, 64, false, false}, {kFp8Fn, 16, true, false}, {kFp8Fnuz, 32, false, false},
         {kFp8Fn, 1, false, false},   {kFp8Fn, 4, true, false},   {kFp8Fnuz, 2, false, false},
-        {kFp8Fn, 0, false, true},    {kFp8Fn, 128, false, true}, {kFp8Fn, 64, true, true}};
+        {kFp8Fn, 3, false, false},   {kFp8Fn, 0, false, true},   {kFp8Fn, 128, false, true},
+        {kFp8Fn, 64, true, true},    {kFp8Fn, 8, false, true},   {kFp8Fn, 2, true, true}};
     for (const Case& c : cases) {
         SCOPED_TRACE(name_of(c.format) + ", " + trace("page_size", c.page_size) +
                      (c.split_cache ? ", split cache" : "") +
@@ -549,10 +552,11 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
     }
 }
 
-// The 64-row fp8 producer on pages of 1 to 64 tokens (1, 2, 4, 8: the shuffled loop with the
-// page-table look-ahead; 16, 32, 48 and 64: runs of 16 rows a warp, with bf16 Q their pages
-// loaded a tile ahead; e4m3 scores: runs on 16, 32, 64, 128 and a contiguous cache, the shuffled
-// loop on 1 and 48), and bf16's 32-row one on pages of 16, 32, 48 and 64 (runs too), in split
+// The 64-row fp8 producer on pages of 1 to 64 tokens (1, 2, 4, 8: rows from their own pages,
+// loaded a tile ahead; 12: the shuffled loop with the page-table look-ahead; 16, 32, 48 and 64:
+// runs of 16 rows a warp, with bf16 Q their pages loaded a tile ahead; e4m3 scores: runs on 16,
+// 32, 64, 128 and a contiguous cache, rows from their own pages on 1 and 4, the shuffled loop on
+// 48), and bf16's 32-row one on pages of 16, 32, 48 and 64 (runs too), in split
 // CTAs: 128 heads, q_len 4, 4 elements, the longest 4133 tokens (the H200's plan: 64 rows, 4
 // splits of 17 tiles), so that CTAs of 1 to 17 tiles run, their rope pieces in blocks (from 9
 // tiles) and per row. Lengths end mid-page and mid-tile, one 5 tokens past a split boundary (17 x
@@ -575,7 +579,8 @@ TEST(GpuRows64, PagedSplitCtas) {
                           {kFp8Fn, 1, false},  {kFp8Fn, 2, false},  {kFp8Fn, 4, false},
                           {kFp8Fnuz, 1, false}, {kFp8Fn, 16, true}, {kFp8Fn, 64, true},
                           {kFp8Fn, 32, true},  {kFp8Fn, 48, true},  {kFp8Fn, 1, true},
-                          {kFp8Fn, 128, true}, {kFp8Fn, 0, true},   {kBf16, 16, false},
+                          {kFp8Fn, 128, true}, {kFp8Fn, 0, true},   {kFp8Fn, 4, true},
+                          {kFp8Fn, 12, false}, {kBf16, 16, false},
                           {kBf16, 32, false},  {kBf16, 48, false},  {kBf16, 64, false}};
     for (const Case& c : cases) {
         SCOPED_TRACE(name_of(c.format) + ", " + trace("page_size", c.page_size) +

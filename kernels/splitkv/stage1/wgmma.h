@@ -1073,6 +1073,14 @@ constexpr int kRopeBlockMinTiles = 9;
 // Long CTAs on a contiguous cache take the consecutive-slot loop from this many tiles (A/B, 16
 // rows, bs256 H16: 1.003 at 96 tiles, 0.993 at 128; WgmmaConfig::kConsecutiveRows).
 constexpr int kLongCtaConsecutiveMinTiles = 112;
+// Threads a tile row in the 64-row fp8 producer on pages of 1, 2, 4 and 8 tokens
+// (kOwnPageLanes; each thread 4 rows, a warp's copy 4 rows' 128 bytes). A/B on the H200 against
+// the shuffled loop (thirty-fourth session, H128 q1 bs64 kv4096): bf16 scores 0.921-0.928 (1-token
+// pages 160.0 -> 147.7 us; 16-token pages 144.6, contiguous ~142), H16 q4 bs128 kv4096 0.912-0.916;
+// e4m3 scores 0.973 / 0.984 / 0.988 / 1.006 on pages of 1 / 2 / 4 / 8, H16 q4 0.950-0.957. With 4
+// threads a row (8 rows' 64 bytes a copy): bf16 scores 0.96-0.97, e4m3 scores 1.02-1.09; 16
+// spilled 120 bytes at the producer's 24 registers.
+constexpr int kOwnPageLanesFp8 = 8;
 
 // The 16-byte pieces of a tile row as the producer's copies take them (copy_tile_rows,
 // copy_tile_rows_consecutive): the latent ones kLatentPerLane a lane, the rope ones of
@@ -1185,6 +1193,38 @@ MLA_DEVICE void copy_tile_rows_consecutive(uint8_t* dst, const uint8_t* src0,
     }
 }
 
+// 64 rows of fp8 on pages of 1, 2, 4 or 8 tokens (wgmma_producer_tiles' kOwnPageLanes = L,
+// threads a row): thread pt of the producer warpgroup copies rows q + (128 / L) j (q = pt / L,
+// j < L / 2), each from its own page (pages[j], the row at in_page in it: no shuffle), its
+// latent pieces s, s + L, .. (s = pt % L; 32 / L of them) and, where s < 4, rope piece s, all at
+// immediate offsets from the row's one address: a warp's instruction covers 32 / L rows' 16 L
+// contiguous bytes. Rows past `valid` are zero-filled (source size 0). dst_s: the stage's shared
+// address.
+template <class Cfg, int L>
+MLA_DEVICE void copy_tile_rows_own_pages(uint32_t dst_s, const Params& p,
+                                         const int32_t (&pages)[L / 2], int page_shift,
+                                         int64_t in_page, int valid, int q, int s) {
+    using R = TileRowPieces<Cfg>;
+    static_assert(R::kLatentPieces == 32 && R::kRopePieces == 4, "fp8 rows: 32 + 4 pieces");
+    static_assert(L == 4 || L == 8 || L == 16, "4, 8 or 16 threads a row");
+#pragma unroll
+    for (int j = 0; j < L / 2; ++j) {
+        const int row = q + (128 / L) * j;
+        const bool ok = row < valid;
+        const int64_t slot = (int64_t{pages[j]} << page_shift) | in_page;
+        const uint8_t* src = p.kv + slot * p.kv_stride_bytes + 16 * s;
+        const uint8_t* rope = p.kpe + slot * p.kpe_stride_bytes + 16 * s;
+        const uint32_t d = dst_s + row * Cfg::kRowPitch + 16 * s;
+#pragma unroll
+        for (int k = 0; k < R::kLatentPieces / L; ++k)
+            arch::copy_16_async(d + 16 * L * k, src + 16 * L * k, ok);
+        if (L == 4)
+            arch::copy_16_async(d + 16 * R::kLatentPieces, rope, ok);
+        else
+            arch::copy_16_async_if(d + 16 * R::kLatentPieces, rope, ok, s < R::kRopePieces);
+    }
+}
+
 // MXFP4 rows: the 18 packed pieces of the 288-byte row (an MXFP4 cache is never split into
 // latent and rope rows: the validation refuses it, and Params::kpe is kv + 256) and the row's
 // scale codes into the 32-byte slot after them, one row per instruction: lanes 0..17 the
@@ -1281,8 +1321,12 @@ MLA_DEVICE int producer_full_bar(int stage, int t) {
 // 16 pw + 15, which lie in one page (tiles start at multiples of 64 tokens: stage1_work), from
 // that page's slot, one row's strides a row; with kPagedAhead that page is loaded a tile ahead,
 // after the tile's copies (late).
+// kOwnPageLanes = L > 0 (64 rows of fp8 on pages of 1, 2, 4 or 8 tokens): L threads a row, each
+// thread L / 2 rows from their own pages (copy_tile_rows_own_pages), loaded a tile ahead after
+// the tile's copies (late). Tiles start at multiples of 64 tokens, so row r lies at page(r) *
+// page_size + r % page_size.
 template <class Cfg, ScaleCopy kMode, bool kConsecutive = false, bool kPagedAhead = false,
-          bool kWarpRun = false>
+          bool kWarpRun = false, int kOwnPageLanes = 0>
 MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
                                      const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int pw,
                                      int lane) {
@@ -1313,6 +1357,24 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
     };
     int32_t next_page = 0;
     if constexpr (kPagedAhead) next_page = page_of_tile(0);
+    // kOwnPageLanes: this thread's rows q + (128 / L) j, their pages in the tile to come (0
+    // past the tile's end), and the page size as a shift (a power of two below 16).
+    constexpr int kOwnL = kOwnPageLanes > 0 ? kOwnPageLanes : 4;
+    const int own_q = (pw * 32 + lane) / kOwnL;
+    const int page_shift = kOwnPageLanes > 0 ? __ffs(p.page_size) - 1 : 0;
+    const auto own_pages = [&](int t, int32_t (&pages)[kOwnL / 2]) {
+        const int64_t tok0 = work.tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
+        const int32_t* list = p.page_indices + p.page_indptr[work.batch];
+#pragma unroll
+        for (int j = 0; j < kOwnL / 2; ++j) {
+            const int row = own_q + (128 / kOwnL) * j;
+            pages[j] = row < work.tok_end - tok0
+                           ? list[static_cast<int32_t>(tok0 + row) >> page_shift]
+                           : 0;
+        }
+    };
+    int32_t own_page[kOwnL / 2] = {};
+    if constexpr (kOwnPageLanes > 0) own_pages(0, own_page);
     for (int t = 0; t < rows.n_tiles; ++t) {
         const int stage = t % kRing;
         const int use = t / kRing;
@@ -1324,7 +1386,16 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
         if constexpr (kPagedAhead && !kAheadLate) {
             if (t + 1 < rows.n_tiles) next_page = page_of_tile(t + 1);
         }
-        if constexpr (kConsecutive && kWarpRun) {
+        if constexpr (kOwnPageLanes > 0) {
+            // (Every row of the thread lies at the same offset in its page: (128 / L) % page
+            // size is 0.)
+            wgmma_detail::copy_tile_rows_own_pages<Cfg, kOwnL>(
+                hw::smem_addr(dst), p, own_page, page_shift, own_q & (p.page_size - 1), valid,
+                own_q, lane % kOwnL);
+            hw::copy_async_arrive_noinc(&full[wgmma_detail::producer_full_bar<Cfg>(stage, t)]);
+            if (t + 1 < rows.n_tiles) own_pages(t + 1, own_page);
+            continue;
+        } else if constexpr (kConsecutive && kWarpRun) {
             // The warp's first row (a uniform value: one page-table load a warp), 1 row a step.
             const int first = pw * (Cfg::kTileTokens / 4);
             const int64_t slot0 =
@@ -1439,6 +1510,18 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         // 16 / 35 % on 4-token ones; pages of 1-8 tokens as runs whose rows' addresses are
         // staged in shared memory 0.989-0.994 (thirty-third session), not kept.)
         // (The two kinds of 64-row kernel stay apart in two branches, each as measured.)
+        // 64 rows of fp8 (both score kinds) on pages of 1, 2, 4 or 8 tokens: kOwnPageLanesFp8
+        // threads a row, each row from its own page, no shuffles (kOwnPageLanes; the shuffled
+        // loop cost these ~12 % over contiguous caches, pages in order or not: thirty-fourth
+        // session's probe and ncu, docs/notes/stage1_wgmma.md). Other page sizes below 16
+        // (3, 12, ...) keep the shuffled loop.
+        if constexpr (Cfg::N == 64 && !Cfg::kMxfp4Rows && Cfg::Decode::kDimBytes == 1) {
+            if (p.page_indptr != nullptr && p.page_size < Cfg::kTileTokens / 4 &&
+                (p.page_size & (p.page_size - 1)) == 0)
+                return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, false, false, false,
+                                            wgmma_detail::kOwnPageLanesFp8>(p, work, rows, sh,
+                                                                            pw, lane);
+        }
         if constexpr ((Cfg::N == 64 || (Cfg::N == 32 && Cfg::Decode::kDimBytes == 2)) &&
                       !Cfg::kMxfp4Rows && !Cfg::Decode::kQCodes) {
             if (p.page_indptr != nullptr && p.page_size % (Cfg::kTileTokens / 4) == 0)
