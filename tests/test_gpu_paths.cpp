@@ -507,9 +507,10 @@ void expect_fp8_mma_rows64(const HostProblem& host, bool expect_64) {
 // kConsecutiveRows) on a contiguous cache, runs of 16 rows a warp (wgmma_producer_tiles'
 // kWarpRun) with the page look-ahead on pages of a multiple of 16 tokens, rows from their own
 // pages (wgmma_producer_tiles' kOwnPageLanes) on pages of 1, 2 and 4 (the split cache form on
-// 4), the shuffled loop on pages of 3. The fp8_mma cases (e4m3 scores): the runs on a contiguous
-// cache and on 64- and 128-token pages (the split cache form on 64), rows from their own pages on
-// pages of 8 (the split cache form on 2). On Hopper with the wgmma kernels built
+// 4; e4m3fnuz on 2, 4 and, in the split cache form, 8), the shuffled loop on pages of 3. The
+// fp8_mma cases (e4m3 scores): the runs on a contiguous cache and on 64- and 128-token pages
+// (the split cache form on 64), rows from their own pages on pages of 8 (the split cache form
+// on 2). On Hopper with the wgmma kernels built
 // (mma16 not forced; default or one split) the plans must take 64 rows (the planner's choice
 // for this batch, e4m3fn and e4m3fnuz). (Paged 64-row CTAs of 9 tiles and more, on the split
 // path: PagedSplitCtas.)
@@ -528,7 +529,8 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
         {kFp8Fn, 16, false, false},  {kFp8Fn, 64, true, false},  {kFp8Fnuz, 0, false, false},
         {kFp8Fnuz, 64, false, false}, {kFp8Fn, 16, true, false}, {kFp8Fnuz, 32, false, false},
         {kFp8Fn, 1, false, false},   {kFp8Fn, 4, true, false},   {kFp8Fnuz, 2, false, false},
-        {kFp8Fn, 3, false, false},   {kFp8Fn, 0, false, true},   {kFp8Fn, 128, false, true},
+        {kFp8Fn, 3, false, false},   {kFp8Fnuz, 4, false, false}, {kFp8Fnuz, 8, true, false},
+        {kFp8Fn, 0, false, true},    {kFp8Fn, 128, false, true},
         {kFp8Fn, 64, true, true},    {kFp8Fn, 8, false, true},   {kFp8Fn, 2, true, true}};
     for (const Case& c : cases) {
         SCOPED_TRACE(name_of(c.format) + ", " + trace("page_size", c.page_size) +

@@ -1357,8 +1357,9 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
     };
     int32_t next_page = 0;
     if constexpr (kPagedAhead) next_page = page_of_tile(0);
-    // kOwnPageLanes: this thread's rows q + (128 / L) j, their pages in the tile to come (0
-    // past the tile's end), and the page size as a shift (a power of two below 16).
+    // kOwnPageLanes: this thread's rows q + (128 / L) j, their pages in the tile to come (0 for
+    // rows at or past the CTA's token end), and the page size as a shift (a power of two below
+    // 16).
     constexpr int kOwnL = kOwnPageLanes > 0 ? kOwnPageLanes : 4;
     const int own_q = (pw * 32 + lane) / kOwnL;
     const int page_shift = kOwnPageLanes > 0 ? __ffs(p.page_size) - 1 : 0;
@@ -1387,8 +1388,8 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
             if (t + 1 < rows.n_tiles) next_page = page_of_tile(t + 1);
         }
         if constexpr (kOwnPageLanes > 0) {
-            // (Every row of the thread lies at the same offset in its page: (128 / L) % page
-            // size is 0.)
+            // (Every row of the thread lies at the same offset in its page, q % page size: the
+            // tile's first token and (128 / L) are multiples of the page size.)
             wgmma_detail::copy_tile_rows_own_pages<Cfg, kOwnL>(
                 hw::smem_addr(dst), p, own_page, page_shift, own_q & (p.page_size - 1), valid,
                 own_q, lane % kOwnL);
