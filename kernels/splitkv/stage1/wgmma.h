@@ -1218,10 +1218,7 @@ MLA_DEVICE void copy_tile_rows_own_pages(uint32_t dst_s, const Params& p,
 #pragma unroll
         for (int k = 0; k < R::kLatentPieces / L; ++k)
             arch::copy_16_async(d + 16 * L * k, src + 16 * L * k, ok);
-        if (L == 4)
-            arch::copy_16_async(d + 16 * R::kLatentPieces, rope, ok);
-        else
-            arch::copy_16_async_if(d + 16 * R::kLatentPieces, rope, ok, s < R::kRopePieces);
+        arch::copy_16_async_if(d + 16 * R::kLatentPieces, rope, ok, s < R::kRopePieces);
     }
 }
 
