@@ -481,17 +481,18 @@ TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
 
 // e4m3fn Q on an e4m3fn cache with MLA_DECODE_FLAG_FP8_MMA (e4m3 scores), judged by SPEC's fp8-Q
 // rule against the same values; where expect_64, the plan must take the 64-row e4m3-score kernel.
-void expect_fp8_mma_rows64(const HostProblem& host, bool expect_64) {
+void expect_fp8_mma_rows(const HostProblem& host, bool expect_rows, int rows = 64) {
     const Reference ref = run_reference(host);
     DeviceProblem dev(host);
     dev.params.flags |= MLA_DECODE_FLAG_FP8_MMA;
     {
         Plan plan;
         ASSERT_EQ(plan.create(dev.params), MLA_STATUS_SUCCESS);
-        if (expect_64) {
-            EXPECT_NE(plan.describe().find(" variant=wgmma (e4m3 scores) rows/cta=64 "),
-                      std::string::npos)
-                << plan.describe();
+        std::printf("[ route    ] %s\n", plan.describe().c_str());
+        if (expect_rows) {
+            const std::string want =
+                " variant=wgmma (e4m3 scores) rows/cta=" + std::to_string(rows) + " ";
+            EXPECT_NE(plan.describe().find(want), std::string::npos) << plan.describe();
         }
     }
     dev.poison_outputs(0xFF);
@@ -543,7 +544,7 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
         if (c.page_size > 0) spec = paged(spec, c.page_size, 3);
         const HostProblem host = make_problem(spec);
         if (c.fp8_mma) {
-            expect_fp8_mma_rows64(host, expect_64);
+            expect_fp8_mma_rows(host, expect_64);
             continue;
         }
         const std::string line = planned_route(host);
@@ -601,7 +602,62 @@ TEST(GpuRows64, PagedSplitCtas) {
             expect_matches_reference(host, Tolerance(), Api::kPlan);
             continue;
         }
-        expect_fp8_mma_rows64(host, expect_64);
+        expect_fp8_mma_rows(host, expect_64);
+    }
+}
+
+// The 16- and 32-row wgmma producers on paged caches: 16 heads, 12 elements of up to 4100
+// tokens that end mid-page and mid-tile (the H200's plans: 11 splits of up to 7 tiles, so CTAs
+// of 1 to 7 tiles), shuffled pages with NaN codes in spare slots. fp8 at 32 rows (q_len 2) and
+// bf16 at 16 (q_len 1) and 32 rows (q_len 2): rows from their own pages (wgmma_producer_tiles'
+// kOwnPageLanes) on pages of 1, 2, 4 and 8 (e4m3fnuz on 2, the split cache form on 4 and 8) and,
+// bf16 at 16 rows, 16; runs of 16 rows a warp with the page look-ahead (kWarpRun) on pages of 16
+// and 32 at 32 rows; the shuffled loop on pages of 3 and 12. e4m3 scores at 32 rows (fp8_mma:
+// e4m3fn Q with MLA_DECODE_FLAG_FP8_MMA, SPEC's fp8-Q rule against the same values): the
+// shuffled loop on pages of 1, 16 and 64 (the split cache form on 64). Where the splits are not
+// forced (one split takes 16 rows here), on Hopper with the wgmma kernels built (mma16 not
+// forced), the plans must take 16 rows for q_len 1 and 32 for q_len 2.
+TEST(GpuRows16And32, OwnPagesAndRuns) {
+    SKIP_WITHOUT_GPU();
+    const bool expect_rows =
+        wgmma_plans_as_planned(true) && std::getenv("MLA_DECODE_NUM_SPLITS") == nullptr;
+    const std::vector<int> lengths = {4100, 1, 64, 65, 1000, 200, 2047, 0, 191, 3001, 100, 4097};
+    struct Case {
+        Format format;
+        int q_len;  // 16 heads: q_len 1 takes 16 rows, 2 takes 32
+        int page_size;
+        bool split_cache;
+        bool fp8_mma;
+    };
+    const Case cases[] = {
+        {kFp8Fn, 2, 1, false, false},  {kFp8Fnuz, 2, 2, false, false}, {kFp8Fn, 2, 4, true, false},
+        {kFp8Fn, 2, 8, false, false},  {kFp8Fn, 2, 16, false, false},  {kFp8Fn, 2, 32, true, false},
+        {kFp8Fn, 2, 3, false, false},  {kFp8Fn, 2, 1, false, true},    {kFp8Fn, 2, 64, true, true},
+        {kFp8Fn, 2, 16, false, true},  {kBf16, 1, 1, false, false},    {kBf16, 1, 2, false, false},
+        {kBf16, 1, 4, true, false},    {kBf16, 1, 8, false, false},    {kBf16, 1, 16, false, false},
+        {kBf16, 1, 12, false, false},  {kBf16, 2, 1, false, false},    {kBf16, 2, 4, false, false},
+        {kBf16, 2, 8, true, false},    {kBf16, 2, 16, false, false},   {kBf16, 2, 3, false, false}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(name_of(c.format) + ", " + trace("q_len", c.q_len) + ", " +
+                     trace("page_size", c.page_size) + (c.split_cache ? ", split cache" : "") +
+                     (c.fp8_mma ? ", e4m3fn Q, FP8_MMA" : ""));
+        ProblemSpec spec =
+            make_spec(c.format, 16, lengths, std::vector<int>(lengths.size(), c.q_len), 37);
+        if (c.split_cache) spec.kpe_dtype = c.format.kv;
+        if (c.fp8_mma) spec.q_dtype = MLA_DTYPE_FP8_E4M3FN;
+        const HostProblem host = make_problem(paged(spec, c.page_size, 3));
+        const int rows = 16 * c.q_len;
+        if (c.fp8_mma) {
+            expect_fp8_mma_rows(host, expect_rows, rows);
+            continue;
+        }
+        const std::string line = planned_route(host);
+        if (expect_rows) {
+            EXPECT_NE(line.find(" variant=wgmma rows/cta=" + std::to_string(rows) + " "),
+                      std::string::npos)
+                << line;
+        }
+        expect_matches_reference(host, Tolerance(), Api::kPlan);
     }
 }
 

@@ -1073,14 +1073,20 @@ constexpr int kRopeBlockMinTiles = 9;
 // Long CTAs on a contiguous cache take the consecutive-slot loop from this many tiles (A/B, 16
 // rows, bs256 H16: 1.003 at 96 tiles, 0.993 at 128; WgmmaConfig::kConsecutiveRows).
 constexpr int kLongCtaConsecutiveMinTiles = 112;
-// Threads a tile row in the 64-row fp8 producer on pages of 1, 2, 4 and 8 tokens
-// (kOwnPageLanes; each thread 4 rows, a warp's copy 4 rows' 128 bytes). A/B on the H200 against
-// the shuffled loop (thirty-fourth session, H128 q1 bs64 kv4096): bf16 scores 0.921-0.928 (1-token
-// pages 160.0 -> 147.7 us; 16-token pages 144.6, contiguous ~142), H16 q4 bs128 kv4096 0.912-0.916;
-// e4m3 scores 0.973 / 0.984 / 0.988 / 1.006 on pages of 1 / 2 / 4 / 8, H16 q4 0.950-0.957. With 4
-// threads a row (8 rows' 64 bytes a copy): bf16 scores 0.96-0.97, e4m3 scores 1.02-1.09; 16
-// spilled 120 bytes at the producer's 24 registers.
-constexpr int kOwnPageLanesFp8 = 8;
+// Threads a tile row in the producer on pages of 1, 2, 4 and 8 tokens (kOwnPageLanes; each
+// thread 4 rows, a warp's copy 4 rows' 128 bytes): fp8 at 64 rows and (bf16 scores) 32, bf16 at
+// 16 (and 16-token pages) and 32. Thirty-fifth session, against the shuffled loop: fp8 at 32
+// rows (bs128 kv4096 H16 q2) 0.978 / 0.985 on pages of 1 / 4 (113.3 -> 110.8 us; contiguous
+// 105.3); bf16 at 16 rows (bs32 kv8192 H16) 0.921-0.926 on 1-token pages (103.7 -> 96.0;
+// contiguous 94.1), 0.965 on 16-token pages, at 32 rows (bs128 kv4096 H16 q2) 0.970 / 0.968 on
+// 1 / 4; e4m3 scores at 32 rows 0.977 there but 1.034 in CTAs of 8 tiles (bs32 kv2048 H16 q2:
+// 30.1 -> 31.2), not taken. 64 rows, A/B on the H200 against the shuffled loop (thirty-fourth
+// session, H128 q1 bs64 kv4096): bf16 scores 0.921-0.928 (1-token pages 160.0 -> 147.7 us;
+// 16-token pages 144.6, contiguous ~142), H16 q4 bs128 kv4096 0.912-0.916; e4m3 scores 0.973 /
+// 0.984 / 0.988 / 1.006 on pages of 1 / 2 / 4 / 8, H16 q4 0.950-0.957. With 4 threads a row (8
+// rows' 64 bytes a copy): bf16 scores 0.96-0.97, e4m3 scores 1.02-1.09; 16 spilled 120 bytes
+// at the producer's 24 registers.
+constexpr int kOwnPageRowThreads = 8;
 
 // The 16-byte pieces of a tile row as the producer's copies take them (copy_tile_rows,
 // copy_tile_rows_consecutive): the latent ones kLatentPerLane a lane, the rope ones of
@@ -1193,19 +1199,20 @@ MLA_DEVICE void copy_tile_rows_consecutive(uint8_t* dst, const uint8_t* src0,
     }
 }
 
-// 64 rows of fp8 on pages of 1, 2, 4 or 8 tokens (wgmma_producer_tiles' kOwnPageLanes = L,
+// fp8 and bf16 rows on pages of 1, 2, 4 or 8 tokens (wgmma_producer_tiles' kOwnPageLanes = L,
 // threads a row): thread pt of the producer warpgroup copies rows q + (128 / L) j (q = pt / L,
 // j < L / 2), each from its own page (pages[j], the row at in_page in it: no shuffle), its
-// latent pieces s, s + L, .. (s = pt % L; 32 / L of them) and, where s < 4, rope piece s, all at
-// immediate offsets from the row's one address: a warp's instruction covers 32 / L rows' 16 L
-// contiguous bytes. Rows past `valid` are zero-filled (source size 0). dst_s: the stage's shared
-// address.
+// latent pieces s, s + L, .. (s = pt % L; 32 / L of fp8's 32, 64 / L of bf16's 64) and, where
+// s < kRopePieces (4, 8), rope piece s, all at immediate offsets from the row's one address: a
+// warp's instruction covers 32 / L rows' 16 L contiguous bytes. Rows past `valid` are
+// zero-filled (source size 0). dst_s: the stage's shared address.
 template <class Cfg, int L>
 MLA_DEVICE void copy_tile_rows_own_pages(uint32_t dst_s, const Params& p,
                                          const int32_t (&pages)[L / 2], int page_shift,
                                          int64_t in_page, int valid, int q, int s) {
     using R = TileRowPieces<Cfg>;
-    static_assert(R::kLatentPieces == 32 && R::kRopePieces == 4, "fp8 rows: 32 + 4 pieces");
+    static_assert(R::kLatentPieces % L == 0 && R::kRopePieces <= L,
+                  "whole latent pieces a thread, at most one rope piece");
     static_assert(L == 4 || L == 8 || L == 16, "4, 8 or 16 threads a row");
 #pragma unroll
     for (int j = 0; j < L / 2; ++j) {
@@ -1313,12 +1320,13 @@ MLA_DEVICE int producer_full_bar(int stage, int t) {
 // cache, or pages of a multiple of the tile's tokens: tiles start at multiples of it), so a
 // warp's rows are found from its first row's slot (copy_tile_rows_consecutive, MXFP4's
 // copy_tile_rows_mxfp4).
-// kWarpRun (with kConsecutive; 64 rows of fp8, 32 of bf16, on pages of a multiple of 16
-// tokens; with e4m3 scores on a contiguous cache too): warp pw copies the tile's rows 16 pw ..
-// 16 pw + 15, which lie in one page (tiles start at multiples of 64 tokens: stage1_work), from
-// that page's slot, one row's strides a row; with kPagedAhead that page is loaded a tile ahead,
-// after the tile's copies (late).
-// kOwnPageLanes = L > 0 (64 rows of fp8 on pages of 1, 2, 4 or 8 tokens): L threads a row, each
+// kWarpRun (with kConsecutive; 64 and 32 rows of fp8, 32 of bf16, on pages of a multiple of 16
+// tokens; e4m3 scores at 64 rows on a contiguous cache and pages of 16, 32 and multiples of
+// 64): warp pw copies the tile's rows 16 pw .. 16 pw + 15, which lie in one page (tiles start
+// at multiples of 64 tokens: stage1_work), from that page's slot, one row's strides a row; with
+// kPagedAhead that page is loaded a tile ahead, after the tile's copies (late).
+// kOwnPageLanes = L > 0 (pages of 1 to 8 tokens, 16 for bf16 at 16 rows: wgmma_producer), with
+// a thread's rows 128 / L apart (so, for L = 8, pages of at most 16 tokens): L threads a row, each
 // thread L / 2 rows from their own pages (copy_tile_rows_own_pages), loaded a tile ahead after
 // the tile's copies (late). Tiles start at multiples of 64 tokens, so row r lies at page(r) *
 // page_size + r % page_size.
@@ -1508,20 +1516,31 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         // 16 / 35 % on 4-token ones; pages of 1-8 tokens as runs whose rows' addresses are
         // staged in shared memory 0.989-0.994 (thirty-third session), not kept.)
         // (The two kinds of 64-row kernel stay apart in two branches, each as measured.)
-        // 64 rows of fp8 (both score kinds) on pages of 1, 2, 4 or 8 tokens: kOwnPageLanesFp8
-        // threads a row, each row from its own page, no shuffles (kOwnPageLanes; the shuffled
-        // loop cost these ~12 % over contiguous caches, pages in order or not: thirty-fourth
-        // session's probe and ncu, docs/notes/stage1_wgmma.md). Other page sizes below 16
-        // (3, 12, ...) keep the shuffled loop.
-        if constexpr (Cfg::N == 64 && !Cfg::kMxfp4Rows && Cfg::Decode::kDimBytes == 1) {
-            if (p.page_indptr != nullptr && p.page_size < Cfg::kTileTokens / 4 &&
+        // Pages of 1, 2, 4 or 8 tokens (64 rows of fp8, both score kinds; 32 rows of fp8 with
+        // bf16 scores; bf16 at 16 and 32 rows): kOwnPageRowThreads threads a row, each row from
+        // its own page, no shuffles (kOwnPageLanes; the shuffled loop cost these 5-12 % over
+        // contiguous caches, pages in order or not: thirty-fourth and thirty-fifth sessions'
+        // probes, docs/notes/stage1_wgmma.md). Other page sizes below 16 (3, 12, ...) keep the
+        // shuffled loop. Pages of a multiple of 16: the runs below, also for fp8 at 32 rows
+        // (bs128 kv4096 H16 q2: 0.977 on 16-token pages, 0.950 on 64; runs on a contiguous
+        // cache lost, 1.018-1.024). bf16 at 16 rows takes its own-page rows on 16-token pages
+        // too (bs32 kv8192 H16 0.965, bs32 kv1024 0.974; runs there spilled its producer). e4m3
+        // scores at 32 rows keep the shuffled loop: own-page rows and runs (64-token pages) ran
+        // 0.95-0.98 in CTAs of 64 tiles (bs128 kv4096 H16 q2) but 1.034-1.044 in CTAs of 8
+        // (bs32 kv2048 H16 q2), as faster producers did in the 16-row seesaw's short CTAs.
+        if constexpr (!Cfg::kMxfp4Rows && (Cfg::N == 64 || Cfg::Decode::kDimBytes == 2 ||
+                                           (Cfg::N == 32 && !Cfg::Decode::kQCodes))) {
+            // (A thread's rows are 128 / kOwnPageRowThreads = 16 apart: pages up to 16 tokens.
+            // bf16 at 16 rows takes 16-token pages here: the runs spilled its producer.)
+            constexpr int kMaxPage = Cfg::N == 16 ? 16 : 8;
+            static_assert(128 / wgmma_detail::kOwnPageRowThreads % kMaxPage == 0, "");
+            if (p.page_indptr != nullptr && p.page_size <= kMaxPage &&
                 (p.page_size & (p.page_size - 1)) == 0)
                 return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, false, false, false,
-                                            wgmma_detail::kOwnPageLanesFp8>(p, work, rows, sh,
-                                                                            pw, lane);
+                                            wgmma_detail::kOwnPageRowThreads>(
+                    p, work, rows, sh, pw, lane);
         }
-        if constexpr ((Cfg::N == 64 || (Cfg::N == 32 && Cfg::Decode::kDimBytes == 2)) &&
-                      !Cfg::kMxfp4Rows && !Cfg::Decode::kQCodes) {
+        if constexpr (Cfg::N >= 32 && !Cfg::kMxfp4Rows && !Cfg::Decode::kQCodes) {
             if (p.page_indptr != nullptr && p.page_size % (Cfg::kTileTokens / 4) == 0)
                 return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true, true, true>(
                     p, work, rows, sh, pw, lane);
