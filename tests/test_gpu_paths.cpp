@@ -480,7 +480,8 @@ TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
 }
 
 // e4m3fn Q on an e4m3fn cache with MLA_DECODE_FLAG_FP8_MMA (e4m3 scores), judged by SPEC's fp8-Q
-// rule against the same values; where expect_64, the plan must take the 64-row e4m3-score kernel.
+// rule against the same values; where expect_rows, the plan must take the e4m3-score kernel of
+// `rows` rows.
 void expect_fp8_mma_rows(const HostProblem& host, bool expect_rows, int rows = 64) {
     const Reference ref = run_reference(host);
     DeviceProblem dev(host);
@@ -606,59 +607,75 @@ TEST(GpuRows64, PagedSplitCtas) {
     }
 }
 
+// One paged case of GpuRows16And32 (16 heads): the plan's rows (16 q_len) asserted where
+// expect_rows, every element against the host reference (fp8_mma: e4m3fn Q with
+// MLA_DECODE_FLAG_FP8_MMA, SPEC's fp8-Q rule against the same values).
+struct RowsCase {
+    Format format;
+    int q_len;  // 16 heads: q_len 1 takes 16 rows, 2 takes 32
+    int page_size;
+    bool split_cache;
+    bool fp8_mma;
+};
+
+void expect_rows_case(const RowsCase& c, const std::vector<int>& lengths, bool expect_rows) {
+    SCOPED_TRACE(name_of(c.format) + ", " + trace("q_len", c.q_len) + ", " +
+                 trace("page_size", c.page_size) + (c.split_cache ? ", split cache" : "") +
+                 (c.fp8_mma ? ", e4m3fn Q, FP8_MMA" : ""));
+    ProblemSpec spec =
+        make_spec(c.format, 16, lengths, std::vector<int>(lengths.size(), c.q_len), 37);
+    if (c.split_cache) spec.kpe_dtype = c.format.kv;
+    if (c.fp8_mma) spec.q_dtype = MLA_DTYPE_FP8_E4M3FN;
+    const HostProblem host = make_problem(paged(spec, c.page_size, 3));
+    const int rows = 16 * c.q_len;
+    if (c.fp8_mma) {
+        expect_fp8_mma_rows(host, expect_rows, rows);
+        return;
+    }
+    const std::string line = planned_route(host);
+    if (expect_rows) {
+        EXPECT_NE(line.find(" variant=wgmma rows/cta=" + std::to_string(rows) + " "),
+                  std::string::npos)
+            << line;
+    }
+    expect_matches_reference(host, Tolerance(), Api::kPlan);
+}
+
 // The 16- and 32-row wgmma producers on paged caches: 16 heads, 12 elements of up to 4100
-// tokens that end mid-page and mid-tile (the H200's plans: 11 splits of up to 7 tiles, so CTAs
-// of 1 to 7 tiles), shuffled pages with NaN codes in spare slots. fp8 at 32 rows (q_len 2) and
-// bf16 at 16 (q_len 1) and 32 rows (q_len 2): rows from their own pages (wgmma_producer_tiles'
-// kOwnPageLanes) on pages of 1, 2, 4 and 8 (e4m3fnuz on 2, the split cache form on 4 and 8) and,
-// bf16 at 16 rows, 16; runs of 16 rows a warp with the page look-ahead (kWarpRun) on pages of 16
-// and 32 at 32 rows; the shuffled loop on pages of 3 and 12. e4m3 scores at 32 rows (fp8_mma:
-// e4m3fn Q with MLA_DECODE_FLAG_FP8_MMA, SPEC's fp8-Q rule against the same values): the
-// shuffled loop on pages of 1, 16 and 64 (the split cache form on 64). Where the splits are not
-// forced (one split takes 16 rows here), on Hopper with the wgmma kernels built (mma16 not
-// forced), the plans must take 16 rows for q_len 1 and 32 for q_len 2.
+// tokens that end mid-page and mid-tile (the H200's plans: 11 splits of 6 tiles, so CTAs of 1
+// to 6 tiles), shuffled pages with NaN codes in spare slots. fp8 at 32 rows (q_len 2) and bf16
+// at 16 (q_len 1) and 32 rows (q_len 2): rows from their own pages (wgmma_producer_tiles'
+// kOwnPageLanes) on pages of 1, 2, 4 and 8 (e4m3fnuz on 2, the split cache form on 4 and 8)
+// and, bf16 at 16 rows, 16 (the split cache form too); fp8 at 32 rows: runs of 16 rows a warp
+// with the page look-ahead (kWarpRun) on pages of 16, 32, 48 (split ends mid-page) and 64; the
+// shuffled loop on pages of 3 and 12. e4m3 scores at 32 rows (fp8_mma): the shuffled loop on
+// pages of 1, 16 and 64 (the split cache form on 64). Then 4 elements of up to 20037 tokens
+// (32 splits of 10 tiles: the rope pieces copied in blocks, from 9 tiles a CTA) on pages of 1
+// and 16 (fp8, 32 rows) and 4 and 16 (bf16, 32 and 16 rows). Where the splits are not forced
+// (one split takes 16 rows here), on Hopper with the wgmma kernels built (mma16 not forced),
+// the plans must take 16 rows for q_len 1 and 32 for q_len 2.
 TEST(GpuRows16And32, OwnPagesAndRuns) {
     SKIP_WITHOUT_GPU();
     const bool expect_rows =
         wgmma_plans_as_planned(true) && std::getenv("MLA_DECODE_NUM_SPLITS") == nullptr;
     const std::vector<int> lengths = {4100, 1, 64, 65, 1000, 200, 2047, 0, 191, 3001, 100, 4097};
-    struct Case {
-        Format format;
-        int q_len;  // 16 heads: q_len 1 takes 16 rows, 2 takes 32
-        int page_size;
-        bool split_cache;
-        bool fp8_mma;
-    };
-    const Case cases[] = {
+    const RowsCase cases[] = {
         {kFp8Fn, 2, 1, false, false},  {kFp8Fnuz, 2, 2, false, false}, {kFp8Fn, 2, 4, true, false},
         {kFp8Fn, 2, 8, false, false},  {kFp8Fn, 2, 16, false, false},  {kFp8Fn, 2, 32, true, false},
-        {kFp8Fn, 2, 3, false, false},  {kFp8Fn, 2, 1, false, true},    {kFp8Fn, 2, 64, true, true},
-        {kFp8Fn, 2, 16, false, true},  {kBf16, 1, 1, false, false},    {kBf16, 1, 2, false, false},
-        {kBf16, 1, 4, true, false},    {kBf16, 1, 8, false, false},    {kBf16, 1, 16, false, false},
-        {kBf16, 1, 12, false, false},  {kBf16, 2, 1, false, false},    {kBf16, 2, 4, false, false},
-        {kBf16, 2, 8, true, false},    {kBf16, 2, 16, false, false},   {kBf16, 2, 3, false, false}};
-    for (const Case& c : cases) {
-        SCOPED_TRACE(name_of(c.format) + ", " + trace("q_len", c.q_len) + ", " +
-                     trace("page_size", c.page_size) + (c.split_cache ? ", split cache" : "") +
-                     (c.fp8_mma ? ", e4m3fn Q, FP8_MMA" : ""));
-        ProblemSpec spec =
-            make_spec(c.format, 16, lengths, std::vector<int>(lengths.size(), c.q_len), 37);
-        if (c.split_cache) spec.kpe_dtype = c.format.kv;
-        if (c.fp8_mma) spec.q_dtype = MLA_DTYPE_FP8_E4M3FN;
-        const HostProblem host = make_problem(paged(spec, c.page_size, 3));
-        const int rows = 16 * c.q_len;
-        if (c.fp8_mma) {
-            expect_fp8_mma_rows(host, expect_rows, rows);
-            continue;
-        }
-        const std::string line = planned_route(host);
-        if (expect_rows) {
-            EXPECT_NE(line.find(" variant=wgmma rows/cta=" + std::to_string(rows) + " "),
-                      std::string::npos)
-                << line;
-        }
-        expect_matches_reference(host, Tolerance(), Api::kPlan);
-    }
+        {kFp8Fn, 2, 48, false, false}, {kFp8Fn, 2, 64, false, false},  {kFp8Fn, 2, 3, false, false},
+        {kFp8Fn, 2, 1, false, true},   {kFp8Fn, 2, 64, true, true},    {kFp8Fn, 2, 16, false, true},
+        {kBf16, 1, 1, false, false},   {kBf16, 1, 2, false, false},    {kBf16, 1, 4, true, false},
+        {kBf16, 1, 8, false, false},   {kBf16, 1, 16, false, false},   {kBf16, 1, 16, true, false},
+        {kBf16, 1, 12, false, false},  {kBf16, 2, 1, false, false},    {kBf16, 2, 2, false, false},
+        {kBf16, 2, 4, false, false},   {kBf16, 2, 8, true, false},     {kBf16, 2, 16, false, false},
+        {kBf16, 2, 3, false, false}};
+    for (const RowsCase& c : cases) expect_rows_case(c, lengths, expect_rows);
+    const std::vector<int> long_lengths = {20037, 1, 9000, 13001};
+    const RowsCase long_cases[] = {{kFp8Fn, 2, 1, false, false},
+                                   {kFp8Fn, 2, 16, true, false},
+                                   {kBf16, 2, 4, false, false},
+                                   {kBf16, 1, 16, false, false}};
+    for (const RowsCase& c : long_cases) expect_rows_case(c, long_lengths, expect_rows);
 }
 
 // 1024 elements of uneven lengths 0..2048, q_len 1.

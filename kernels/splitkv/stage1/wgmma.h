@@ -1145,7 +1145,8 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 }
 
 // copy_tile_rows where the tile's rows lie in consecutive cache slots (wgmma_producer_tiles'
-// kConsecutive: 64 rows of fp8, 32 of bf16, long CTAs; WgmmaConfig::kConsecutiveRows): the
+// kConsecutive: 64 rows of fp8, 32 of bf16, long CTAs, WgmmaConfig::kConsecutiveRows; with
+// kWarpRun also fp8 at 32 rows on pages of a multiple of 16): the
 // same copies, each row's source 4 rows' strides after the previous one of the warp, from the
 // warp's first row (src0, rope0: row pw's, or row 0's where the warp has no valid row) instead
 // of a lane's shuffled address. It was written from ncu of the 16-row long-CTA kernel (bs256
@@ -1199,9 +1200,10 @@ MLA_DEVICE void copy_tile_rows_consecutive(uint8_t* dst, const uint8_t* src0,
     }
 }
 
-// fp8 and bf16 rows on pages of 1, 2, 4 or 8 tokens (wgmma_producer_tiles' kOwnPageLanes = L,
-// threads a row): thread pt of the producer warpgroup copies rows q + (128 / L) j (q = pt / L,
-// j < L / 2), each from its own page (pages[j], the row at in_page in it: no shuffle), its
+// fp8 and bf16 rows on pages of 1, 2, 4 or 8 tokens, and 16 for bf16 at 16 rows (a power of two
+// up to 128 / L; wgmma_producer_tiles' kOwnPageLanes = L, threads a row): thread pt of the
+// producer warpgroup copies rows q + (128 / L) j (q = pt / L, j < L / 2), each from its own
+// page (pages[j], the row at in_page in it: no shuffle), its
 // latent pieces s, s + L, .. (s = pt % L; 32 / L of fp8's 32, 64 / L of bf16's 64) and, where
 // s < kRopePieces (4, 8), rope piece s, all at immediate offsets from the row's one address: a
 // warp's instruction covers 32 / L rows' 16 L contiguous bytes. Rows past `valid` are
@@ -1315,18 +1317,19 @@ MLA_DEVICE int producer_full_bar(int stage, int t) {
 // The producer's tile loop; kMode: MXFP4's scale-copy mode (a template argument, so that the
 // producer's registers, Cfg::kProducerRegs, hold one mode's copy code only; other formats
 // ignore it). It fills the consumers' stages, or with Cfg::kStagedDecode the raw ring.
-// kConsecutive (Cfg::kConsecutiveRows: 64 rows of fp8, 32 of bf16 and MXFP4, long CTAs; chosen
-// per CTA by wgmma_producer): every tile's rows lie in consecutive cache slots (a contiguous
-// cache, or pages of a multiple of the tile's tokens: tiles start at multiples of it), so a
-// warp's rows are found from its first row's slot (copy_tile_rows_consecutive, MXFP4's
+// kConsecutive (Cfg::kConsecutiveRows: 64 rows of fp8, 32 of bf16 and MXFP4, long CTAs; and
+// with kWarpRun, fp8 at 32 rows on pages of a multiple of 16; chosen per CTA by
+// wgmma_producer): every tile's rows lie in consecutive cache slots (a contiguous cache, or
+// pages of a multiple of the tile's tokens: tiles start at multiples of it), so a warp's rows
+// are found from its first row's slot (copy_tile_rows_consecutive, MXFP4's
 // copy_tile_rows_mxfp4).
-// kWarpRun (with kConsecutive; 64 and 32 rows of fp8, 32 of bf16, on pages of a multiple of 16
-// tokens; e4m3 scores at 64 rows on a contiguous cache and pages of 16, 32 and multiples of
-// 64): warp pw copies the tile's rows 16 pw .. 16 pw + 15, which lie in one page (tiles start
-// at multiples of 64 tokens: stage1_work), from that page's slot, one row's strides a row; with
-// kPagedAhead that page is loaded a tile ahead, after the tile's copies (late).
-// kOwnPageLanes = L > 0 (pages of 1 to 8 tokens, 16 for bf16 at 16 rows: wgmma_producer), with
-// a thread's rows 128 / L apart (so, for L = 8, pages of at most 16 tokens): L threads a row, each
+// kWarpRun (with kConsecutive; 64 and (bf16 scores) 32 rows of fp8, 32 of bf16, on pages of a
+// multiple of 16 tokens; e4m3 scores at 64 rows on a contiguous cache and pages of 16, 32 and
+// multiples of 64): warp pw copies the tile's rows 16 pw .. 16 pw + 15, which lie in one page
+// (tiles start at multiples of 64 tokens: stage1_work), from that page's slot, one row's strides
+// a row; with kPagedAhead that page is loaded a tile ahead, after the tile's copies (late).
+// kOwnPageLanes = L > 0 (pages of 1 to 8 tokens, 16 for bf16 at 16 rows: wgmma_producer; a
+// thread's rows are 128 / L apart, so pages of at most 128 / L tokens): L threads a row, each
 // thread L / 2 rows from their own pages (copy_tile_rows_own_pages), loaded a tile ahead after
 // the tile's copies (late). Tiles start at multiples of 64 tokens, so row r lies at page(r) *
 // page_size + r % page_size.
@@ -1363,8 +1366,8 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
     int32_t next_page = 0;
     if constexpr (kPagedAhead) next_page = page_of_tile(0);
     // kOwnPageLanes: this thread's rows q + (128 / L) j, their pages in the tile to come (0 for
-    // rows at or past the CTA's token end), and the page size as a shift (a power of two below
-    // 16).
+    // rows at or past the CTA's token end), and the page size as a shift (a power of two up to
+    // 128 / L: 8, or 16 for bf16 at 16 rows).
     constexpr int kOwnL = kOwnPageLanes > 0 ? kOwnPageLanes : 4;
     const int own_q = (pw * 32 + lane) / kOwnL;
     const int page_shift = kOwnPageLanes > 0 ? __ffs(p.page_size) - 1 : 0;
@@ -1521,13 +1524,14 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         // its own page, no shuffles (kOwnPageLanes; the shuffled loop cost these 5-12 % over
         // contiguous caches, pages in order or not: thirty-fourth and thirty-fifth sessions'
         // probes, docs/notes/stage1_wgmma.md). Other page sizes below 16 (3, 12, ...) keep the
-        // shuffled loop. Pages of a multiple of 16: the runs below, also for fp8 at 32 rows
-        // (bs128 kv4096 H16 q2: 0.977 on 16-token pages, 0.950 on 64; runs on a contiguous
-        // cache lost, 1.018-1.024). bf16 at 16 rows takes its own-page rows on 16-token pages
-        // too (bs32 kv8192 H16 0.965, bs32 kv1024 0.974; runs there spilled its producer). e4m3
-        // scores at 32 rows keep the shuffled loop: own-page rows and runs (64-token pages) ran
-        // 0.95-0.98 in CTAs of 64 tiles (bs128 kv4096 H16 q2) but 1.034-1.044 in CTAs of 8
-        // (bs32 kv2048 H16 q2), as faster producers did in the 16-row seesaw's short CTAs.
+        // shuffled loop, as do bf16's 16 rows on pages of more than 16 tokens (no runs). Pages
+        // of a multiple of 16: the runs below, also for fp8 at 32 rows (bs128 kv4096 H16 q2:
+        // 0.977 on 16-token pages, 0.950 on 64; runs on a contiguous cache lost, 1.018-1.024).
+        // bf16 at 16 rows takes its own-page rows on 16-token pages too (bs32 kv8192 H16 0.965,
+        // bs32 kv1024 0.974; runs there spilled its producer). e4m3 scores at 32 rows keep the
+        // shuffled loop: own-page rows and runs (64-token pages) ran 0.95-0.98 in CTAs of 64
+        // tiles (bs128 kv4096 H16 q2) but 1.034-1.044 in CTAs of 8 (bs32 kv2048 H16 q2), as
+        // faster producers did in the 16-row seesaw's short CTAs.
         if constexpr (!Cfg::kMxfp4Rows && (Cfg::N == 64 || Cfg::Decode::kDimBytes == 2 ||
                                            (Cfg::N == 32 && !Cfg::Decode::kQCodes))) {
             // (A thread's rows are 128 / kOwnPageRowThreads = 16 apart: pages up to 16 tokens.
