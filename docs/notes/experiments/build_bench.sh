@@ -1,5 +1,6 @@
 # Sourced by the device-call scripts of this folder (ncu_patch.sh, run_split_costs.sh,
-# run_cost_refit_s24_check.sh): a copy of the checkout (build folders and .git left out) with a
+# run_cost_refit_s24_check.sh, run_s3*_call*.sh). build_tree below; build_bench: a copy of the
+# checkout (build folders and .git left out) with a
 # patch applied, or reversed, built for sm_90a up to the benchmark.
 #   build_bench LOGDIR [PATCH [-R]]
 # Prints the build folder (mla_bench in its bench/); on failure prints the log's tail to stderr
@@ -16,5 +17,17 @@ build_bench() {
   (cmake -S "$src" -B "$bld" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
      -DMLA_BACKEND=cuda && timeout 250 cmake --build "$bld" -j16 --target mla_bench) \
     > "$logs/build.log" 2>&1 || { echo "BUILD FAILED" >&2; tail -30 "$logs/build.log" >&2; return 1; }
+  echo "$bld"
+}
+
+# The checkout as it is (no copy), one target, in a fresh build folder:
+#   B=$(build_tree TARGET SECONDS) || exit 1
+# Prints the build folder; the log goes to $OUT/build.log, its tail to stderr on failure.
+build_tree() {
+  local target=$1 seconds=$2 bld
+  bld=$(mktemp -d /tmp/tree_build.XXXXXX) || return 1
+  (cmake -S . -B "$bld" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
+     -DMLA_BACKEND=cuda && timeout "$seconds" cmake --build "$bld" -j16 --target "$target") \
+    > "$OUT/build.log" 2>&1 || { echo "BUILD FAILED" >&2; tail -20 "$OUT/build.log" >&2; return 1; }
   echo "$bld"
 }

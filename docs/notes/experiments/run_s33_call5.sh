@@ -4,10 +4,8 @@
 # contiguous caches, and e4m3fn with bf16 Q beside it: H128 q1 / q2, bs32 kv8192 H128, H16 q4.
 set -u
 OUT=${OUT:-/tmp/out}
-B=$(mktemp -d /tmp/check_build.XXXXXX)
-(cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
-  -DMLA_BACKEND=cuda && timeout 120 cmake --build "$B" -j16 --target mla_bench) \
-  > "$OUT/build.log" 2>&1 || { echo "BUILD FAILED"; tail -20 "$OUT/build.log"; exit 1; }
+. docs/notes/experiments/build_bench.sh
+B=$(build_tree mla_bench 120) || exit 1
 echo "built $SECONDS s"
 F='bs128/kv4096/h16/q4/|kv4096/h128/q[12]/|bs32/kv8192/h128/q1/'
 timeout 150 "$B/bench/mla_bench" --mla_formats=fp8_e4m3fn_qfp8_mma,fp8_e4m3fn --mla_extra \

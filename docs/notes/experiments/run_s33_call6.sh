@@ -5,10 +5,8 @@
 # tree's test_gpu_paths and runs GpuRows64.* and GpuFp8Mma.*.
 set -u
 OUT=${OUT:-/tmp/out}
-T=$(mktemp -d /tmp/tree_tests.XXXXXX)
-(cmake -S . -B "$T" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
-   -DMLA_BACKEND=cuda && timeout 120 cmake --build "$T" -j16 --target test_gpu_paths) \
-  > "$OUT/build.log" 2>&1 || { echo "BUILD FAILED"; tail -20 "$OUT/build.log"; exit 1; }
+. docs/notes/experiments/build_bench.sh
+T=$(build_tree test_gpu_paths 120) || exit 1
 echo "built $SECONDS s"
 timeout 100 "$T/tests/test_gpu_paths" --gtest_filter='GpuRows64.*:GpuFp8Mma.*' \
   > "$OUT/rows64.log" 2>&1

@@ -4,10 +4,8 @@
 # cache form on 8-token pages), plain and under memcheck, forced to wgmma and by default.
 set -u
 OUT=${OUT:-/tmp/out}
-B=$(mktemp -d /tmp/rows64_build.XXXXXX)
-(cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
-  -DMLA_BACKEND=cuda && timeout 200 cmake --build "$B" -j16 --target test_gpu_paths) \
-  > "$OUT/build.log" 2>&1 || { echo "BUILD FAILED"; tail -20 "$OUT/build.log"; exit 1; }
+. docs/notes/experiments/build_bench.sh
+B=$(build_tree test_gpu_paths 200) || exit 1
 echo "built $SECONDS s"
 (cd "$B/tests" && timeout 60 ./test_gpu_paths --gtest_filter='GpuRows64.*') > "$OUT/rows64.log" 2>&1
 echo "rows64 rc=$? $SECONDS s"; grep -E "^\[  (PASSED|FAILED|  OK) |Failure" "$OUT/rows64.log" | head

@@ -3,10 +3,8 @@
 # tree's own build under compute-sanitizer memcheck and synccheck, forced to wgmma.
 set -u
 OUT=${OUT:-/tmp/out}
-B=$(mktemp -d /tmp/rows32_build.XXXXXX)
-(cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
-  -DMLA_BACKEND=cuda && timeout 200 cmake --build "$B" -j16 --target test_gpu_paths) \
-  > "$OUT/build.log" 2>&1 || { echo "BUILD FAILED"; tail -20 "$OUT/build.log"; exit 1; }
+. docs/notes/experiments/build_bench.sh
+B=$(build_tree test_gpu_paths 200) || exit 1
 echo "built $SECONDS s"
 MLA_SANITIZE_TIMEOUT=200 bash docs/notes/experiments/run_sanitize.sh "$B" 'GpuRows16And32.*' \
   memcheck synccheck

@@ -5,10 +5,8 @@
 # CTAs copy the rope pieces in blocks) on the tree's own build, plain, then under memcheck.
 set -u
 OUT=${OUT:-/tmp/out}
-B=$(mktemp -d /tmp/rows32_build.XXXXXX)
-(cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
-  -DMLA_BACKEND=cuda && timeout 200 cmake --build "$B" -j16 --target test_gpu_paths) \
-  > "$OUT/build.log" 2>&1 || { echo "BUILD FAILED"; tail -20 "$OUT/build.log"; exit 1; }
+. docs/notes/experiments/build_bench.sh
+B=$(build_tree test_gpu_paths 200) || exit 1
 echo "built $SECONDS s"
 (cd "$B/tests" && timeout 120 ./test_gpu_paths --gtest_filter='GpuRows16And32.*') \
   > "$OUT/rows32.log" 2>&1
