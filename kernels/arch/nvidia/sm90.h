@@ -37,6 +37,19 @@ MLA_DEVICE uint64_t kmajor_desc(uint32_t smem_byte_addr, uint32_t k_core_stride_
     d |= static_cast<uint64_t>((n_core_stride_bytes >> 4) & 0x3fffu) << 32;
     return d;  // base offset 0, layout type 0 (no swizzle)
 }
+// K-major with the 128-byte (kSwizzle = 128) or 64-byte (64) swizzle: 8-row atoms of kSwizzle
+// bytes a row, 16-byte piece c of row r at piece c ^ (r % 8) (128) or c ^ ((r % 8) / 2) (64) of
+// the row, atoms aligned to 8 kSwizzle bytes; atom_stride_bytes between the 8-row atoms along M
+// (N); the leading offset is unused (one k-step lies inside a row).
+template <int kSwizzle>
+MLA_DEVICE uint64_t kmajor_swizzled_desc(uint32_t smem_byte_addr, uint32_t atom_stride_bytes) {
+    static_assert(kSwizzle == 128 || kSwizzle == 64, "the 128- and 64-byte swizzles");
+    uint64_t d = static_cast<uint64_t>((smem_byte_addr >> 4) & 0x3fffu);
+    d |= uint64_t{1} << 16;
+    d |= static_cast<uint64_t>((atom_stride_bytes >> 4) & 0x3fffu) << 32;
+    d |= uint64_t{kSwizzle == 128 ? 1u : 2u} << 62;
+    return d;
+}
 
 // ---- warpgroup MMA ordering -----------------------------------------------------------------
 // Before the first wgmma that reads registers written by ordinary instructions (A fragments,
@@ -115,6 +128,30 @@ MLA_WGMMA_RS(MmaType::kE4M3, 64, 32, "e4m3.e4m3", "1, 1")
 #undef MLA_WGMMA_PRED32
 #undef MLA_WGMMA_OPERANDS64
 #undef MLA_WGMMA_PRED64
+
+// ---- wgmma, A and B from descriptors (e4m3, both K-major), f32 accumulate ---------------------
+// WgmmaSs<kN>::run(d, a_desc, b_desc, accumulate): d[kN / 2] (+)= A (64 x 32 e4m3 codes, shared
+// memory through a_desc) * B (32 x kN, through b_desc); m64nNk32. The accumulator layout is
+// the register form's (row m of A is row m of D).
+template <int kN>
+struct WgmmaSs;
+template <>
+struct WgmmaSs<64> {
+    MLA_DEVICE static void run(float (&d)[32], uint64_t a_desc, uint64_t b_desc, bool acc) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 "
+            "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"
+            "%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+              "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),
+              "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]),
+              "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),
+              "+f"(d[31])
+            : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(acc)));
+    }
+};
 
 // ---- mbarriers (CTA scope) ------------------------------------------------------------------
 MLA_DEVICE void mbarrier_init(uint64_t* bar, uint32_t arrivals) {

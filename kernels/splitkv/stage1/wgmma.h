@@ -135,6 +135,7 @@ struct WgmmaDecode {
     static constexpr arch::MmaType kValueMma = arch::MmaType::kF16;
     static constexpr bool kQF16 = true;
     static constexpr bool kQCodes = false;
+    static constexpr bool kSsScores = false;  // K an A operand in shared memory (descriptors)
     static constexpr int kStepsPerChunk = 4;
     static constexpr int kPParts = 1;
     static constexpr int kKLoads = 1;
@@ -247,6 +248,7 @@ struct WgmmaBf16Decode {
     static constexpr arch::MmaType kValueMma = arch::MmaType::kBF16;
     static constexpr bool kQF16 = false;
     static constexpr bool kQCodes = false;
+    static constexpr bool kSsScores = false;
     static constexpr int kStepsPerChunk = 4;
     static constexpr int kPParts = 2;
     static constexpr int kKLoads = 2;
@@ -345,6 +347,15 @@ struct WgmmaFp8MmaDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
         a[1][3] = r1[0].w;
     }
 #endif
+};
+
+// e4m3 scores at 64 rows with K as the A operand in shared memory: the stage holds each tile in
+// wgmma's K-major layout with the 128-byte swizzle (WgmmaConfig::ss_offset), so the score chain
+// of a tile is 18 m64n64k32 with both operands by descriptor and no K loads (thirty-sixth
+// session, H200: 0.95-0.97x the register form's time). Q^T in natural dim order: k index k of
+// k-step j <-> dim 32 j + k.
+struct WgmmaFp8MmaSsDecode : WgmmaFp8MmaDecode {
+    static constexpr bool kSsScores = true;
 };
 
 // MXFP4 caches (e2m1 pairs + an e8m0 scale per 32 dims): decoded in the consumers to bf16,
@@ -525,7 +536,7 @@ struct WgmmaConfig {
     static constexpr bool kMxfp4Rows = F == KvFormat::kMxfp4;
     static constexpr bool kStagedDecode = kMxfp4Rows && kRows <= 32;
     using Decode = std::conditional_t<
-        kFp8Mma, WgmmaFp8MmaDecode,
+        kFp8Mma, std::conditional_t<kRows == 64, WgmmaFp8MmaSsDecode, WgmmaFp8MmaDecode>,
         std::conditional_t<kStagedDecode, WgmmaMxfp4StagedDecode,
                            typename WgmmaDecodeOf<F>::type>>;
 
@@ -604,7 +615,15 @@ struct WgmmaConfig {
     static constexpr int kRowBytes = Decode::kRowBytes;
     static constexpr int kRowPitch = kRowBytes + 16;
     static_assert(kRowPitch % 32 == 16, "rows 4 apart in opposite halves of the banks");
-    static constexpr int kStageBytes = kTileTokens * kRowPitch;
+    // Decode::kSsScores: the tile in wgmma's K-major layout, as A of the score product, M row m
+    // holding token ss_token(m), no pad (ss_offset): the latent bytes in 4 blocks of 128 bytes a
+    // row (kSsBlockBytes each) of 1 KB atoms (8 rows) with the 128-byte swizzle, then the rope's
+    // 64 bytes a row in 512-byte atoms with the 64-byte swizzle. (Without a swizzle, core matrices
+    // of 8 rows x 16 bytes, the form ran 1.36-1.5x slower: thirty-sixth session.)
+    static constexpr bool kSsScores = Decode::kSsScores;
+    static constexpr int kSsBlockBytes = kTileTokens * 128;
+    static constexpr int kStageBytes =
+        kSsScores ? kTileTokens * kRowBytes : kTileTokens * kRowPitch;
     static constexpr int kChunks = kHeadDimQk / 64;  // chunks of 4 k16 (2 e4m3 k32) steps
     static constexpr int kQtStepBytes = N * 32;      // one k-step of Q^T: N rows x 32 bytes
     static constexpr int kQtBytes = kChunks * Decode::kStepsPerChunk * kQtStepBytes;
@@ -682,7 +701,10 @@ struct WgmmaConfig {
                   "per-consumer full barriers need kStages and kConsumers coprime: for 2 or 3 "
                   "consumers, not dividing is enough");
     static constexpr int kEmptyArrivals = kSolo ? 4 : 4 * kConsumers;  // warps that read a stage
-    static constexpr int kOffStages = (kOffBars + kBarBytes + 127) / 128 * 128;
+    // (kSsScores: the swizzle atoms' 1 KB alignment; the shared memory starts 1 KB-aligned.)
+    static constexpr int kStageAlign = kSsScores ? 1024 : 128;
+    static constexpr int kOffStages =
+        (kOffBars + kBarBytes + kStageAlign - 1) / kStageAlign * kStageAlign;
     static constexpr int kOffRaw = kOffStages + kStages * kStageBytes;
     static constexpr int kSmemBytes = kOffRaw + kRawStages * kRawStageBytes;
     static_assert(kSmemBytes <= kSharedBudget, "shared memory budget");
@@ -709,12 +731,29 @@ struct WgmmaConfig {
     // Bytes between a token row's words of two m-block pairs (MXFP4: one word serves both).
     MLA_DEVICE static constexpr int v_pair_bytes() {
         if constexpr (Decode::kBlockScales) return 0;
+        else if constexpr (kSsScores) return ss_offset(0, kVPairDims);
         else return kVPairDims * Decode::kDimBytes;
     }
+    // Bytes between the V words of tokens 16 apart (a k-step), and of a token and the next.
+    static constexpr int kVStepBytes = kSsScores ? 2 * 1024 : 16 * kRowPitch;
+    static constexpr int kVNextTokenBytes = kSsScores ? 1024 : kRowPitch;
 
     // Token (of the warp's 16) of S^T row g + 8 h, and PV k index 8 h + g (see the header).
     MLA_DEVICE static int s_row_token(int g, int h) {
         return ((g & 1) ? (((g & 6) + 4) & 7) + 8 : (g & 6)) + h;
+    }
+    // kSsScores: the token of M row m of a tile (warp m / 16's row g + 8 h of S^T: the register
+    // form's token), and the byte of M row m's byte b in the stage.
+    MLA_DEVICE static int ss_token(int m) {
+        return 16 * (m / 16) + s_row_token(m % 8, (m / 8) & 1);
+    }
+    static_assert(!kSsScores || kRowBytes == 576, "512 latent and 64 rope bytes a row");
+    MLA_DEVICE static constexpr int ss_offset(int m, int b) {
+        if (b < 512)
+            return (b / 128) * kSsBlockBytes + (m / 8) * 1024 + (m % 8) * 128 +
+                   ((((b / 16) % 8) ^ (m % 8)) * 16) + b % 16;
+        return 4 * kSsBlockBytes + (m / 8) * 512 + (m % 8) * 64 +
+               ((((b - 512) / 16) ^ ((m % 8) / 2)) * 16) + b % 16;
     }
     // Column (query row) of accumulator i of a lane with quad index t (D layout, sm90.h), its
     // column slot (0 .. kCols-1), and the column of a slot.
@@ -796,6 +835,12 @@ namespace wgmma_detail {
 template <class Decode>
 MLA_DEVICE void write_qt8(uint8_t* qt, int step_bytes, int n, int d0, const uint32_t (&w)[4],
                           float up) {
+    if constexpr (Decode::kSsScores) {  // natural order: dims d0 .. d0 + 7 at k = d0 % 32 ..
+        uint8_t* row = qt + (d0 / 32) * step_bytes + (n / 8) * 256 + ((d0 % 32) / 16) * 128 +
+                       (n % 8) * 16 + d0 % 16;
+        *reinterpret_cast<uint2*>(row) = make_uint2(w[0], w[1]);
+        return;
+    }
     int step0 = 0, t = 0;
     Decode::qt_place(d0, step0, t);
     if constexpr (Decode::kQCodes) {
@@ -975,6 +1020,26 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, int
 #pragma unroll
         for (int i = 0; i < N / 2; ++i) s[i] += s_odd[i];
     }
+}
+
+// kSsScores: S^T of one tile (the stage at shared address tile_s) as 18 m64nNk32 e4m3 products
+// with both operands by descriptor (A: k-step j at 32 (j % 4) in latent block j / 4, or at
+// 32 (j - 16) in the rope block; B: Q^T's k-step j), committed as one group; the caller waits.
+template <class Cfg>
+MLA_DEVICE void score_products_ss(uint32_t tile_s, uint64_t qt_desc0, float (&s)[Cfg::N / 2]) {
+    namespace hw = arch::sm90;
+    constexpr int kSteps = kHeadDimQk / 32;
+#pragma unroll
+    for (int j = 0; j < kSteps; ++j) {
+        const uint64_t a_desc =
+            j < 16 ? hw::kmajor_swizzled_desc<128>(
+                         tile_s + (j / 4) * Cfg::kSsBlockBytes + 32 * (j % 4), 1024)
+                   : hw::kmajor_swizzled_desc<64>(tile_s + 4 * Cfg::kSsBlockBytes + 32 * (j - 16),
+                                                  512);
+        const uint64_t b_desc = qt_desc0 + ((j * Cfg::kQtStepBytes) >> 4);
+        hw::WgmmaSs<Cfg::N>::run(s, a_desc, b_desc, j > 0);
+    }
+    hw::wgmma_commit();
 }
 
 // The warp's tile maxima per row: a lane's kCols slot maxima (its rows col_of_slot(jj, t4))
@@ -1231,6 +1296,52 @@ MLA_DEVICE void copy_tile_rows_own_pages(uint32_t dst_s, const Params& p,
     }
 }
 
+// kSsScores (e4m3 scores at 64 rows): producer thread pt copies M rows m = r + 16 j (r = pt / 8,
+// j < 4) of the tile, token ss_token(m), its 16-byte piece c = pt % 8 of each 128-byte latent
+// block and (c < kRopePieces) rope piece c, to ss_offset: a warp's instruction reads 4 rows'
+// 128 contiguous bytes and, through the swizzle, writes them without bank conflicts. A paged
+// cache: the slot offsets of the warp's 16 rows in lanes 0..15's `page` (ss_tile_page, loaded
+// a tile ahead), taken by shuffle. Rows past `valid` are zero-filled.
+template <class Cfg>
+MLA_DEVICE void copy_tile_rows_ss(uint32_t dst_s, const Params& p, const Stage1Work& work,
+                                  int64_t tile_tok0, int valid, int pt, int32_t page) {
+    using R = TileRowPieces<Cfg>;
+    static_assert(R::kLatentPieces == 32 && R::kRopePieces <= 8, "4 blocks of 8 pieces a row");
+    const int r = pt / 8, c = pt % 8;
+    // (Row m = r + 16 j: m % 8 = r % 8 and token ss_token(r) + 16 j, so its pieces lie 16 rows,
+    // two 1 KB latent atoms and two 512-byte rope atoms, further on each j.)
+    const int tok_r = Cfg::ss_token(r);
+    const uint32_t lat_s = dst_s + Cfg::ss_offset(r, 16 * c);
+    const uint32_t rope_s = dst_s + Cfg::ss_offset(r, 512 + 16 * (c % 4));
+#pragma unroll 1
+    for (int j = 0; j < 4; ++j) {
+        const int tok = tok_r + 16 * j;
+        const bool ok = tok < valid;
+        const int64_t t = tile_tok0 + (ok ? tok : 0);
+        const int32_t delta = __shfl_sync(0xffffffffu, page, (pt % 32) / 8 + 4 * j);
+        const int64_t slot = t + (p.page_indptr != nullptr ? int64_t{delta} : work.kv_begin);
+        const uint8_t* src = p.kv + slot * p.kv_stride_bytes + 16 * c;
+        const uint32_t d = lat_s + 2048 * j;
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+            arch::copy_16_async(d + k * Cfg::kSsBlockBytes, src + 128 * k, ok);
+        arch::copy_16_async_if(rope_s + 1024 * j, p.kpe + slot * p.kpe_stride_bytes + 16 * c, ok,
+                               c < R::kRopePieces);
+    }
+}
+// The slot of copy_tile_rows_ss's row j = l / 4 of r = 4 pw + l % 4 (lane l < 16 of producer
+// warp pw; lanes 16..31 repeat lanes 0..15) of the tile at tile_tok0, less its token.
+template <class Cfg>
+MLA_DEVICE int32_t ss_tile_page(const Params& p, const Stage1Work& work, int64_t tile_tok0,
+                                int valid, int pw, int lane) {
+    const int32_t* list = p.page_indices + p.page_indptr[work.batch];
+    const int tok = Cfg::ss_token(4 * pw + lane % 4) + 16 * ((lane % 16) / 4);
+    const int32_t t = static_cast<int32_t>(tile_tok0) + (tok < valid ? tok : 0);
+    const int32_t page = t / p.page_size;
+    // (A cache's slots number below 2^31: its rows are 576 bytes or more.)
+    return (list[page] - page) * p.page_size;
+}
+
 // MXFP4 rows: the 18 packed pieces of the 288-byte row (an MXFP4 cache is never split into
 // latent and rope rows: the validation refuses it, and Params::kpe is kv + 256) and the row's
 // scale codes into the 32-byte slot after them, one row per instruction: lanes 0..17 the
@@ -1384,6 +1495,17 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
     };
     int32_t own_page[kOwnL / 2] = {};
     if constexpr (kOwnPageLanes > 0) own_pages(0, own_page);
+    // kSsScores on a paged cache: the pages of the warp's rows of the tile to come
+    // (copy_tile_rows_ss).
+    int32_t ss_page = 0;
+    if constexpr (Cfg::kSsScores) {
+        if (p.page_indptr != nullptr) {
+            ss_page = wgmma_detail::ss_tile_page<Cfg>(
+                p, work, work.tok_begin,
+                static_cast<int>(min(int64_t{Cfg::kTileTokens}, work.tok_end - work.tok_begin)),
+                pw, lane);
+        }
+    }
     for (int t = 0; t < rows.n_tiles; ++t) {
         const int stage = t % kRing;
         const int use = t / kRing;
@@ -1391,6 +1513,20 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
         const int64_t tile_tok0 = work.tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
         const int valid = static_cast<int>(min(int64_t{Cfg::kTileTokens}, work.tok_end - tile_tok0));
         uint8_t* dst = ring + stage * kRingBytes;
+        if constexpr (Cfg::kSsScores) {
+            wgmma_detail::copy_tile_rows_ss<Cfg>(hw::smem_addr(dst), p, work, tile_tok0, valid,
+                                                 pw * 32 + lane, ss_page);
+            hw::copy_async_arrive_noinc(&full[wgmma_detail::producer_full_bar<Cfg>(stage, t)]);
+            // The next tile's pages, late (their latency behind the wait on a free stage).
+            if (p.page_indptr != nullptr && t + 1 < rows.n_tiles) {
+                const int64_t tok1 = tile_tok0 + Cfg::kTileTokens;
+                ss_page = wgmma_detail::ss_tile_page<Cfg>(
+                    p, work, tok1,
+                    static_cast<int>(min(int64_t{Cfg::kTileTokens}, work.tok_end - tok1)), pw,
+                    lane);
+            }
+            continue;
+        }
         const int32_t my_page = next_page;
         if constexpr (kPagedAhead && !kAheadLate) {
             if (t + 1 < rows.n_tiles) next_page = page_of_tile(t + 1);
@@ -1503,6 +1639,8 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
                                : wgmma_producer_tiles<Cfg, k4>(p, work, rows, sh, pw, lane);
         return wgmma_producer_tiles<Cfg, ScaleCopy::kBytes>(p, work, rows, sh, pw, lane);
     } else {
+        if constexpr (Cfg::kSsScores)  // one loop for every cache form (copy_tile_rows_ss)
+            return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes>(p, work, rows, sh, pw, lane);
         // 64 rows of fp8 on pages of a multiple of 16 tokens: a run of 16 rows a warp in one
         // page (kWarpRun). On the H200 (thirty-second session), H128 q1 bs64 kv4096, bf16 Q:
         // against the shuffled loop 0.932-0.935 (159.5 -> 149.1 us on 16-token pages; H16 q4
@@ -1787,10 +1925,14 @@ MLA_DEVICE ConsumerLanes consumer_lanes(int w_dims, int wq, int g, int t4) {
     // V^T fragments of k indices 2t, 2t+1, 2t+8, 2t+9 (t = t4): tokens s_row_token(2t, 0),
     // s_row_token(2t+1, 0) (v_pair rows further on) and the next token of each.
     const int v_row = Cfg::s_row_token(2 * t4, 0);
-    c.v_off = v_row * Cfg::kRowPitch + Cfg::v_lane_byte(w_dims, wq, g);
+    // (kSsScores: token v_row is M row 2t, the pair's token M row 2t + 1: ss_token; the swizzle
+    // puts the 4 t's and the two 16-byte pieces of a warp's words in 8 different bank quads.)
+    const int vb = Cfg::v_lane_byte(w_dims, wq, g);
+    c.v_off = Cfg::kSsScores ? Cfg::ss_offset(2 * t4, vb) : v_row * Cfg::kRowPitch + vb;
     c.v_code = 0;
     if constexpr (Cfg::Decode::kBlockScales) c.v_code = Cfg::Decode::v_code_delta(w_dims, wq, g);
-    c.v_pair = (Cfg::s_row_token(2 * t4 + 1, 0) - v_row) * Cfg::kRowPitch;
+    c.v_pair = Cfg::kSsScores ? Cfg::ss_offset(2 * t4 + 1, vb) - c.v_off
+                              : (Cfg::s_row_token(2 * t4 + 1, 0) - v_row) * Cfg::kRowPitch;
     return c;
 }
 
@@ -1965,12 +2107,12 @@ MLA_DEVICE void value_products(float (&o)[2 * Cfg::kPairs * kPasses][Cfg::N / 2]
     auto load_v = [&](int u) {
 #pragma unroll
         for (int pp = 0; pp < (kBlockScales ? 1 : kPairs); ++pp) {
-            const uint8_t* src = v_tile + (16 * (u % 4)) * Cfg::kRowPitch +
+            const uint8_t* src = v_tile + (u % 4) * Cfg::kVStepBytes +
                                  Cfg::v_pair_bytes() * (kPairs * (u / 4) + pp);
             vw[pp][0] = Cfg::Decode::load_v(src);
             vw[pp][1] = Cfg::Decode::load_v(src + c.v_pair);
-            vw[pp][2] = Cfg::Decode::load_v(src + Cfg::kRowPitch);
-            vw[pp][3] = Cfg::Decode::load_v(src + c.v_pair + Cfg::kRowPitch);
+            vw[pp][2] = Cfg::Decode::load_v(src + Cfg::kVNextTokenBytes);
+            vw[pp][3] = Cfg::Decode::load_v(src + c.v_pair + Cfg::kVNextTokenBytes);
             if constexpr (kBlockScales) {
                 vcode[0] = src[c.v_code];
                 vcode[1] = src[c.v_pair + c.v_code];
@@ -2101,7 +2243,6 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
 #pragma unroll
         for (int i = 0; i < N / 2; ++i) o[mb][i] = 0.0f;
     const wgmma_detail::ConsumerLanes lanes = wgmma_detail::consumer_lanes<Cfg>(w, wq, g, t4);
-
     for (int i = 0; 2 * i < rows.n_tiles; ++i) {
         const int t_own = 2 * i + w;
         const int par = i & 1;
@@ -2116,13 +2257,24 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             //    scores into u first, and the owners' coefficient is 1).
             const int stage = t_own % Cfg::kStages;
             const int phase = (t_own / Cfg::kStages) & 1;
-            hw::mbarrier_wait(Cfg::kStagedDecode ? &sh.front[stage] : &sh.full[stage], phase);
             const uint8_t* tile = sh.stages + stage * Cfg::kStageBytes;
             float s[N / 2], s_rope[N / 2];
-            const int k_lane = Cfg::Decode::k_lane_offset(t4);
-            wgmma_detail::score_products<Cfg>(tile + lanes.s_tok0 * Cfg::kRowPitch + k_lane,
-                                              tile + lanes.s_tok1 * Cfg::kRowPitch + k_lane, t4,
-                                              qt_desc0, s, s_rope, &sh.full[stage], phase);
+            if constexpr (Cfg::kSsScores) {
+                hw::mbarrier_wait(&sh.full[stage], phase);
+                hw::fence_proxy_async_smem();  // cp.async's (generic) writes, read by wgmma
+                hw::wgmma_fence();
+                wgmma_detail::score_products_ss<Cfg>(hw::smem_addr(tile), qt_desc0, s);
+                hw::wgmma_wait<0>();
+                hw::fence_operands(s);
+            } else {
+                hw::mbarrier_wait(Cfg::kStagedDecode ? &sh.front[stage] : &sh.full[stage],
+                                  phase);
+                const int k_lane = Cfg::Decode::k_lane_offset(t4);
+                wgmma_detail::score_products<Cfg>(tile + lanes.s_tok0 * Cfg::kRowPitch + k_lane,
+                                                  tile + lanes.s_tok1 * Cfg::kRowPitch + k_lane,
+                                                  t4, qt_desc0, s, s_rope, &sh.full[stage],
+                                                  phase);
+            }
             if constexpr (kTokenScales) {
                 // u = s_latent * coefficient * 2^e_lat + s_rope * coefficient * 2^e_rope + e_lat
                 // per token (the factors from the decoders' row pads), then the l factor.
