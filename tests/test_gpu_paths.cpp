@@ -510,9 +510,9 @@ void expect_fp8_mma_rows(const HostProblem& host, bool expect_rows, int rows = 6
 // kWarpRun) with the page look-ahead on pages of a multiple of 16 tokens, rows from their own
 // pages (wgmma_producer_tiles' kOwnPageLanes) on pages of 1, 2 and 4 (the split cache form on
 // 4; e4m3fnuz on 2, 4 and, in the split cache form, 8), the shuffled loop on pages of 3. The
-// fp8_mma cases (e4m3 scores): the runs on a contiguous cache and on 64- and 128-token pages
-// (the split cache form on 64), rows from their own pages on pages of 8 (the split cache form
-// on 2). On Hopper with the wgmma kernels built
+// fp8_mma cases (e4m3 scores: K in the stages in wgmma's swizzled layout, one producer loop,
+// copy_tile_rows_ss, for every cache form): a contiguous cache, pages of 128, 64 (the split
+// cache form), 8 and 2 (the split cache form). On Hopper with the wgmma kernels built
 // (mma16 not forced; default or one split) the plans must take 64 rows (the planner's choice
 // for this batch, e4m3fn and e4m3fnuz). (Paged 64-row CTAs of 9 tiles and more, on the split
 // path: PagedSplitCtas.)
@@ -558,12 +558,12 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
 
 // The 64-row fp8 producer on pages of 1 to 64 tokens (1, 2, 4, 8: rows from their own pages,
 // loaded a tile ahead; 12: the shuffled loop with the page-table look-ahead; 16, 32, 48 and 64:
-// runs of 16 rows a warp, with bf16 Q their pages loaded a tile ahead; e4m3 scores: runs on 16,
-// 32, 64, 128 and a contiguous cache, rows from their own pages on 1 and 4, the shuffled loop on
-// 48), and bf16's 32-row one on pages of 16, 32, 48 and 64 (runs too), in split
-// CTAs: 128 heads, q_len 4, 4 elements, the longest 4133 tokens (the H200's plan: 64 rows, 4
-// splits of 17 tiles), so that CTAs of 1 to 17 tiles run, their rope pieces in blocks (from 9
-// tiles) and per row. Lengths end mid-page and mid-tile, one 5 tokens past a split boundary (17 x
+// runs of 16 rows a warp, with bf16 Q their pages loaded a tile ahead; e4m3 scores: the swizzled
+// stages' loop, each row's slot offset loaded a tile ahead, on pages of 1, 3, 4, 12, 16, 32, 48,
+// 64, 128 and a contiguous cache), and bf16's 32-row one on pages of 16, 32, 48 and 64 (runs
+// too), in split CTAs: 128 heads, q_len 4, 4 elements, the longest 4133 tokens (the H200's plan:
+// 64 rows, 4 splits of 17 tiles), so that CTAs of 1 to 17 tiles run, their rope pieces in blocks
+// (from 9 tiles) and per row. Lengths end mid-page and mid-tile, one 5 tokens past a split boundary (17 x
 // 64 + 5); shuffled pages with NaN codes in spare slots. The fp8_mma cases run e4m3fn Q with
 // MLA_DECODE_FLAG_FP8_MMA (e4m3 scores at 64 rows), judged by SPEC's fp8-Q rule against the
 // same values. Where the splits are not forced (MLA_DECODE_NUM_SPLITS; one split takes 16 rows
@@ -584,6 +584,7 @@ TEST(GpuRows64, PagedSplitCtas) {
                           {kFp8Fnuz, 1, false}, {kFp8Fn, 16, true}, {kFp8Fn, 64, true},
                           {kFp8Fn, 32, true},  {kFp8Fn, 48, true},  {kFp8Fn, 1, true},
                           {kFp8Fn, 128, true}, {kFp8Fn, 0, true},   {kFp8Fn, 4, true},
+                          {kFp8Fn, 3, true},   {kFp8Fn, 12, true},
                           {kFp8Fn, 12, false}, {kBf16, 16, false},
                           {kBf16, 32, false},  {kBf16, 48, false},  {kBf16, 64, false}};
     for (const Case& c : cases) {
