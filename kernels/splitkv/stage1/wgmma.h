@@ -1657,8 +1657,8 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         // 16 / 35 % on 4-token ones; pages of 1-8 tokens as runs whose rows' addresses are
         // staged in shared memory 0.989-0.994 (thirty-third session), not kept.)
         // (The two kinds of 64-row kernel stay apart in two branches, each as measured.)
-        // Pages of 1, 2, 4 or 8 tokens (64 rows of fp8, both score kinds; 32 rows of fp8 with
-        // bf16 scores; bf16 at 16 and 32 rows): kOwnPageRowThreads threads a row, each row from
+        // Pages of 1, 2, 4 or 8 tokens (64 and 32 rows of fp8 with bf16 scores; bf16 at 16 and
+        // 32 rows): kOwnPageRowThreads threads a row, each row from
         // its own page, no shuffles (kOwnPageLanes; the shuffled loop cost these 5-12 % over
         // contiguous caches, pages in order or not: thirty-fourth and thirty-fifth sessions'
         // probes, docs/notes/stage1_wgmma.md). Other page sizes below 16 (3, 12, ...) keep the
@@ -1687,16 +1687,9 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
                 return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true, true, true>(
                     p, work, rows, sh, pw, lane);
         }
-        // e4m3 scores take the runs (one slot a warp, no look-ahead) on a contiguous cache and
-        // on pages of a multiple of 64 tokens too (thirty-third session: 0.984-0.989 against
-        // the 4-row-step loop on contiguous caches, H128 q1 bs64 kv4096 120.7 -> 118.8 us, H128
-        // q2 and H16 q4 0.989; 1.000 on 64-token pages; bf16 scores 0.993-0.999 on contiguous
-        // caches, not taken). Pages of 16 and 32 tokens: the branch below.
-        if constexpr (Cfg::N == 64 && !Cfg::kMxfp4Rows && Cfg::Decode::kQCodes) {
-            if (p.page_indptr == nullptr || p.page_size % Cfg::kTileTokens == 0)
-                return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true, false, true>(
-                    p, work, rows, sh, pw, lane);
-        }
+        // (e4m3 scores at 64 rows took the runs on contiguous caches and on pages of a multiple
+        // of 16 until 0.7.18; since 0.7.19 copy_tile_rows_ss, above. bf16 scores' runs on a
+        // contiguous cache measured 0.993-0.999 against the 4-row-step loop: not taken.)
         if constexpr (Cfg::kConsecutiveRows) {
             if (p.page_indptr == nullptr || p.page_size % Cfg::kTileTokens == 0) {
                 if (long_enough())
@@ -1704,18 +1697,10 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
                                                                                 sh, pw, lane);
             }
         }
-        if constexpr (Cfg::N == 64 && !Cfg::kMxfp4Rows && Cfg::Decode::kQCodes) {
-            if (p.page_indptr != nullptr && p.page_size % (Cfg::kTileTokens / 4) == 0 &&
-                Cfg::kTileTokens % p.page_size == 0)
-                return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true, false, true>(
-                    p, work, rows, sh, pw, lane);
-        }
         // A paged cache in the shuffled loop: the page-table look-ahead (1-token pages 0.80-0.93x,
         // 16-token pages 0.94-0.97x on H200; fp8 at 64 rows loads it late: 0.968x / 1.000x).
-        // Not for bf16 at 16 rows (its producer spills 4 bytes with it) nor e4m3 scores at 64
-        // rows (late: 1.003x / 1.013-1.018x).
-        if constexpr (Cfg::Decode::kDimBytes == 1 ? Cfg::N < 64 || !Cfg::Decode::kQCodes
-                                                  : Cfg::N > 16) {
+        // Not for bf16 at 16 rows (its producer spills 4 bytes with it).
+        if constexpr (Cfg::Decode::kDimBytes == 1 || Cfg::N > 16) {
             if (p.page_indptr != nullptr)
                 return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, false, true>(
                     p, work, rows, sh, pw, lane);
