@@ -608,6 +608,47 @@ TEST(GpuRows64, PagedSplitCtas) {
     }
 }
 
+// e4m3 scores at 64 rows where an element is empty, so that its CTAs have no tiles (their
+// producer must not read a page list: 0.7.19's first form loaded one page ahead of the loop):
+// the last element of the batch empty and the page list exactly as long as the pages (no tail
+// entries, so a read past it is out of bounds under memcheck), on pages of 1, 3, 16 and 64
+// tokens and a contiguous cache; then an empty pool (num_slots 0, every pointer into the pool
+// NULL, the page list too), O = 0 and LSE = -inf. 128 heads, q_len 4, e4m3fn Q with
+// MLA_DECODE_FLAG_FP8_MMA; the plans' 64 rows asserted as in ConsecutiveSlotsAndPages.
+TEST(GpuRows64, EmptyElementsFp8Mma) {
+    SKIP_WITHOUT_GPU();
+    const bool expect_64 = wgmma_plans_as_planned(true);
+    const std::vector<int> lengths = {300, 1, 64, 65, 128, 200, 257, 17, 191, 299, 100, 0};
+    for (int page_size : {0, 1, 3, 16, 64}) {
+        SCOPED_TRACE(trace("page_size", page_size));
+        ProblemSpec spec =
+            make_spec(kFp8Fn, 128, lengths, std::vector<int>(lengths.size(), 4), 37);
+        spec.q_dtype = MLA_DTYPE_FP8_E4M3FN;
+        expect_fp8_mma_rows(make_problem(page_size > 0 ? paged(spec, page_size) : spec),
+                            expect_64);
+    }
+    SCOPED_TRACE("empty pool, 16-token pages");
+    ProblemSpec spec = make_spec(kFp8Fn, 128, {0, 0, 0}, {4, 4, 4}, 39);
+    spec.q_dtype = MLA_DTYPE_FP8_E4M3FN;
+    const HostProblem host = make_problem(paged(spec, 16));
+    const Reference ref = run_reference(host);
+    DeviceProblem dev(host);
+    dev.params.flags |= MLA_DECODE_FLAG_FP8_MMA;
+    dev.params.num_slots = 0;
+    dev.params.kv_cache = nullptr;
+    dev.params.kv_block_scales = nullptr;
+    dev.params.v_cache = nullptr;
+    dev.params.kv_page_indices = nullptr;
+    {
+        Plan plan;
+        ASSERT_EQ(plan.create(dev.params), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        std::printf("[ route    ] %s\n", plan.describe().c_str());
+    }
+    dev.poison_outputs(0xFF);
+    ASSERT_TRUE(run_on_gpu(dev, Api::kPlan));
+    expect_outputs_match(dev, ref);
+}
+
 // One paged case of GpuRows16And32 (16 heads): the plan's rows (16 q_len) asserted where
 // expect_rows, every element against the host reference (fp8_mma: e4m3fn Q with
 // MLA_DECODE_FLAG_FP8_MMA, SPEC's fp8-Q rule against the same values).

@@ -684,8 +684,11 @@ struct WgmmaConfig {
     static constexpr int kBarBytes =
         (kFullEmptyBars + 2 * kRawStages + kFrontBars + 3 * kConsumers) * 8;
     static constexpr int kSharedBudget = arch::kMaxSharedBytesPerBlock;
+    // (kSsScores: the swizzle atoms' 1 KB alignment; the shared memory starts 1 KB-aligned.)
+    static constexpr int kStageAlign = kSsScores ? 1024 : 128;
     static constexpr int kStagesFit =
-        (kSharedBudget - kOffBars - kBarBytes - 127 - kRawStages * kRawStageBytes) / kStageBytes;
+        (kSharedBudget - kOffBars - kBarBytes - (kStageAlign - 1) - kRawStages * kRawStageBytes) /
+        kStageBytes;
     static constexpr int kStages = kStagesFit < kMaxStages ? kStagesFit : kMaxStages;
     static_assert(kStages >= 2, "two tiles must fit in shared memory");
     // Solo with a stage count the consumers do not divide (5 stages for 2 or 3 consumers): a
@@ -701,10 +704,10 @@ struct WgmmaConfig {
                   "per-consumer full barriers need kStages and kConsumers coprime: for 2 or 3 "
                   "consumers, not dividing is enough");
     static constexpr int kEmptyArrivals = kSolo ? 4 : 4 * kConsumers;  // warps that read a stage
-    // (kSsScores: the swizzle atoms' 1 KB alignment; the shared memory starts 1 KB-aligned.)
-    static constexpr int kStageAlign = kSsScores ? 1024 : 128;
     static constexpr int kOffStages =
         (kOffBars + kBarBytes + kStageAlign - 1) / kStageAlign * kStageAlign;
+    static_assert(kOffStages % kStageAlign == 0 && kStageBytes % kStageAlign == 0,
+                  "every stage at the alignment (kSsScores: the swizzle atoms')");
     static constexpr int kOffRaw = kOffStages + kStages * kStageBytes;
     static constexpr int kSmemBytes = kOffRaw + kRawStages * kRawStageBytes;
     static_assert(kSmemBytes <= kSharedBudget, "shared memory budget");
@@ -1496,10 +1499,11 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
     int32_t own_page[kOwnL / 2] = {};
     if constexpr (kOwnPageLanes > 0) own_pages(0, own_page);
     // kSsScores on a paged cache: the pages of the warp's rows of the tile to come
-    // (copy_tile_rows_ss).
+    // (copy_tile_rows_ss). A CTA without tiles (an empty element) reads no page list: its list
+    // may be the next element's or past the end, or NULL in an empty pool.
     int32_t ss_page = 0;
     if constexpr (Cfg::kSsScores) {
-        if (p.page_indptr != nullptr) {
+        if (p.page_indptr != nullptr && rows.n_tiles > 0) {
             ss_page = wgmma_detail::ss_tile_page<Cfg>(
                 p, work, work.tok_begin,
                 static_cast<int>(min(int64_t{Cfg::kTileTokens}, work.tok_end - work.tok_begin)),
@@ -2401,6 +2405,7 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
     constexpr int N = Cfg::N;
     constexpr int kSent = 2 * Cfg::kPairs;  // m-blocks kept (dims 256 w ..) and sent
     static_assert(Cfg::kSolo, "solo consumers");
+    static_assert(!Cfg::kSsScores, "solo consumers read K by rows (kRowPitch), not swizzled");
     constexpr int C = Cfg::kConsumers;
     static_assert(!Cfg::Decode::kBlockScales && !Cfg::Decode::kTokenScales,
                   "solo consumers: fp8 or bf16 tiles");
