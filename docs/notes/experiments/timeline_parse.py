@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Summarise the stage-1 wgmma timeline printed by exp_timeline.patch (lines "TL role ev idx clk").
+"""Summarise the stage-1 wgmma timeline printed by exp_timeline.patch or exp_timeline_s36.patch
+(lines "TL role ev idx clk").
 
-Roles 0 / 1: consumer warpgroups (warp 0, lane 0), 2: producer (warp 0, lane 0). Prints, per role,
+Roles 0 / 1: consumer warpgroups (warp 0, lane 0), 2: producer (warp 0, lane 0), 3 (s36 patch,
+long CTAs): consumer 2. Solo consumers (s36) stamp a subset of the seesaw's events per own tile
+(idx: the consumer's round), in their order 0 1 2 3 10 12 6 13. Prints, per role,
 the mean cycles between consecutive events (labelled), over rounds past the first two, and the
 mean round (consumers) or tile (producer) period, plus the raw stream of a few middle rounds.
 """
@@ -47,7 +50,7 @@ def main(path):
     print("raw, rounds 10-11 (cycles from the earliest event):")
     for role in sorted(recs):
         for e, i, c in recs[role]:
-            if (role < 2 and i in (10, 11)) or (role == 2 and 20 <= i <= 23):
+            if (role != 2 and i in (10, 11)) or (role == 2 and 20 <= i <= 23):
                 print(f"  r{role} {NAMES.get(e, e):>11} i={i:3d} {c - t0:8d}")
 
 
