@@ -5,6 +5,8 @@
 # ncu (boost clocks) of bs32 kv2048 H16 q2 on 64-token pages with FP8_MMA, the tree (shuffled
 # loop) against exp_throttle_32_b.patch (runs): compare the consumers' stall reasons and the
 # shared-memory wavefronts of the first tiles (bench/ncu_sass_summary.py's summary per case).
+# (Thirty-sixth session: not run; exp_throttle_32_b.patch no longer applies to the tree, whose
+# 32-row producer changed in adefa65: re-base it first.)
 set -u
 OUT=${OUT:-/tmp/out}
 for side in tree patch; do
