@@ -722,6 +722,64 @@ TEST(GpuRows16And32, OwnPagesAndRuns) {
     for (const RowsCase& c : long_cases) expect_rows_case(c, long_lengths, expect_rows);
 }
 
+// Rewrites cache token `tok` of element b (a contiguous cache; bf16 Q) to the largest values
+// along the signs of the query of row (q_row, head): e4m3fn codes +-448, or bf16 +-4.5. That
+// row's score there is ~2,000 (raw dot) against ~25 for the others: past its running maximum's
+// lazy bound by far, as the other rows' scores there often are too.
+void align_token_to_query(HostProblem& host, int b, int tok, int q_row, int head) {
+    ASSERT_FALSE(host.spec.paged);
+    ASSERT_EQ(host.spec.q_dtype, MLA_DTYPE_BF16);
+    const int64_t slot = host.kv_indptr[b] + tok;
+    for (int d = 0; d < MLA_HEAD_DIM_QK; ++d) {
+        const int64_t qi = q_row * host.q_stride_token + head * host.q_stride_head + d;
+        uint16_t q_bits = 0;
+        std::memcpy(&q_bits, &host.q[static_cast<size_t>(2 * qi)], 2);
+        const bool neg = (q_bits & 0x8000u) != 0;
+        const int64_t ki = slot * host.kv_stride_slot + d;
+        if (host.spec.kv_dtype == MLA_DTYPE_BF16) {
+            const uint16_t v = neg ? 0xC090u : 0x4090u;
+            std::memcpy(&host.kv[static_cast<size_t>(2 * ki)], &v, 2);
+        } else {
+            ASSERT_EQ(host.spec.kv_dtype, MLA_DTYPE_FP8_E4M3FN);
+            host.kv[static_cast<size_t>(ki)] = neg ? 0xFEu : 0x7Eu;
+        }
+    }
+}
+
+// Settled maxima at 32 rows (wgmma_consumer_solo: a tile whose scores pass no row's lazy bound
+// skips the owners' step): 16 heads, q_len 2, 40 elements of 2000-4100 tokens (the H200's plan:
+// CTAs of many tiles, each consumer's first tile sets its maxima and most later ones move
+// none). In each element one token in its last quarter is rewritten along one row's query
+// (align_token_to_query), so that after many settled tiles a tile moves maxima far, and the
+// consumer must take the owners' step again (and rescale); then Q std 100, where maxima keep
+// moving. fp8 e4m3fn and bf16 caches; where the splits are not forced (one split takes 16
+// rows here), on Hopper with the wgmma kernels built, the plans must take 32 rows.
+TEST(GpuRows16And32, SettledMaximaMoveLate) {
+    SKIP_WITHOUT_GPU();
+    const bool expect_rows =
+        wgmma_plans_as_planned(true) && std::getenv("MLA_DECODE_NUM_SPLITS") == nullptr;
+    const std::vector<int> lengths = random_lengths(40, 2000, 4100, 41);
+    for (const Format& f : {kFp8Fn, kBf16}) {
+        for (const double q_std : {1.0, 100.0}) {
+            SCOPED_TRACE(name_of(f) + ", " + trace("q_std", static_cast<int>(q_std)));
+            ProblemSpec spec = make_spec(f, 16, lengths, std::vector<int>(lengths.size(), 2), 41);
+            spec.q_std = q_std;
+            HostProblem host = make_problem(spec);
+            if (q_std == 1.0) {
+                for (int b = 0; b < static_cast<int>(lengths.size()); ++b) {
+                    const int tok = lengths[b] * 3 / 4 + b % 64;
+                    align_token_to_query(host, b, tok, host.qo_indptr[b] + 1, b % 16);
+                }
+            }
+            const std::string line = planned_route(host);
+            if (expect_rows) {
+                EXPECT_NE(line.find(" variant=wgmma rows/cta=32 "), std::string::npos) << line;
+            }
+            expect_matches_reference(host, Tolerance(), Api::kPlan);
+        }
+    }
+}
+
 // 1024 elements of uneven lengths 0..2048, q_len 1.
 TEST(GpuLargeBatch, Batch1024UnevenLengths) {
     SKIP_WITHOUT_GPU();

@@ -278,6 +278,18 @@ MLA_DEVICE void fence_proxy_async_smem() {
 MLA_DEVICE void named_barrier_sync(int id, int threads) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// Barrier `id` over `threads` threads that also returns whether `pred` held in any of them
+// (the same value in every thread: bar.red.or).
+MLA_DEVICE bool named_barrier_any(int id, int threads, bool pred) {
+    uint32_t r;
+    asm volatile(
+        "{\n.reg .pred p, q;\nsetp.ne.b32 p, %1, 0;\nbar.red.or.pred q, %2, %3, p;\n"
+        "selp.u32 %0, 1, 0, q;\n}\n"
+        : "=r"(r)
+        : "r"(static_cast<int>(pred)), "r"(id), "r"(threads)
+        : "memory");
+    return r != 0;
+}
 // Arrives at barrier `id` without waiting for the other threads (they bar.sync on it).
 MLA_DEVICE void named_barrier_arrive(int id, int threads) {
     asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");

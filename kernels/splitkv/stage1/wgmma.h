@@ -1954,13 +1954,12 @@ MLA_DEVICE ConsumerSetup consumer_setup(const Params& p, const Stage1Work& work,
     return c;
 }
 
-// Masks the scores of tokens at or past their row's end (tile tokens from tile_tok0, relative
-// to tok_begin) where the tile reaches min_end, and writes the warp's tile maxima per row to
-// red_warp (reduce_tile_maxima).
+// mask_scores: masks the scores of tokens at or past their row's end (tile tokens from
+// tile_tok0, relative to tok_begin) where the tile reaches min_end; tile_maxima: writes the
+// warp's tile maxima per row to red_warp (reduce_tile_maxima); mask_and_tile_maxima: both.
 template <class Cfg>
-MLA_DEVICE void mask_and_tile_maxima(float (&s)[Cfg::N / 2], const ConsumerLanes& c,
-                                     int tile_tok0, int min_end, const int* end, int t4,
-                                     int lane, float* red_warp) {
+MLA_DEVICE void mask_scores(float (&s)[Cfg::N / 2], const ConsumerLanes& c, int tile_tok0,
+                            int min_end, const int* end, int t4) {
     if (tile_tok0 + Cfg::kTileTokens > min_end) {
 #pragma unroll
         for (int k = 0; k < Cfg::N / 2; ++k) {
@@ -1968,6 +1967,9 @@ MLA_DEVICE void mask_and_tile_maxima(float (&s)[Cfg::N / 2], const ConsumerLanes
             if (tok >= end[Cfg::col_of(k, t4)]) s[k] = kNegInf;
         }
     }
+}
+template <class Cfg>
+MLA_DEVICE void tile_maxima(const float (&s)[Cfg::N / 2], int lane, float* red_warp) {
     float tmax[Cfg::kCols];
 #pragma unroll
     for (int jj = 0; jj < Cfg::kCols; ++jj) tmax[jj] = kNegInf;
@@ -1975,6 +1977,34 @@ MLA_DEVICE void mask_and_tile_maxima(float (&s)[Cfg::N / 2], const ConsumerLanes
     for (int k = 0; k < Cfg::N / 2; ++k)
         tmax[Cfg::slot_of(k)] = fmaxf(tmax[Cfg::slot_of(k)], s[k]);
     reduce_tile_maxima<Cfg>(tmax, lane, red_warp);
+}
+template <class Cfg>
+MLA_DEVICE void mask_and_tile_maxima(float (&s)[Cfg::N / 2], const ConsumerLanes& c,
+                                     int tile_tok0, int min_end, const int* end, int t4,
+                                     int lane, float* red_warp) {
+    mask_scores<Cfg>(s, c, tile_tok0, min_end, end, t4);
+    tile_maxima<Cfg>(s, lane, red_warp);
+}
+
+// Whether a lane's (masked, unscaled) scores pass the lazy bound of their rows' running maxima:
+// sc holds each slot's {coefficient, -maximum} (finite maxima). Exactly owner_step's test:
+// the pair maximum's RN(s * coefficient) - m is the row's tm - m_prev where the pair holds the
+// row's largest score, and no more elsewhere (rounding is monotonic). NaN scores pass no bound,
+// as fmaxf ignores them there.
+template <class Cfg>
+MLA_DEVICE bool exceeds_lazy_bound(const float (&s)[Cfg::N / 2],
+                                   const float2 (&sc)[Cfg::kCols]) {
+    bool any = false;
+#pragma unroll
+    for (int k = 0; k < Cfg::N / 2; k += 4) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {  // slot_of(k + h) == slot_of(k + h + 2)
+            const int jj = Cfg::slot_of(k + h);
+            const float m = fmaxf(s[k + h], s[k + h + 2]);
+            any |= __fadd_rn(__fmul_rn(m, sc[jj].x), sc[jj].y) > Cfg::kLazyLog2;
+        }
+    }
+    return any;
 }
 
 // A row owner's step of the online softmax: the tile maximum (red: the 4 warps' maxima of row
@@ -2428,6 +2458,14 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
     float2* const scale = sh.scale + w * N;
     int* const flag = sh.flag + w * 2;
     const float e_tok[2] = {0.0f, 0.0f};
+    // Settled maxima (from 32 rows; at 16 the vote cost the long CTAs 0.8 % and short bf16 CTAs
+    // 1.7 %): once every row's running maximum is finite (m_unset clear) a tile whose scores
+    // pass no row's lazy bound moves no maximum, so the owners' step would change nothing; one
+    // vote of the 128 threads (named_barrier_any) says so, and the tile skips the tile maxima,
+    // the owners' step and both its barriers. The factors {coefficient, -maximum} in `scale`
+    // are then the ones the step would write. Bit for bit the results of the step.
+    constexpr bool kSettled = N > 16;
+    bool m_unset = true;
 
     for (int t = w; t < rows.n_tiles; t += C) {
         const int stage = t % Cfg::kStages;
@@ -2440,25 +2478,40 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
         wgmma_detail::score_products<Cfg>(tile + lanes.s_tok0 * Cfg::kRowPitch + k_lane,
                                           tile + lanes.s_tok1 * Cfg::kRowPitch + k_lane, t4,
                                           qt_desc0, s, s_rope, full, phase);
-        wgmma_detail::mask_and_tile_maxima<Cfg>(s, lanes, t * Cfg::kTileTokens, min_end, sh.end,
-                                                t4, lane, red + wq * N);
-        hw::named_barrier_sync(2 + w, 128);
-        if (wq < Cfg::kOwnerWarps) {
-            bool moved = false;
-            m_run = wgmma_detail::owner_step<Cfg>(red, owner ? ct : 0, coef_own, m_run, owner,
-                                                  alpha, scale, moved);
-            const unsigned any = __ballot_sync(0xffffffffu, moved);
-            if (lane == 0) flag[wq] = any != 0u ? 1 : 0;
-        }
-        hw::named_barrier_sync(2 + w, 128);
-        // What came before, rescaled where a maximum moved; then P^T and the tile's sums.
-        int moved = 0;
-#pragma unroll
-        for (int ow = 0; ow < Cfg::kOwnerWarps; ++ow) moved |= flag[ow];
-        if (moved) wgmma_detail::rescale_rows<Cfg>(alpha, t4, l_run, o);
+        wgmma_detail::mask_scores<Cfg>(s, lanes, t * Cfg::kTileTokens, min_end, sh.end, t4);
         float2 sc[Cfg::kCols];
+        bool settled = false;
+        if constexpr (kSettled) {
 #pragma unroll
-        for (int jj = 0; jj < Cfg::kCols; ++jj) sc[jj] = scale[Cfg::col_of_slot(jj, t4)];
+            for (int jj = 0; jj < Cfg::kCols; ++jj) sc[jj] = scale[Cfg::col_of_slot(jj, t4)];
+            settled = !hw::named_barrier_any(
+                2 + w, 128, m_unset || wgmma_detail::exceeds_lazy_bound<Cfg>(s, sc));
+        }
+        if (!settled) {
+            wgmma_detail::tile_maxima<Cfg>(s, lane, red + wq * N);
+            hw::named_barrier_sync(2 + w, 128);
+            bool unset = false;
+            if (wq < Cfg::kOwnerWarps) {
+                bool moved = false;
+                m_run = wgmma_detail::owner_step<Cfg>(red, owner ? ct : 0, coef_own, m_run,
+                                                      owner, alpha, scale, moved);
+                unset = owner && m_run == kNegInf;
+                const unsigned any = __ballot_sync(0xffffffffu, moved);
+                if (lane == 0) flag[wq] = any != 0u ? 1 : 0;
+            }
+            if constexpr (kSettled) {
+                m_unset = hw::named_barrier_any(2 + w, 128, unset);
+            } else {
+                hw::named_barrier_sync(2 + w, 128);
+            }
+            // What came before, rescaled where a maximum moved; then P^T and the tile's sums.
+            int moved = 0;
+#pragma unroll
+            for (int ow = 0; ow < Cfg::kOwnerWarps; ++ow) moved |= flag[ow];
+            if (moved) wgmma_detail::rescale_rows<Cfg>(alpha, t4, l_run, o);
+#pragma unroll
+            for (int jj = 0; jj < Cfg::kCols; ++jj) sc[jj] = scale[Cfg::col_of_slot(jj, t4)];
+        }
         wgmma_detail::write_pt<Cfg>(s, sc, e_tok, l_run, pt_lane);
         hw::fence_proxy_async_smem();
         hw::named_barrier_sync(2 + w, 128);  // P^T of all 4 warps written
