@@ -14,7 +14,7 @@ import sys
 NAMES = {0: "round", 1: "own full", 2: "S done", 3: "tmax bar", 4: "max of c0", 10: "softmax",
          5: "p_empty", 6: "published", 11: "P tile0 in", 12: "rescale0", 13: "O tile0",
          14: "P tile1 in", 15: "rescale1", 16: "O tile1", 20: "loop end", 21: "epilogue",
-         30: "start", 24: "empty ok", 25: "issued"}
+         30: "start", 24: "empty ok", 25: "issued", 7: "slow bar"}
 NAMES.update({40 + c: f"S chunk {c}" for c in range(9)})  # exp_timeline_chunks.patch
 
 
