@@ -8,8 +8,10 @@
 # M row m now holds token m, not the register form's order). Bound from call 3's no-copy probe:
 # 0.92 (H128 q1) / 0.90 (H16 q4); predicted 0.95-0.97 (the HBM waits stay). Smoke first
 # (forced wgmma: GpuRows64, GpuFp8Mma), then the A/B on FP8_MMA (contiguous, and a paged
-# control that must stay 1.00), then the whole suite on the patched build.
+# control: the stage row order changed for the copies too), then the whole suite on the patched
+# build. Check "[tma] ... maps ok 1" in the smoke and A/B logs: ok 0 means the copies ran.
 set -u
+export MLA_TMA_LOG=1  # the kernel launcher says once per process whether the maps came
 S=bs64/kv4096/h128/q1,bs32/kv8192/h128/q1,bs64/kv4096/h128/q2,bs128/kv4096/h16/q4
 S=$S,bs64/kv4096/h128/q1/page64,bs8/kv32768/h128/q1
 E=docs/notes/experiments
