@@ -1986,6 +1986,14 @@ MLA_DEVICE void mask_and_tile_maxima(float (&s)[Cfg::N / 2], const ConsumerLanes
     tile_maxima<Cfg>(s, lane, red_warp);
 }
 
+// The factors {coefficient, -maximum} of the lane's rows (slots) from a consumer's `scale` (N
+// rows): what write_pt and exceeds_lazy_bound take.
+template <class Cfg>
+MLA_DEVICE void load_row_scales(const float2* scale, int t4, float2 (&sc)[Cfg::kCols]) {
+#pragma unroll
+    for (int jj = 0; jj < Cfg::kCols; ++jj) sc[jj] = scale[Cfg::col_of_slot(jj, t4)];
+}
+
 // Whether a lane's (masked, unscaled) scores pass the lazy bound of their rows' running maxima:
 // sc holds each slot's {coefficient, -maximum} (finite maxima). Exactly owner_step's test:
 // the pair maximum's RN(s * coefficient) - m is the row's tm - m_prev where the pair holds the
@@ -2349,9 +2357,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             // 3. P^T (f16; bf16 hi and lo) into this consumer's buffer, once the other consumer
             //    has added its previous tile; P = exp2(s * coefficient - offset).
             float2 sc[Cfg::kCols];
-#pragma unroll
-            for (int jj = 0; jj < Cfg::kCols; ++jj)
-                sc[jj] = sh.scale[w * N + Cfg::col_of_slot(jj, t4)];
+            wgmma_detail::load_row_scales<Cfg>(sh.scale + w * N, t4, sc);
             if (i > 0) hw::mbarrier_wait(&sh.p_empty[w], (i - 1) & 1);
             wgmma_detail::write_pt<Cfg>(
                 s, sc, e_tok, l_tile,
@@ -2482,8 +2488,7 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
         float2 sc[Cfg::kCols];
         bool settled = false;
         if constexpr (kSettled) {
-#pragma unroll
-            for (int jj = 0; jj < Cfg::kCols; ++jj) sc[jj] = scale[Cfg::col_of_slot(jj, t4)];
+            wgmma_detail::load_row_scales<Cfg>(scale, t4, sc);
             settled = !hw::named_barrier_any(
                 2 + w, 128, m_unset || wgmma_detail::exceeds_lazy_bound<Cfg>(s, sc));
         }
@@ -2509,8 +2514,7 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
 #pragma unroll
             for (int ow = 0; ow < Cfg::kOwnerWarps; ++ow) moved |= flag[ow];
             if (moved) wgmma_detail::rescale_rows<Cfg>(alpha, t4, l_run, o);
-#pragma unroll
-            for (int jj = 0; jj < Cfg::kCols; ++jj) sc[jj] = scale[Cfg::col_of_slot(jj, t4)];
+            wgmma_detail::load_row_scales<Cfg>(scale, t4, sc);
         }
         wgmma_detail::write_pt<Cfg>(s, sc, e_tok, l_run, pt_lane);
         hw::fence_proxy_async_smem();
