@@ -53,6 +53,7 @@ splitkv::Params kernel_params(const DevicePlan& plan, const mla_decode_params& p
     k.page_indptr = p.kv_page_indptr;
     k.page_indices = p.kv_page_indices;
     k.page_size = p.page_size;
+    k.num_slots = p.num_slots;
     k.batch = p.batch_size;
     k.total_q = p.total_q;
     k.num_heads = p.num_heads;

@@ -511,8 +511,8 @@ void expect_fp8_mma_rows(const HostProblem& host, bool expect_rows, int rows = 6
 // pages (wgmma_producer_tiles' kOwnPageLanes) on pages of 1, 2 and 4 (the split cache form on
 // 4; e4m3fnuz on 2, 4 and, in the split cache form, 8), the shuffled loop on pages of 3. The
 // fp8_mma cases (e4m3 scores: K in the stages in wgmma's swizzled layout, one producer loop,
-// copy_tile_rows_ss, for every cache form): a contiguous cache, pages of 128, 64 (the split
-// cache form), 8 and 2 (the split cache form). On Hopper with the wgmma kernels built
+// copy_tile_rows_ss, for every cache form): a contiguous cache (both forms), pages of 128,
+// 64 (the split cache form), 8 and 2 (the split cache form). On Hopper with the wgmma kernels built
 // (mma16 not forced; default or one split) the plans must take 64 rows (the planner's choice
 // for this batch, e4m3fn and e4m3fnuz). (Paged 64-row CTAs of 9 tiles and more, on the split
 // path: PagedSplitCtas.)
@@ -533,7 +533,8 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
         {kFp8Fn, 1, false, false},   {kFp8Fn, 4, true, false},   {kFp8Fnuz, 2, false, false},
         {kFp8Fn, 3, false, false},   {kFp8Fnuz, 4, false, false}, {kFp8Fnuz, 8, true, false},
         {kFp8Fn, 0, false, true},    {kFp8Fn, 128, false, true},
-        {kFp8Fn, 64, true, true},    {kFp8Fn, 8, false, true},   {kFp8Fn, 2, true, true}};
+        {kFp8Fn, 64, true, true},    {kFp8Fn, 8, false, true},   {kFp8Fn, 2, true, true},
+        {kFp8Fn, 0, true, true}};
     for (const Case& c : cases) {
         SCOPED_TRACE(name_of(c.format) + ", " + trace("page_size", c.page_size) +
                      (c.split_cache ? ", split cache" : "") +

@@ -56,6 +56,7 @@ struct Params {
     const int32_t* page_indptr;
     const int32_t* page_indices;
     int32_t page_size;
+    int64_t num_slots;  // rows of the cache (the extent of arch/nvidia/tma.h's maps)
 
     int32_t batch;
     int32_t total_q;

@@ -193,6 +193,18 @@ MLA_DEVICE void copy_async_arrive_noinc(uint64_t* bar) {
 // Waits for every cp.async this thread has issued, committed to a group or not.
 MLA_DEVICE void copy_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
+// ---- TMA: a 2D box of a tensor map (arch/nvidia/tma.h) -> shared, completing on an mbarrier --
+// map: the generic address of a __grid_constant__ kernel parameter's CUtensorMap; (x, y): the
+// box's first element (innermost first); dst aligned as the map's swizzle needs (128-byte
+// swizzle: 1024 bytes).
+MLA_DEVICE void tma_load_2d(uint32_t dst, const void* map, int x, int y, uint64_t* bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+        "l"(map), "r"(x), "r"(y), "r"(smem_addr(bar))
+        : "memory");
+}
+
 // ---- bulk copy global -> shared, completing on an mbarrier -----------------------------------
 // dst and src 16-byte aligned, bytes a multiple of 16.
 MLA_DEVICE void bulk_copy_g2s(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {

@@ -49,6 +49,10 @@
 //     rows past the end are zero-filled by the same copies. Consumer warps release a stage
 //     through its "empty" mbarrier. (One bulk copy per 576-byte row was measured first: the
 //     copy engine then moved only 2.35 TB/s on bs256 kv8192, 515 us for a 295 us floor.)
+//     Swizzled stages (below: e4m3 scores at 64 rows) of a contiguous cache take each whole
+//     tile by TMA instead: one thread issues 5 boxes of two tensor maps (arch/nvidia/tma.h)
+//     that write the swizzled layout as it is (thirty-eighth session, H200: 0.93x on H128 q1
+//     and q2, 0.96x on H16 q4, against the copies).
 //   3 and 4 (MXFP4 at 16 rows) or 3 (at 32 rows), decoders (WgmmaConfig::kStagedDecode,
 //     wgmma_decoder): the producer then fills a 2-deep raw ring of MXFP4 tiles, and these
 //     decode each tile once into e4m3fn codes and per-token factors (WgmmaMxfp4StagedDecode)
@@ -90,6 +94,7 @@
 #include <type_traits>
 
 #include "arch/device.h"
+#include "arch/nvidia/tma.h"
 #include "splitkv/params.h"
 #include "splitkv/epilogue.h"
 #include "splitkv/q_prologue.h"
@@ -745,11 +750,9 @@ struct WgmmaConfig {
     MLA_DEVICE static int s_row_token(int g, int h) {
         return ((g & 1) ? (((g & 6) + 4) & 7) + 8 : (g & 6)) + h;
     }
-    // kSsScores: the token of M row m of a tile (warp m / 16's row g + 8 h of S^T: the register
-    // form's token), and the byte of M row m's byte b in the stage.
-    MLA_DEVICE static int ss_token(int m) {
-        return 16 * (m / 16) + s_row_token(m % 8, (m / 8) & 1);
-    }
+    // kSsScores: the token of M row m of a tile (m itself: TMA writes a box's rows in order),
+    // and the byte of M row m's byte b in the stage.
+    MLA_DEVICE static int ss_token(int m) { return m; }
     static_assert(!kSsScores || kRowBytes == 576, "512 latent and 64 rope bytes a row");
     MLA_DEVICE static constexpr int ss_offset(int m, int b) {
         if (b < 512)
@@ -793,8 +796,9 @@ struct WgmmaShared {
     uint64_t* front;      // kStages (kStagedDecode): the first kFrontChunks chunks are written
     uint8_t* stages;
     uint8_t* raw;
+    const arch::tma::KvMaps* tma;  // the kernel's maps (a __grid_constant__ parameter)
 
-    MLA_DEVICE explicit WgmmaShared(uint8_t* smem)
+    MLA_DEVICE WgmmaShared(uint8_t* smem, const arch::tma::KvMaps* maps)
         : qt(smem + Cfg::kOffQt),
           pt(smem + Cfg::kOffPt),
           alpha(reinterpret_cast<float*>(smem + Cfg::kOffAlpha)),
@@ -814,7 +818,8 @@ struct WgmmaShared {
           raw_empty(raw_full + Cfg::kRawStages),
           front(raw_empty + Cfg::kRawStages),
           stages(smem + Cfg::kOffStages),
-          raw(smem + Cfg::kOffRaw) {}
+          raw(smem + Cfg::kOffRaw),
+          tma(maps) {}
 };
 
 struct WgmmaRows {
@@ -1518,9 +1523,28 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
         const int valid = static_cast<int>(min(int64_t{Cfg::kTileTokens}, work.tok_end - tile_tok0));
         uint8_t* dst = ring + stage * kRingBytes;
         if constexpr (Cfg::kSsScores) {
+            uint64_t* const bar = &full[wgmma_detail::producer_full_bar<Cfg>(stage, t)];
+            if (sh.tma->ok != 0 && valid == Cfg::kTileTokens) {
+                // A whole tile of a contiguous cache (the maps exist for no other): four latent
+                // boxes and the rope's by one thread, which announces the stage's bytes; the
+                // other producer threads only arrive. (A tile's rows past `valid` must be zeros,
+                // not the next slots, which may hold NaN: those tiles take the copies below.)
+                if (pw == 0 && lane == 0) {
+                    hw::mbarrier_arrive_expect_tx(bar, Cfg::kStageBytes);
+                    const int y = static_cast<int>(work.kv_begin + tile_tok0);
+                    const uint32_t d = hw::smem_addr(dst);
+#pragma unroll
+                    for (int k = 0; k < 4; ++k)
+                        hw::tma_load_2d(d + k * Cfg::kSsBlockBytes, sh.tma->kv, 128 * k, y, bar);
+                    hw::tma_load_2d(d + 4 * Cfg::kSsBlockBytes, sh.tma->kpe, 0, y, bar);
+                } else {
+                    hw::mbarrier_arrive(bar);
+                }
+                continue;
+            }
             wgmma_detail::copy_tile_rows_ss<Cfg>(hw::smem_addr(dst), p, work, tile_tok0, valid,
                                                  pw * 32 + lane, ss_page);
-            hw::copy_async_arrive_noinc(&full[wgmma_detail::producer_full_bar<Cfg>(stage, t)]);
+            hw::copy_async_arrive_noinc(bar);
             // The next tile's pages, late (their latency behind the wait on a free stage).
             if (p.page_indptr != nullptr && t + 1 < rows.n_tiles) {
                 const int64_t tok1 = tile_tok0 + Cfg::kTileTokens;
@@ -1909,13 +1933,15 @@ struct ConsumerLanes {
 template <class Cfg>
 MLA_DEVICE ConsumerLanes consumer_lanes(int w_dims, int wq, int g, int t4) {
     ConsumerLanes c;
-    c.s_tok0 = 16 * wq + Cfg::s_row_token(g, 0);
-    c.s_tok1 = c.s_tok0 + 1;
+    // (kSsScores: M row m holds token m, ss_token.)
+    c.s_tok0 = 16 * wq + (Cfg::kSsScores ? g : Cfg::s_row_token(g, 0));
+    c.s_tok1 = c.s_tok0 + (Cfg::kSsScores ? 8 : 1);
     // V^T fragments of k indices 2t, 2t+1, 2t+8, 2t+9 (t = t4): tokens s_row_token(2t, 0),
     // s_row_token(2t+1, 0) (v_pair rows further on) and the next token of each.
     const int v_row = Cfg::s_row_token(2 * t4, 0);
-    // (kSsScores: token v_row is M row 2t, the pair's token M row 2t + 1: ss_token; the swizzle
-    // puts the 4 t's and the two 16-byte pieces of a warp's words in 8 different bank quads.)
+    // (kSsScores: k index 2t is M row 2t, the pair's M row 2t + 1, whatever tokens they hold;
+    // the swizzle puts the 4 t's and the two 16-byte pieces of a warp's words in 8 different
+    // bank quads.)
     const int vb = Cfg::v_lane_byte(w_dims, wq, g);
     c.v_off = Cfg::kSsScores ? Cfg::ss_offset(2 * t4, vb) : v_row * Cfg::kRowPitch + vb;
     c.v_code = 0;
@@ -2591,12 +2617,12 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
 
 template <KvFormat F, int kRows, bool kFp8Mma, bool kLongCta>
 __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma, kLongCta>::kThreads, 1)
-    stage1_wgmma_kernel(const Params p) {
+    stage1_wgmma_kernel(const Params p, const __grid_constant__ arch::tma::KvMaps tma) {
 #if defined(MLA_ARCH_SM90)
     using Cfg = WgmmaConfig<F, kRows, kFp8Mma, kLongCta>;
     namespace hw = arch::sm90;
     extern __shared__ __align__(1024) uint8_t smem[];
-    const WgmmaShared<Cfg> sh(smem);
+    const WgmmaShared<Cfg> sh(smem, &tma);
 
     // The work of this CTA (work.h): rows [row0, row0 + kRows) of query tokens q_row ..
     // q_row + tokens - 1.
@@ -2670,8 +2696,17 @@ gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
     const gpu::error_t e = set_shared_bytes_once(
         stage1_wgmma_kernel<F, kRows, kFp8Mma, kLongCta>, Cfg::kSmemBytes, prepared);
     if (e != gpu::kSuccess) return e;
+    // e4m3 scores at 64 rows on a contiguous cache: whole tiles by TMA (arch/nvidia/tma.h).
+    arch::tma::KvMaps maps{};
+#if defined(MLA_BACKEND_CUDA)
+    if constexpr (Cfg::kSsScores) {
+        if (params.page_indptr == nullptr)
+            maps = arch::tma::encode_kv_maps(params.kv, params.kv_stride_bytes, params.kpe,
+                                             params.kpe_stride_bytes, params.num_slots);
+    }
+#endif
     stage1_wgmma_kernel<F, kRows, kFp8Mma, kLongCta>
-        <<<stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
+        <<<stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params, maps);
     return gpu::get_last_error();
 }
 }  // namespace wgmma_detail
