@@ -502,20 +502,18 @@ void expect_fp8_mma_rows(const HostProblem& host, bool expect_rows, int rows = 6
     EXPECT_LE(worst_fp8_rule_ratio(dev.download_lse(), ref.lse), 1.0);
 }
 
-// The 64-row wgmma producer's loops by cache form: 128 heads, q_len 4 (512 rows an element), 12
+// The 64-row wgmma producer by cache form: 128 heads, q_len 4 (512 rows an element), 12
 // elements of up to 300 tokens that end mid-page and mid-tile, shuffled pages of 1-128 tokens
 // with NaN codes in spare slots, a contiguous cache, and the split cache form (rope rows of
-// their own stride). bf16 scores: the 4-row-step consecutive loop (WgmmaConfig::
-// kConsecutiveRows) on a contiguous cache, runs of 16 rows a warp (wgmma_producer_tiles'
-// kWarpRun) with the page look-ahead on pages of a multiple of 16 tokens, rows from their own
-// pages (wgmma_producer_tiles' kOwnPageLanes) on pages of 1, 2 and 4 (the split cache form on
-// 4; e4m3fnuz on 2, 4 and, in the split cache form, 8), the shuffled loop on pages of 3. The
-// fp8_mma cases (e4m3 scores: K in the stages in wgmma's swizzled layout, one producer loop,
-// copy_tile_rows_ss, for every cache form): a contiguous cache (both forms), pages of 128,
-// 64 (the split cache form), 8 and 2 (the split cache form). On Hopper with the wgmma kernels built
-// (mma16 not forced; default or one split) the plans must take 64 rows (the planner's choice
-// for this batch, e4m3fn and e4m3fnuz). (Paged 64-row CTAs of 9 tiles and more, on the split
-// path: PagedSplitCtas.)
+// their own stride). Every 64-row fp8 kernel keeps its tiles in swizzled stages
+// (WgmmaConfig::kSwizzled): whole tiles of a contiguous cache come by TMA, partial tiles and
+// paged caches by copies (copy_tile_rows_ss). bf16 scores: a contiguous cache (both forms,
+// e4m3fnuz too), pages of 1 to 128 tokens (e4m3fnuz on 2, 4, 32, 64 and, in the split cache
+// form, 8). The fp8_mma cases (e4m3 scores: the stages are the A operand): a contiguous cache
+// (both forms), pages of 128, 64 (the split cache form), 8 and 2 (the split cache form). On
+// Hopper with the wgmma kernels built (mma16 not forced; default or one split) the plans must
+// take 64 rows (the planner's choice for this batch, e4m3fn and e4m3fnuz). (Paged 64-row CTAs
+// of 9 tiles and more, on the split path: PagedSplitCtas.)
 TEST(GpuRows64, ConsecutiveSlotsAndPages) {
     SKIP_WITHOUT_GPU();
     const bool expect_64 = wgmma_plans_as_planned(true);
@@ -532,7 +530,7 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
         {kFp8Fnuz, 64, false, false}, {kFp8Fn, 16, true, false}, {kFp8Fnuz, 32, false, false},
         {kFp8Fn, 1, false, false},   {kFp8Fn, 4, true, false},   {kFp8Fnuz, 2, false, false},
         {kFp8Fn, 3, false, false},   {kFp8Fnuz, 4, false, false}, {kFp8Fnuz, 8, true, false},
-        {kFp8Fn, 0, false, true},    {kFp8Fn, 128, false, true},
+        {kFp8Fn, 0, true, false},    {kFp8Fn, 0, false, true},   {kFp8Fn, 128, false, true},
         {kFp8Fn, 64, true, true},    {kFp8Fn, 8, false, true},   {kFp8Fn, 2, true, true},
         {kFp8Fn, 0, true, true}};
     for (const Case& c : cases) {

@@ -29,6 +29,17 @@ MLA_DEVICE uint32_t smem_addr(const void* p) {
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// 16 bytes of shared memory at a 16-byte aligned shared address (ordered as a memory access
+// against the barriers around it).
+MLA_DEVICE uint4 load_shared_16(uint32_t addr) {
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(addr)
+                 : "memory");
+    return v;
+}
+
 // ---- shared-memory matrix descriptor (K-major, no swizzle) -----------------------------------
 MLA_DEVICE uint64_t kmajor_desc(uint32_t smem_byte_addr, uint32_t k_core_stride_bytes,
                                 uint32_t n_core_stride_bytes) {

@@ -141,6 +141,7 @@ struct WgmmaDecode {
     static constexpr bool kQF16 = true;
     static constexpr bool kQCodes = false;
     static constexpr bool kSsScores = false;  // K an A operand in shared memory (descriptors)
+    static constexpr bool kSwizzledStage = false;  // the tile in the swizzled layout (ss_offset)
     static constexpr int kStepsPerChunk = 4;
     static constexpr int kPParts = 1;
     static constexpr int kKLoads = 1;
@@ -254,6 +255,7 @@ struct WgmmaBf16Decode {
     static constexpr bool kQF16 = false;
     static constexpr bool kQCodes = false;
     static constexpr bool kSsScores = false;
+    static constexpr bool kSwizzledStage = false;
     static constexpr int kStepsPerChunk = 4;
     static constexpr int kPParts = 2;
     static constexpr int kKLoads = 2;
@@ -361,6 +363,16 @@ struct WgmmaFp8MmaDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
 // k-step j <-> dim 32 j + k.
 struct WgmmaFp8MmaSsDecode : WgmmaFp8MmaDecode {
     static constexpr bool kSsScores = true;
+    static constexpr bool kSwizzledStage = true;
+};
+
+// fp8 caches at 64 rows with f16 scores: the stage in the same swizzled layout (so whole tiles
+// of a contiguous cache come by TMA, as the e4m3 scores' do), K loaded into registers and
+// decoded as in the register form. A lane's two A rows g and g + 8 of warp wq hold stage rows
+// 16 wq + WgmmaConfig::stage_row(g) and 8 on (see there for the bank conflicts).
+template <arch::Fp8Flavor kFlavor>
+struct WgmmaSwizzledDecode : WgmmaDecode<kFlavor> {
+    static constexpr bool kSwizzledStage = true;
 };
 
 // MXFP4 caches (e2m1 pairs + an e8m0 scale per 32 dims): decoded in the consumers to bf16,
@@ -505,21 +517,23 @@ struct WgmmaMxfp4StagedDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
     static constexpr float kSumBias = 40.0f;  // log2: the row sum is kept times 2^40
 };
 
-// The decoder of a format: fp8 caches by flavour, bf16 as stored, MXFP4 by its block scales.
-template <KvFormat F>
+// The decoder of a format: fp8 caches by flavour (kSwizzled: in swizzled stages), bf16 as
+// stored, MXFP4 by its block scales.
+template <KvFormat F, bool kSwizzled>
 struct WgmmaDecodeOf {
     static_assert(F == KvFormat::kFp8E4M3FN || F == KvFormat::kFp8E4M3FNUZ,
                   "the wgmma variant serves fp8, bf16 and MXFP4 caches (rope in the latent's "
                   "dtype, V from the latent rows)");
-    using type = WgmmaDecode<F == KvFormat::kFp8E4M3FNUZ ? arch::Fp8Flavor::kE4M3FNUZ
-                                                         : arch::Fp8Flavor::kE4M3FN>;
+    static constexpr arch::Fp8Flavor kFlavor =
+        F == KvFormat::kFp8E4M3FNUZ ? arch::Fp8Flavor::kE4M3FNUZ : arch::Fp8Flavor::kE4M3FN;
+    using type = std::conditional_t<kSwizzled, WgmmaSwizzledDecode<kFlavor>, WgmmaDecode<kFlavor>>;
 };
-template <>
-struct WgmmaDecodeOf<KvFormat::kBf16> {
+template <bool kSwizzled>
+struct WgmmaDecodeOf<KvFormat::kBf16, kSwizzled> {
     using type = WgmmaBf16Decode;
 };
-template <>
-struct WgmmaDecodeOf<KvFormat::kMxfp4> {
+template <bool kSwizzled>
+struct WgmmaDecodeOf<KvFormat::kMxfp4, kSwizzled> {
     using type = WgmmaMxfp4Decode;
 };
 
@@ -543,7 +557,7 @@ struct WgmmaConfig {
     using Decode = std::conditional_t<
         kFp8Mma, std::conditional_t<kRows == 64, WgmmaFp8MmaSsDecode, WgmmaFp8MmaDecode>,
         std::conditional_t<kStagedDecode, WgmmaMxfp4StagedDecode,
-                           typename WgmmaDecodeOf<F>::type>>;
+                           typename WgmmaDecodeOf<F, kRows == 64>::type>>;
 
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
@@ -620,15 +634,19 @@ struct WgmmaConfig {
     static constexpr int kRowBytes = Decode::kRowBytes;
     static constexpr int kRowPitch = kRowBytes + 16;
     static_assert(kRowPitch % 32 == 16, "rows 4 apart in opposite halves of the banks");
-    // Decode::kSsScores: the tile in wgmma's K-major layout, as A of the score product, M row m
-    // holding token ss_token(m), no pad (ss_offset): the latent bytes in 4 blocks of 128 bytes a
-    // row (kSsBlockBytes each) of 1 KB atoms (8 rows) with the 128-byte swizzle, then the rope's
-    // 64 bytes a row in 512-byte atoms with the 64-byte swizzle. (Without a swizzle, core matrices
-    // of 8 rows x 16 bytes, the form ran 1.36-1.5x slower: thirty-sixth session.)
+    // Decode::kSwizzledStage (64 rows of fp8): the tile in wgmma's K-major layout, stage row m
+    // holding token m, no pad (ss_offset): the latent bytes in 4 blocks of 128 bytes a row
+    // (kSsBlockBytes each) of 1 KB atoms (8 rows) with the 128-byte swizzle, then the rope's 64
+    // bytes a row in 512-byte atoms with the 64-byte swizzle; the layout TMA writes, and with
+    // Decode::kSsScores (e4m3 scores) the A operand of the score product as it is. (Without a
+    // swizzle, core matrices of 8 rows x 16 bytes, e4m3 scores ran 1.36-1.5x slower:
+    // thirty-sixth session.)
     static constexpr bool kSsScores = Decode::kSsScores;
+    static constexpr bool kSwizzled = Decode::kSwizzledStage;
+    static_assert(kSwizzled || !kSsScores, "e4m3 scores from shared memory: a swizzled stage");
     static constexpr int kSsBlockBytes = kTileTokens * 128;
     static constexpr int kStageBytes =
-        kSsScores ? kTileTokens * kRowBytes : kTileTokens * kRowPitch;
+        kSwizzled ? kTileTokens * kRowBytes : kTileTokens * kRowPitch;
     static constexpr int kChunks = kHeadDimQk / 64;  // chunks of 4 k16 (2 e4m3 k32) steps
     static constexpr int kQtStepBytes = N * 32;      // one k-step of Q^T: N rows x 32 bytes
     static constexpr int kQtBytes = kChunks * Decode::kStepsPerChunk * kQtStepBytes;
@@ -689,8 +707,8 @@ struct WgmmaConfig {
     static constexpr int kBarBytes =
         (kFullEmptyBars + 2 * kRawStages + kFrontBars + 3 * kConsumers) * 8;
     static constexpr int kSharedBudget = arch::kMaxSharedBytesPerBlock;
-    // (kSsScores: the swizzle atoms' 1 KB alignment; the shared memory starts 1 KB-aligned.)
-    static constexpr int kStageAlign = kSsScores ? 1024 : 128;
+    // (kSwizzled: the swizzle atoms' 1 KB alignment; the shared memory starts 1 KB-aligned.)
+    static constexpr int kStageAlign = kSwizzled ? 1024 : 128;
     static constexpr int kStagesFit =
         (kSharedBudget - kOffBars - kBarBytes - (kStageAlign - 1) - kRawStages * kRawStageBytes) /
         kStageBytes;
@@ -712,7 +730,7 @@ struct WgmmaConfig {
     static constexpr int kOffStages =
         (kOffBars + kBarBytes + kStageAlign - 1) / kStageAlign * kStageAlign;
     static_assert(kOffStages % kStageAlign == 0 && kStageBytes % kStageAlign == 0,
-                  "every stage at the alignment (kSsScores: the swizzle atoms')");
+                  "every stage at the alignment (kSwizzled: the swizzle atoms')");
     static constexpr int kOffRaw = kOffStages + kStages * kStageBytes;
     static constexpr int kSmemBytes = kOffRaw + kRawStages * kRawStageBytes;
     static_assert(kSmemBytes <= kSharedBudget, "shared memory budget");
@@ -739,21 +757,28 @@ struct WgmmaConfig {
     // Bytes between a token row's words of two m-block pairs (MXFP4: one word serves both).
     MLA_DEVICE static constexpr int v_pair_bytes() {
         if constexpr (Decode::kBlockScales) return 0;
-        else if constexpr (kSsScores) return ss_offset(0, kVPairDims);
+        else if constexpr (kSwizzled) return ss_offset(0, kVPairDims);
         else return kVPairDims * Decode::kDimBytes;
     }
-    // Bytes between the V words of tokens 16 apart (a k-step), and of a token and the next.
-    static constexpr int kVStepBytes = kSsScores ? 2 * 1024 : 16 * kRowPitch;
-    static constexpr int kVNextTokenBytes = kSsScores ? 1024 : kRowPitch;
+    // Bytes between the V words of tokens 16 apart (a k-step), and of a token and the next
+    // (kSwizzled: of PV k indices 8 apart, stage_row).
+    static constexpr int kVStepBytes = kSwizzled ? 2 * 1024 : 16 * kRowPitch;
+    static constexpr int kVNextTokenBytes = kSwizzled ? 1024 : kRowPitch;
 
     // Token (of the warp's 16) of S^T row g + 8 h, and PV k index 8 h + g (see the header).
     MLA_DEVICE static int s_row_token(int g, int h) {
         return ((g & 1) ? (((g & 6) + 4) & 7) + 8 : (g & 6)) + h;
     }
-    // kSsScores: the token of M row m of a tile (m itself: TMA writes a box's rows in order),
-    // and the byte of M row m's byte b in the stage.
-    MLA_DEVICE static int ss_token(int m) { return m; }
-    static_assert(!kSsScores || kRowBytes == 576, "512 latent and 64 rope bytes a row");
+    // kSwizzled: the stage row (tile token, of the warp's 16) of S^T row j = g + 8 h, PV k index
+    // j: j itself for e4m3 scores (wgmma reads the stage's rows as its M rows), and for K loaded
+    // into registers j with bit 2 flipped where j is odd. Then the 16-byte K loads of one 8-lane
+    // phase (rows g = 2i, 2i + 1: stage rows 5 apart mod 8, t = 0..3) meet 8 distinct 16-byte
+    // slots of the 128-byte swizzle (and for the rope the two 64-byte halves of the banks), and
+    // the 4-byte V loads of a warp (4 rows stage_row(2t (+1)) with distinct bits 1-2) 8 distinct
+    // slots too; k index j + 8 is stage row stage_row(j) + 8, 1 KB on.
+    MLA_DEVICE static constexpr int stage_row(int j) { return kSsScores ? j : j ^ (4 * (j & 1)); }
+    // The byte of stage row m's byte b.
+    static_assert(!kSwizzled || kRowBytes == 576, "512 latent and 64 rope bytes a row");
     MLA_DEVICE static constexpr int ss_offset(int m, int b) {
         if (b < 512)
             return (b / 128) * kSsBlockBytes + (m / 8) * 1024 + (m % 8) * 128 +
@@ -958,6 +983,45 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
     }
 }
 
+// Where a lane's K loads of a tile lie: in the register form its two token rows from the lane's
+// first byte (a: S^T row g's, b: row g + 8's); in a swizzled stage (Cfg::kSwizzled) the shared
+// address of its latent bytes of chunk 0 (a_s) and of its rope bytes (rope_s) in S^T row g's
+// stage row r (row g + 8's: 8 rows on, 1 KB in the latent blocks, 512 bytes in the rope's).
+// (ss_offset(r, 64 c + 16 t) = (c / 2) kSsBlockBytes + ss_offset(r, 16 t) ^ 64 (c % 2): the
+// swizzle flips bit 2 of the 16-byte slot t ^ r % 8 for odd chunks.)
+// (Swizzled: shared addresses; the stage is 1 KB-aligned, so b = a ^ 64.)
+struct KRows {
+    const uint8_t* a;
+    const uint8_t* b;
+    uint32_t a_s, rope_s;
+};
+template <class Cfg>
+MLA_DEVICE KRows k_rows(const uint8_t* tile, int s_tok0, int s_tok1, int t4) {
+    KRows k{};
+    if constexpr (Cfg::kSwizzled) {
+        const uint32_t tile_s = arch::sm90::smem_addr(tile);
+        k.a_s = tile_s + Cfg::ss_offset(s_tok0, 16 * t4);
+        k.rope_s = tile_s + Cfg::ss_offset(s_tok0, 512 + 16 * t4);
+    } else {
+        const int k_lane = Cfg::Decode::k_lane_offset(t4);
+        k.a = tile + s_tok0 * Cfg::kRowPitch + k_lane;
+        k.b = tile + s_tok1 * Cfg::kRowPitch + k_lane;
+    }
+    return k;
+}
+// Load l of chunk c of the lane's S^T row g (row = 0) or g + 8 (row = 1).
+template <class Cfg>
+MLA_DEVICE typename Cfg::Decode::KLoad load_k(const KRows& k, int c, int l, int row, int t4) {
+    if constexpr (Cfg::kSwizzled) {
+        static_assert(Cfg::Decode::kKLoads == 1, "one 16-byte load a row and chunk");
+        const uint32_t lat = ((c & 1) ? k.a_s ^ 64u : k.a_s) + (c / 2) * Cfg::kSsBlockBytes;
+        return arch::sm90::load_shared_16(c < Cfg::kChunks - 1 ? lat + 1024 * row
+                                                               : k.rope_s + 512 * row);
+    } else {
+        return Cfg::Decode::load_k(row == 0 ? k.a : k.b, c, l, t4);
+    }
+}
+
 // S^T of one tile over 36 k16 steps (18 e4m3 k32 steps; unscaled): A = K of the lane's two token
 // rows (decoded where fp8 on f16), Decode::kStepsPerChunk steps per chunk of Decode::kKLoads
 // 16-byte loads, the next chunk's loads in
@@ -965,8 +1029,7 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
 // separately (summed into s). Decode::kTokenScales: the rope chunk's steps accumulate into
 // s_rope instead (its token factor differs from the latent dims'); otherwise s_rope is unused.
 template <class Cfg>
-MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, int t4,
-                               uint64_t qt_desc0, float (&s)[Cfg::N / 2],
+MLA_DEVICE void score_products(const KRows& k, int t4, uint64_t qt_desc0, float (&s)[Cfg::N / 2],
                                float (&s_rope)[Cfg::N / 2], uint64_t* full, int phase) {
     namespace hw = arch::sm90;
     using Decode = typename Cfg::Decode;
@@ -983,8 +1046,8 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, int
     KLoad r0[L], r1[L];
 #pragma unroll
     for (int l = 0; l < L; ++l) {
-        r0[l] = Decode::load_k(k_row0, 0, l, t4);
-        r1[l] = Decode::load_k(k_row1, 0, l, t4);
+        r0[l] = load_k<Cfg>(k, 0, l, 0, t4);
+        r1[l] = load_k<Cfg>(k, 0, l, 1, t4);
     }
 #pragma unroll
     for (int c = 0; c < Cfg::kChunks; ++c) {
@@ -999,8 +1062,8 @@ MLA_DEVICE void score_products(const uint8_t* k_row0, const uint8_t* k_row1, int
             if (Cfg::kStagedDecode && c + 1 == Cfg::kFrontChunks) hw::mbarrier_wait(full, phase);
 #pragma unroll
             for (int l = 0; l < L; ++l) {
-                r0[l] = Decode::load_k(k_row0, c + 1, l, t4);
-                r1[l] = Decode::load_k(k_row1, c + 1, l, t4);
+                r0[l] = load_k<Cfg>(k, c + 1, l, 0, t4);
+                r1[l] = load_k<Cfg>(k, c + 1, l, 1, t4);
             }
         }
         constexpr int kSteps = Decode::kStepsPerChunk;
@@ -1304,8 +1367,8 @@ MLA_DEVICE void copy_tile_rows_own_pages(uint32_t dst_s, const Params& p,
     }
 }
 
-// kSsScores (e4m3 scores at 64 rows): producer thread pt copies M rows m = r + 16 j (r = pt / 8,
-// j < 4) of the tile, token ss_token(m), its 16-byte piece c = pt % 8 of each 128-byte latent
+// Cfg::kSwizzled (64 rows of fp8): producer thread pt copies stage rows m = r + 16 j (r = pt / 8,
+// j < 4) of the tile, token m, its 16-byte piece c = pt % 8 of each 128-byte latent
 // block and (c < kRopePieces) rope piece c, to ss_offset: a warp's instruction reads 4 rows'
 // 128 contiguous bytes and, through the swizzle, writes them without bank conflicts. A paged
 // cache: the slot offsets of the warp's 16 rows in lanes 0..15's `page` (ss_tile_page, loaded
@@ -1316,9 +1379,9 @@ MLA_DEVICE void copy_tile_rows_ss(uint32_t dst_s, const Params& p, const Stage1W
     using R = TileRowPieces<Cfg>;
     static_assert(R::kLatentPieces == 32 && R::kRopePieces <= 8, "4 blocks of 8 pieces a row");
     const int r = pt / 8, c = pt % 8;
-    // (Row m = r + 16 j: m % 8 = r % 8 and token ss_token(r) + 16 j, so its pieces lie 16 rows,
-    // two 1 KB latent atoms and two 512-byte rope atoms, further on each j.)
-    const int tok_r = Cfg::ss_token(r);
+    // (Row m = r + 16 j: m % 8 = r % 8, so its pieces lie 16 rows, two 1 KB latent atoms and
+    // two 512-byte rope atoms, further on each j.)
+    const int tok_r = r;
     const uint32_t lat_s = dst_s + Cfg::ss_offset(r, 16 * c);
     const uint32_t rope_s = dst_s + Cfg::ss_offset(r, 512 + 16 * (c % 4));
 #pragma unroll 1
@@ -1343,7 +1406,7 @@ template <class Cfg>
 MLA_DEVICE int32_t ss_tile_page(const Params& p, const Stage1Work& work, int64_t tile_tok0,
                                 int valid, int pw, int lane) {
     const int32_t* list = p.page_indices + p.page_indptr[work.batch];
-    const int tok = Cfg::ss_token(4 * pw + lane % 4) + 16 * ((lane % 16) / 4);
+    const int tok = 4 * pw + lane % 4 + 16 * ((lane % 16) / 4);
     const int32_t t = static_cast<int32_t>(tile_tok0) + (tok < valid ? tok : 0);
     const int32_t page = t / p.page_size;
     // (A cache's slots number below 2^31: its rows are 576 bytes or more.)
@@ -1503,11 +1566,11 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
     };
     int32_t own_page[kOwnL / 2] = {};
     if constexpr (kOwnPageLanes > 0) own_pages(0, own_page);
-    // kSsScores on a paged cache: the pages of the warp's rows of the tile to come
+    // kSwizzled on a paged cache: the pages of the warp's rows of the tile to come
     // (copy_tile_rows_ss). A CTA without tiles (an empty element) reads no page list: its list
     // may be the next element's or past the end, or NULL in an empty pool.
     int32_t ss_page = 0;
-    if constexpr (Cfg::kSsScores) {
+    if constexpr (Cfg::kSwizzled) {
         if (p.page_indptr != nullptr && rows.n_tiles > 0) {
             ss_page = wgmma_detail::ss_tile_page<Cfg>(
                 p, work, work.tok_begin,
@@ -1522,7 +1585,7 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
         const int64_t tile_tok0 = work.tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
         const int valid = static_cast<int>(min(int64_t{Cfg::kTileTokens}, work.tok_end - tile_tok0));
         uint8_t* dst = ring + stage * kRingBytes;
-        if constexpr (Cfg::kSsScores) {
+        if constexpr (Cfg::kSwizzled) {
             uint64_t* const bar = &full[wgmma_detail::producer_full_bar<Cfg>(stage, t)];
             if (sh.tma->ok != 0 && valid == Cfg::kTileTokens) {
                 // A whole tile of a contiguous cache (the maps exist for no other): four latent
@@ -1667,7 +1730,7 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
                                : wgmma_producer_tiles<Cfg, k4>(p, work, rows, sh, pw, lane);
         return wgmma_producer_tiles<Cfg, ScaleCopy::kBytes>(p, work, rows, sh, pw, lane);
     } else {
-        if constexpr (Cfg::kSsScores)  // one loop for every cache form (copy_tile_rows_ss)
+        if constexpr (Cfg::kSwizzled)  // one loop for every cache form (copy_tile_rows_ss)
             return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes>(p, work, rows, sh, pw, lane);
         // 64 rows of fp8 on pages of a multiple of 16 tokens: a run of 16 rows a warp in one
         // page (kWarpRun). On the H200 (thirty-second session), H128 q1 bs64 kv4096, bf16 Q:
@@ -1933,20 +1996,21 @@ struct ConsumerLanes {
 template <class Cfg>
 MLA_DEVICE ConsumerLanes consumer_lanes(int w_dims, int wq, int g, int t4) {
     ConsumerLanes c;
-    // (kSsScores: M row m holds token m, ss_token.)
-    c.s_tok0 = 16 * wq + (Cfg::kSsScores ? g : Cfg::s_row_token(g, 0));
-    c.s_tok1 = c.s_tok0 + (Cfg::kSsScores ? 8 : 1);
+    // (kSwizzled: stage row m holds token m; S^T row g + 8 is stage row stage_row(g) + 8.)
+    c.s_tok0 = 16 * wq + (Cfg::kSwizzled ? Cfg::stage_row(g) : Cfg::s_row_token(g, 0));
+    c.s_tok1 = c.s_tok0 + (Cfg::kSwizzled ? 8 : 1);
     // V^T fragments of k indices 2t, 2t+1, 2t+8, 2t+9 (t = t4): tokens s_row_token(2t, 0),
     // s_row_token(2t+1, 0) (v_pair rows further on) and the next token of each.
     const int v_row = Cfg::s_row_token(2 * t4, 0);
-    // (kSsScores: k index 2t is M row 2t, the pair's M row 2t + 1, whatever tokens they hold;
-    // the swizzle puts the 4 t's and the two 16-byte pieces of a warp's words in 8 different
-    // bank quads.)
+    // (kSwizzled: k index 2t is stage row stage_row(2t), the pair's stage_row(2t + 1); the
+    // swizzle puts the 4 t's and the two 16-byte pieces of a warp's words in 8 different bank
+    // quads.)
     const int vb = Cfg::v_lane_byte(w_dims, wq, g);
-    c.v_off = Cfg::kSsScores ? Cfg::ss_offset(2 * t4, vb) : v_row * Cfg::kRowPitch + vb;
+    c.v_off = Cfg::kSwizzled ? Cfg::ss_offset(Cfg::stage_row(2 * t4), vb)
+                             : v_row * Cfg::kRowPitch + vb;
     c.v_code = 0;
     if constexpr (Cfg::Decode::kBlockScales) c.v_code = Cfg::Decode::v_code_delta(w_dims, wq, g);
-    c.v_pair = Cfg::kSsScores ? Cfg::ss_offset(2 * t4 + 1, vb) - c.v_off
+    c.v_pair = Cfg::kSwizzled ? Cfg::ss_offset(Cfg::stage_row(2 * t4 + 1), vb) - c.v_off
                               : (Cfg::s_row_token(2 * t4 + 1, 0) - v_row) * Cfg::kRowPitch;
     return c;
 }
@@ -2322,11 +2386,9 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             } else {
                 hw::mbarrier_wait(Cfg::kStagedDecode ? &sh.front[stage] : &sh.full[stage],
                                   phase);
-                const int k_lane = Cfg::Decode::k_lane_offset(t4);
-                wgmma_detail::score_products<Cfg>(tile + lanes.s_tok0 * Cfg::kRowPitch + k_lane,
-                                                  tile + lanes.s_tok1 * Cfg::kRowPitch + k_lane,
-                                                  t4, qt_desc0, s, s_rope, &sh.full[stage],
-                                                  phase);
+                wgmma_detail::score_products<Cfg>(
+                    wgmma_detail::k_rows<Cfg>(tile, lanes.s_tok0, lanes.s_tok1, t4), t4,
+                    qt_desc0, s, s_rope, &sh.full[stage], phase);
             }
             if constexpr (kTokenScales) {
                 // u = s_latent * coefficient * 2^e_lat + s_rope * coefficient * 2^e_rope + e_lat
@@ -2467,7 +2529,7 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
     constexpr int N = Cfg::N;
     constexpr int kSent = 2 * Cfg::kPairs;  // m-blocks kept (dims 256 w ..) and sent
     static_assert(Cfg::kSolo, "solo consumers");
-    static_assert(!Cfg::kSsScores, "solo consumers read K by rows (kRowPitch), not swizzled");
+    static_assert(!Cfg::kSwizzled, "solo consumers read K by rows (kRowPitch), not swizzled");
     constexpr int C = Cfg::kConsumers;
     static_assert(!Cfg::Decode::kBlockScales && !Cfg::Decode::kTokenScales,
                   "solo consumers: fp8 or bf16 tiles");
@@ -2506,10 +2568,9 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
         hw::mbarrier_wait(full, phase);
         const uint8_t* tile = sh.stages + stage * Cfg::kStageBytes;
         float s[N / 2], s_rope[N / 2];
-        const int k_lane = Cfg::Decode::k_lane_offset(t4);
-        wgmma_detail::score_products<Cfg>(tile + lanes.s_tok0 * Cfg::kRowPitch + k_lane,
-                                          tile + lanes.s_tok1 * Cfg::kRowPitch + k_lane, t4,
-                                          qt_desc0, s, s_rope, full, phase);
+        wgmma_detail::score_products<Cfg>(
+            wgmma_detail::k_rows<Cfg>(tile, lanes.s_tok0, lanes.s_tok1, t4), t4, qt_desc0, s,
+            s_rope, full, phase);
         wgmma_detail::mask_scores<Cfg>(s, lanes, t * Cfg::kTileTokens, min_end, sh.end, t4);
         float2 sc[Cfg::kCols];
         bool settled = false;
@@ -2696,10 +2757,11 @@ gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
     const gpu::error_t e = set_shared_bytes_once(
         stage1_wgmma_kernel<F, kRows, kFp8Mma, kLongCta>, Cfg::kSmemBytes, prepared);
     if (e != gpu::kSuccess) return e;
-    // e4m3 scores at 64 rows on a contiguous cache: whole tiles by TMA (arch/nvidia/tma.h).
+    // Swizzled stages (64 rows of fp8) of a contiguous cache: whole tiles by TMA
+    // (arch/nvidia/tma.h).
     arch::tma::KvMaps maps{};
 #if defined(MLA_BACKEND_CUDA)
-    if constexpr (Cfg::kSsScores) {
+    if constexpr (Cfg::kSwizzled) {
         if (params.page_indptr == nullptr)
             maps = arch::tma::encode_kv_maps(params.kv, params.kv_stride_bytes, params.kpe,
                                              params.kpe_stride_bytes, params.num_slots);
