@@ -459,15 +459,21 @@ std::string planned_route(const HostProblem& host) {
 // it for large batches of long caches (bs256 kv8192); under the suite's .one_split
 // registration (MLA_DECODE_NUM_SPLITS=1) this small batch takes it too, and on Hopper with the
 // wgmma kernels built (mma16 not forced) the description must say so; the plain registration
-// runs whatever the planner picks (8 splits of 9 tiles on the H200: the seesaw).
+// runs whatever the planner picks (8 splits of 9 tiles on the H200: the seesaw). Its stages are
+// swizzled (WgmmaConfig::kSwizzled): a contiguous cache and 64-token pages take whole tiles by
+// TMA, 16-token pages and partial tiles the copies; shuffled pages with NaN in spare slots.
 TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
     SKIP_WITHOUT_GPU();
     const bool expect_long = wgmma_plans_as_planned(false);
-    for (const Format& f : {kFp8Fn, kFp8Fnuz}) {
-        SCOPED_TRACE(name_of(f));
-        const HostProblem host = make_problem(make_spec(
+    const std::pair<Format, int> cases[] = {
+        {kFp8Fn, 0}, {kFp8Fnuz, 0}, {kFp8Fn, 64}, {kFp8Fnuz, 16}};
+    for (const auto& [f, page_size] : cases) {
+        SCOPED_TRACE(name_of(f) + ", " + trace("page_size", page_size));
+        ProblemSpec spec = make_spec(
             f, 16, {4097, 0, 1, 63, 64, 65, 128, 129, 192, 193, 255, 256, 257, 4096, 4095}, {},
-            31));
+            31);
+        if (page_size > 0) spec = paged(spec, page_size, 3);
+        const HostProblem host = make_problem(spec);
         const std::string line = planned_route(host);
         if (expect_long) {
             EXPECT_NE(line.find(" variant=wgmma (long CTAs: three consumers) rows/cta=16 "),
@@ -506,11 +512,12 @@ void expect_fp8_mma_rows(const HostProblem& host, bool expect_rows, int rows = 6
 // elements of up to 300 tokens that end mid-page and mid-tile, shuffled pages of 1-128 tokens
 // with NaN codes in spare slots, a contiguous cache, and the split cache form (rope rows of
 // their own stride). Every 64-row fp8 kernel keeps its tiles in swizzled stages
-// (WgmmaConfig::kSwizzled): whole tiles of a contiguous cache come by TMA, partial tiles and
-// paged caches by copies (copy_tile_rows_ss). bf16 scores: a contiguous cache (both forms,
-// e4m3fnuz too), pages of 1 to 128 tokens (e4m3fnuz on 2, 4, 32, 64 and, in the split cache
-// form, 8). The fp8_mma cases (e4m3 scores: the stages are the A operand): a contiguous cache
-// (both forms), pages of 128, 64 (the split cache form), 8 and 2 (the split cache form). On
+// (WgmmaConfig::kSwizzled): whole tiles of a contiguous cache or of pages of a multiple of 64
+// tokens come by TMA, partial tiles and other pages by copies (copy_tile_rows_ss). bf16
+// scores: a contiguous cache (both forms, e4m3fnuz too), pages of 1 to 192 tokens (e4m3fnuz on
+// 2, 4, 32, 64 and, in the split cache form, 8 and 192). The fp8_mma cases (e4m3 scores: the
+// stages are the A operand): a contiguous cache (both forms), pages of 192, 128, 64 (the split
+// cache form), 8 and 2 (the split cache form). On
 // Hopper with the wgmma kernels built (mma16 not forced; default or one split) the plans must
 // take 64 rows (the planner's choice for this batch, e4m3fn and e4m3fnuz). (Paged 64-row CTAs
 // of 9 tiles and more, on the split path: PagedSplitCtas.)
@@ -530,9 +537,9 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
         {kFp8Fnuz, 64, false, false}, {kFp8Fn, 16, true, false}, {kFp8Fnuz, 32, false, false},
         {kFp8Fn, 1, false, false},   {kFp8Fn, 4, true, false},   {kFp8Fnuz, 2, false, false},
         {kFp8Fn, 3, false, false},   {kFp8Fnuz, 4, false, false}, {kFp8Fnuz, 8, true, false},
-        {kFp8Fn, 0, true, false},    {kFp8Fn, 0, false, true},   {kFp8Fn, 128, false, true},
-        {kFp8Fn, 64, true, true},    {kFp8Fn, 8, false, true},   {kFp8Fn, 2, true, true},
-        {kFp8Fn, 0, true, true}};
+        {kFp8Fn, 0, true, false},    {kFp8Fnuz, 192, true, false}, {kFp8Fn, 0, false, true},
+        {kFp8Fn, 128, false, true},  {kFp8Fn, 64, true, true},   {kFp8Fn, 8, false, true},
+        {kFp8Fn, 2, true, true},     {kFp8Fn, 0, true, true},    {kFp8Fn, 192, false, true}};
     for (const Case& c : cases) {
         SCOPED_TRACE(name_of(c.format) + ", " + trace("page_size", c.page_size) +
                      (c.split_cache ? ", split cache" : "") +

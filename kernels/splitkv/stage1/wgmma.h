@@ -49,10 +49,12 @@
 //     rows past the end are zero-filled by the same copies. Consumer warps release a stage
 //     through its "empty" mbarrier. (One bulk copy per 576-byte row was measured first: the
 //     copy engine then moved only 2.35 TB/s on bs256 kv8192, 515 us for a 295 us floor.)
-//     Swizzled stages (below: e4m3 scores at 64 rows) of a contiguous cache take each whole
-//     tile by TMA instead: one thread issues 5 boxes of two tensor maps (arch/nvidia/tma.h)
-//     that write the swizzled layout as it is (thirty-eighth session, H200: 0.93x on H128 q1
-//     and q2, 0.96x on H16 q4, against the copies).
+//     Swizzled stages (WgmmaConfig::kSwizzled: 64 rows of fp8, long CTAs) take each whole tile
+//     of a contiguous cache or of pages of a multiple of 64 tokens by TMA instead
+//     (wgmma_producer_tiles_ss): one thread issues 5 boxes of two tensor maps
+//     (arch/nvidia/tma.h) that write the swizzled layout as it is (thirty-eighth session, H200,
+//     against the copies: 0.93-0.95x on H128 q1 and q2 and H16 q4, 0.95x on 64-token pages,
+//     0.94-0.97x in long CTAs).
 //   3 and 4 (MXFP4 at 16 rows) or 3 (at 32 rows), decoders (WgmmaConfig::kStagedDecode,
 //     wgmma_decoder): the producer then fills a 2-deep raw ring of MXFP4 tiles, and these
 //     decode each tile once into e4m3fn codes and per-token factors (WgmmaMxfp4StagedDecode)
@@ -84,6 +86,9 @@
 //     rows of one parity. bf16's 8-byte V loads (16-lane phases, lanes g < 4 or g >= 4): lane
 //     (g, t) reads row r(t) at 8g bytes, the rows r(t) of t = 0..3 are 2t (+ 1) or 12, 14, 8, 10
 //     (+ 1): 16 r(t) mod 128 = 0, 32, 64, 96 in some order, so 16 lanes fill 128 bytes once.
+//     Swizzled stages (WgmmaConfig::kSwizzled: 64 rows of fp8, long CTAs) have no pad: stage
+//     row m holds token m, and S^T row 8 h + g of warp w reads stage row 16 w +
+//     WgmmaConfig::stage_row(8 h + g), an order free of bank conflicts in the swizzle.
 //   * O^T rows: m-blocks 2p and 2p+1 (p = 0..3; consumer p / 2) are built together from 4-byte
 //     loads of 4 token rows (those of PV k indices 2t, 2t+1, 2t+8, 2t+9): lane g of warp w holds
 //     dims 128p + 32w + 4g + {0, 1} (m-block 2p, rows g and g+8) and + {2, 3} (m-block 2p+1). So
@@ -366,8 +371,8 @@ struct WgmmaFp8MmaSsDecode : WgmmaFp8MmaDecode {
     static constexpr bool kSwizzledStage = true;
 };
 
-// fp8 caches at 64 rows with f16 scores: the stage in the same swizzled layout (so whole tiles
-// of a contiguous cache come by TMA, as the e4m3 scores' do), K loaded into registers and
+// fp8 caches at 64 rows and in long CTAs (16 rows), f16 scores: the stage in the same swizzled
+// layout (so whole tiles come by TMA, as the e4m3 scores' do), K loaded into registers and
 // decoded as in the register form. A lane's two A rows g and g + 8 of warp wq hold stage rows
 // 16 wq + WgmmaConfig::stage_row(g) and 8 on (see there for the bank conflicts).
 template <arch::Fp8Flavor kFlavor>
@@ -557,15 +562,15 @@ struct WgmmaConfig {
     using Decode = std::conditional_t<
         kFp8Mma, std::conditional_t<kRows == 64, WgmmaFp8MmaSsDecode, WgmmaFp8MmaDecode>,
         std::conditional_t<kStagedDecode, WgmmaMxfp4StagedDecode,
-                           typename WgmmaDecodeOf<F, kRows == 64>::type>>;
+                           typename WgmmaDecodeOf<F, kRows == 64 || kLongCta>::type>>;
 
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
     // The producer's consecutive-slot loop (wgmma_producer_tiles' kConsecutive, for caches
     // whose tiles lie in consecutive slots: contiguous caches, pages of a multiple of 64
-    // tokens) at 64 rows of fp8, 32 rows of bf16 and MXFP4, and in long CTAs. This makes a
-    // kernel eligible; wgmma_producer decides per CTA (long CTAs on a contiguous cache only from
-    // kLongCtaConsecutiveMinTiles tiles; other page sizes keep the shuffled loop). A/B on
+    // tokens) at 32 rows of bf16 and MXFP4 (other page sizes keep the shuffled loop). 64 rows
+    // of fp8 and long CTAs took it until 0.7.20 (long CTAs on a contiguous cache from 112
+    // tiles); their stages are swizzled now (kSwizzled: wgmma_producer_tiles_ss). A/B on
     // the H200 against the shuffled loop (twenty-seventh session, every kernel): 64 rows
     // 0.923-0.927 (bs64 kv4096 H128 156.2 -> 144.3 us, bs128 kv4096 H16 q4 163.0 -> 151.0);
     // bf16 32 rows 0.983-0.995 (H128 320.2 -> 315.1); fp8 32 rows 1.008-1.014; the 16-row
@@ -576,9 +581,7 @@ struct WgmmaConfig {
     // shuffled loop's per-lane page-table loads). Why the faster producer costs short CTAs is
     // not measured.
     static constexpr bool kConsecutiveRows =
-        (kRows == 64 && !kMxfp4Rows) ||
-        (kRows == 32 && (F == KvFormat::kBf16 || F == KvFormat::kMxfp4)) || kLongCta;
-    static constexpr bool kLongCtaKernel = kLongCta;  // (for wgmma_producer)
+        kRows == 32 && (F == KvFormat::kBf16 || F == KvFormat::kMxfp4);
     // Long CTAs of 16-row fp8 plans: three solo consumers, each taking every third tile;
     // consumers 0 and 1 store the output's halves after the merge.
     static_assert(!kLongCta || wgmma_long_cta(F, kFp8Mma, kRows, kWgmmaLongCtaTiles),
@@ -634,12 +637,12 @@ struct WgmmaConfig {
     static constexpr int kRowBytes = Decode::kRowBytes;
     static constexpr int kRowPitch = kRowBytes + 16;
     static_assert(kRowPitch % 32 == 16, "rows 4 apart in opposite halves of the banks");
-    // Decode::kSwizzledStage (64 rows of fp8): the tile in wgmma's K-major layout, stage row m
-    // holding token m, no pad (ss_offset): the latent bytes in 4 blocks of 128 bytes a row
-    // (kSsBlockBytes each) of 1 KB atoms (8 rows) with the 128-byte swizzle, then the rope's 64
-    // bytes a row in 512-byte atoms with the 64-byte swizzle; the layout TMA writes, and with
-    // Decode::kSsScores (e4m3 scores) the A operand of the score product as it is. (Without a
-    // swizzle, core matrices of 8 rows x 16 bytes, e4m3 scores ran 1.36-1.5x slower:
+    // Decode::kSwizzledStage (64 rows of fp8, long CTAs): the tile in wgmma's K-major layout,
+    // stage row m holding token m, no pad (ss_offset): the latent bytes in 4 blocks of 128 bytes
+    // a row (kSsBlockBytes each) of 1 KB atoms (8 rows) with the 128-byte swizzle, then the
+    // rope's 64 bytes a row in 512-byte atoms with the 64-byte swizzle; the layout TMA writes,
+    // and with Decode::kSsScores (e4m3 scores) the A operand of the score product as it is.
+    // (Without a swizzle, core matrices of 8 rows x 16 bytes, e4m3 scores ran 1.36-1.5x slower:
     // thirty-sixth session.)
     static constexpr bool kSsScores = Decode::kSsScores;
     static constexpr bool kSwizzled = Decode::kSwizzledStage;
@@ -1206,9 +1209,6 @@ namespace wgmma_detail {
 // CTAs lose per row: bs1 kv65536 36.5 -> 41.4 at 17). bf16 tiles take the same threshold
 // (not measured for them).
 constexpr int kRopeBlockMinTiles = 9;
-// Long CTAs on a contiguous cache take the consecutive-slot loop from this many tiles (A/B, 16
-// rows, bs256 H16: 1.003 at 96 tiles, 0.993 at 128; WgmmaConfig::kConsecutiveRows).
-constexpr int kLongCtaConsecutiveMinTiles = 112;
 // Threads a tile row in the producer on pages of 1, 2, 4 and 8 tokens (kOwnPageLanes; each
 // thread 4 rows, a warp's copy 4 rows' 128 bytes): fp8 at 64 rows and (bf16 scores) 32, bf16 at
 // 16 (and 16-token pages) and 32. Thirty-fifth session, against the shuffled loop: fp8 at 32
@@ -1281,8 +1281,8 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 }
 
 // copy_tile_rows where the tile's rows lie in consecutive cache slots (wgmma_producer_tiles'
-// kConsecutive: 64 rows of fp8, 32 of bf16, long CTAs, WgmmaConfig::kConsecutiveRows; with
-// kWarpRun also fp8 at 32 rows on pages of a multiple of 16): the
+// kConsecutive: 32 rows of bf16, WgmmaConfig::kConsecutiveRows (until 0.7.20 also 64 rows of
+// fp8 and long CTAs); with kWarpRun fp8 at 32 rows on pages of a multiple of 16): the
 // same copies, each row's source 4 rows' strides after the previous one of the warp, from the
 // warp's first row (src0, rope0: row pw's, or row 0's where the warp has no valid row) instead
 // of a lane's shuffled address. It was written from ncu of the 16-row long-CTA kernel (bs256
@@ -1367,12 +1367,13 @@ MLA_DEVICE void copy_tile_rows_own_pages(uint32_t dst_s, const Params& p,
     }
 }
 
-// Cfg::kSwizzled (64 rows of fp8): producer thread pt copies stage rows m = r + 16 j (r = pt / 8,
-// j < 4) of the tile, token m, its 16-byte piece c = pt % 8 of each 128-byte latent
-// block and (c < kRopePieces) rope piece c, to ss_offset: a warp's instruction reads 4 rows'
-// 128 contiguous bytes and, through the swizzle, writes them without bank conflicts. A paged
-// cache: the slot offsets of the warp's 16 rows in lanes 0..15's `page` (ss_tile_page, loaded
-// a tile ahead), taken by shuffle. Rows past `valid` are zero-filled.
+// Cfg::kSwizzled (64 rows of fp8, long CTAs): producer thread pt copies stage rows m = r + 16 j
+// (r = pt / 8, j < 4) of the tile, token m, its 16-byte piece c = pt % 8 of each 128-byte
+// latent block and (c < kRopePieces) rope piece c, to ss_offset: a warp's instruction reads 4
+// rows' 128 contiguous bytes and, through the swizzle, writes them without bank conflicts. The
+// slot of token t of the warp's 16 rows is t plus lane l < 16's `page`, taken by shuffle: a
+// paged cache's page offsets (ss_tile_page, loaded a tile ahead), a contiguous cache's first
+// slot. Rows past `valid` are zero-filled.
 template <class Cfg>
 MLA_DEVICE void copy_tile_rows_ss(uint32_t dst_s, const Params& p, const Stage1Work& work,
                                   int64_t tile_tok0, int valid, int pt, int32_t page) {
@@ -1390,7 +1391,7 @@ MLA_DEVICE void copy_tile_rows_ss(uint32_t dst_s, const Params& p, const Stage1W
         const bool ok = tok < valid;
         const int64_t t = tile_tok0 + (ok ? tok : 0);
         const int32_t delta = __shfl_sync(0xffffffffu, page, (pt % 32) / 8 + 4 * j);
-        const int64_t slot = t + (p.page_indptr != nullptr ? int64_t{delta} : work.kv_begin);
+        const int64_t slot = t + delta;
         const uint8_t* src = p.kv + slot * p.kv_stride_bytes + 16 * c;
         const uint32_t d = lat_s + 2048 * j;
 #pragma unroll
@@ -1499,15 +1500,14 @@ MLA_DEVICE int producer_full_bar(int stage, int t) {
 // The producer's tile loop; kMode: MXFP4's scale-copy mode (a template argument, so that the
 // producer's registers, Cfg::kProducerRegs, hold one mode's copy code only; other formats
 // ignore it). It fills the consumers' stages, or with Cfg::kStagedDecode the raw ring.
-// kConsecutive (Cfg::kConsecutiveRows: 64 rows of fp8, 32 of bf16 and MXFP4, long CTAs; and
-// with kWarpRun, fp8 at 32 rows on pages of a multiple of 16; chosen per CTA by
+// kConsecutive (Cfg::kConsecutiveRows: 32 rows of bf16 and MXFP4; and with kWarpRun, fp8 at
+// 32 rows on pages of a multiple of 16; chosen per CTA by
 // wgmma_producer): every tile's rows lie in consecutive cache slots (a contiguous cache, or
 // pages of a multiple of the tile's tokens: tiles start at multiples of it), so a warp's rows
 // are found from its first row's slot (copy_tile_rows_consecutive, MXFP4's
 // copy_tile_rows_mxfp4).
-// kWarpRun (with kConsecutive; 64 and (bf16 scores) 32 rows of fp8, 32 of bf16, on pages of a
-// multiple of 16 tokens; e4m3 scores at 64 rows on a contiguous cache and pages of 16, 32 and
-// multiples of 64): warp pw copies the tile's rows 16 pw .. 16 pw + 15, which lie in one page
+// kWarpRun (with kConsecutive; (bf16 scores) 32 rows of fp8, 32 of bf16, on pages of a
+// multiple of 16 tokens): warp pw copies the tile's rows 16 pw .. 16 pw + 15, which lie in one page
 // (tiles start at multiples of 64 tokens: stage1_work), from that page's slot, one row's strides
 // a row; with kPagedAhead that page is loaded a tile ahead, after the tile's copies (late).
 // kOwnPageLanes = L > 0 (pages of 1 to 8 tokens, 16 for bf16 at 16 rows: wgmma_producer; a
@@ -1531,13 +1531,13 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
     // kPagedAhead (a paged cache, shuffled loop): the page of row pw + 4 lane (lanes 0..15) of
     // tile t + 1 is loaded before tile t is copied ("early"), so that the page-table load's
     // latency is not in front of each tile's copies.
-    // At 64 rows ("late") the load follows tile t's copies instead, so its latency hides behind
-    // the wait on a free stage: the 64-row producer has 24 registers, and the early page lived
-    // across the copy loop (early: 1.011-1.017x with 16-token pages; late 0.968x with 1-token
-    // pages, 1.000x with 16; late at 16 / 32 rows 1.05-1.15x).
     // With kWarpRun the look-ahead loads the page of the warp's first row of tile t + 1 (every
-    // lane the same; page 0 where the warp has no valid row there).
-    constexpr bool kAheadLate = Cfg::N == 64 || kWarpRun;
+    // lane the same; page 0 where the warp has no valid row there) after tile t's copies
+    // ("late"), so its latency hides behind the wait on a free stage. (Late was measured at 64
+    // rows of fp8, whose producer has 24 registers, before their stages were swizzled: early
+    // 1.011-1.017x with 16-token pages, late 0.968x with 1-token pages, 1.000x with 16; late at
+    // 16 / 32 rows in the shuffled loop 1.05-1.15x.)
+    constexpr bool kAheadLate = kWarpRun;
     const int ahead_row = kWarpRun ? pw * (Cfg::kTileTokens / 4) : pw + 4 * (lane & 15);
     const auto page_of_tile = [&](int t) -> int32_t {
         const int64_t tok0 = work.tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
@@ -1566,18 +1566,6 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
     };
     int32_t own_page[kOwnL / 2] = {};
     if constexpr (kOwnPageLanes > 0) own_pages(0, own_page);
-    // kSwizzled on a paged cache: the pages of the warp's rows of the tile to come
-    // (copy_tile_rows_ss). A CTA without tiles (an empty element) reads no page list: its list
-    // may be the next element's or past the end, or NULL in an empty pool.
-    int32_t ss_page = 0;
-    if constexpr (Cfg::kSwizzled) {
-        if (p.page_indptr != nullptr && rows.n_tiles > 0) {
-            ss_page = wgmma_detail::ss_tile_page<Cfg>(
-                p, work, work.tok_begin,
-                static_cast<int>(min(int64_t{Cfg::kTileTokens}, work.tok_end - work.tok_begin)),
-                pw, lane);
-        }
-    }
     for (int t = 0; t < rows.n_tiles; ++t) {
         const int stage = t % kRing;
         const int use = t / kRing;
@@ -1585,39 +1573,6 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
         const int64_t tile_tok0 = work.tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens;
         const int valid = static_cast<int>(min(int64_t{Cfg::kTileTokens}, work.tok_end - tile_tok0));
         uint8_t* dst = ring + stage * kRingBytes;
-        if constexpr (Cfg::kSwizzled) {
-            uint64_t* const bar = &full[wgmma_detail::producer_full_bar<Cfg>(stage, t)];
-            if (sh.tma->ok != 0 && valid == Cfg::kTileTokens) {
-                // A whole tile of a contiguous cache (the maps exist for no other): four latent
-                // boxes and the rope's by one thread, which announces the stage's bytes; the
-                // other producer threads only arrive. (A tile's rows past `valid` must be zeros,
-                // not the next slots, which may hold NaN: those tiles take the copies below.)
-                if (pw == 0 && lane == 0) {
-                    hw::mbarrier_arrive_expect_tx(bar, Cfg::kStageBytes);
-                    const int y = static_cast<int>(work.kv_begin + tile_tok0);
-                    const uint32_t d = hw::smem_addr(dst);
-#pragma unroll
-                    for (int k = 0; k < 4; ++k)
-                        hw::tma_load_2d(d + k * Cfg::kSsBlockBytes, sh.tma->kv, 128 * k, y, bar);
-                    hw::tma_load_2d(d + 4 * Cfg::kSsBlockBytes, sh.tma->kpe, 0, y, bar);
-                } else {
-                    hw::mbarrier_arrive(bar);
-                }
-                continue;
-            }
-            wgmma_detail::copy_tile_rows_ss<Cfg>(hw::smem_addr(dst), p, work, tile_tok0, valid,
-                                                 pw * 32 + lane, ss_page);
-            hw::copy_async_arrive_noinc(bar);
-            // The next tile's pages, late (their latency behind the wait on a free stage).
-            if (p.page_indptr != nullptr && t + 1 < rows.n_tiles) {
-                const int64_t tok1 = tile_tok0 + Cfg::kTileTokens;
-                ss_page = wgmma_detail::ss_tile_page<Cfg>(
-                    p, work, tok1,
-                    static_cast<int>(min(int64_t{Cfg::kTileTokens}, work.tok_end - tok1)), pw,
-                    lane);
-            }
-            continue;
-        }
         const int32_t my_page = next_page;
         if constexpr (kPagedAhead && !kAheadLate) {
             if (t + 1 < rows.n_tiles) next_page = page_of_tile(t + 1);
@@ -1707,17 +1662,71 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
     hw::copy_async_wait_all();  // leave only once this thread's copies have landed
 }
 
+// Cfg::kSwizzled (64 rows of fp8, long CTAs): the producer's tile loop, for every cache form.
+// A whole tile of a contiguous cache or of pages of a multiple of 64 tokens (the only caches
+// the maps exist for; tiles start at multiples of 64 tokens, so its slots are consecutive from
+// its first token's, tile_tok0 + ss_page of lane 0 of warp 0): four latent boxes and the rope's
+// by one thread, which announces the stage's bytes, the other producer threads only arriving.
+// Other tiles: copy_tile_rows_ss (a tile's rows past `valid` must be zeros, not the next slots,
+// which may hold NaN). Token counts in 32 bits (an element's tokens number below 2^31), in the
+// producer's 24 registers.
+template <class Cfg>
+MLA_DEVICE void wgmma_producer_tiles_ss(const Params& p, const Stage1Work& work,
+                                        const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int pw,
+                                        int lane) {
+    namespace hw = arch::sm90;
+    constexpr int kTile = Cfg::kTileTokens;
+    const int tok_begin = static_cast<int>(work.tok_begin);
+    const int tok_end = static_cast<int>(work.tok_end);
+    // The slot of each of the warp's rows less its token (copy_tile_rows_ss): a contiguous
+    // cache's first slot (slots number below 2^31), or on a paged cache the pages of the tile
+    // to come, loaded a tile ahead (ss_tile_page). A CTA without tiles (an empty element) reads
+    // no page list: its list may be the next element's or past the end, or NULL in an empty
+    // pool.
+    int32_t ss_page = static_cast<int32_t>(work.kv_begin);
+    if (p.page_indptr != nullptr && rows.n_tiles > 0)
+        ss_page = wgmma_detail::ss_tile_page<Cfg>(p, work, tok_begin,
+                                                  min(kTile, tok_end - tok_begin), pw, lane);
+    const uint32_t ring = hw::smem_addr(sh.stages);
+    for (int t = 0; t < rows.n_tiles; ++t) {
+        const int stage = t % Cfg::kStages;
+        const int use = t / Cfg::kStages;
+        if (use > 0) hw::mbarrier_wait(&sh.empty[stage], (use - 1) & 1);
+        const int tile_tok0 = tok_begin + t * kTile;
+        const int valid = min(kTile, tok_end - tile_tok0);
+        const uint32_t dst = ring + stage * Cfg::kStageBytes;
+        uint64_t* const bar = &sh.full[wgmma_detail::producer_full_bar<Cfg>(stage, t)];
+        if (sh.tma->ok != 0 && valid == kTile) {
+            if (pw == 0 && lane == 0) {
+                hw::mbarrier_arrive_expect_tx(bar, Cfg::kStageBytes);
+                const int y = tile_tok0 + ss_page;  // the slot of the tile's first token
+#pragma unroll
+                for (int k = 0; k < 4; ++k)
+                    hw::tma_load_2d(dst + k * Cfg::kSsBlockBytes, sh.tma->kv, 128 * k, y, bar);
+                hw::tma_load_2d(dst + 4 * Cfg::kSsBlockBytes, sh.tma->kpe, 0, y, bar);
+            } else {
+                hw::mbarrier_arrive(bar);
+            }
+        } else {
+            wgmma_detail::copy_tile_rows_ss<Cfg>(dst, p, work, tile_tok0, valid, pw * 32 + lane,
+                                                 ss_page);
+            hw::copy_async_arrive_noinc(bar);
+        }
+        // The next tile's pages, late (their latency behind the wait on a free stage).
+        if (p.page_indptr != nullptr && t + 1 < rows.n_tiles) {
+            const int tok1 = tile_tok0 + kTile;
+            ss_page = wgmma_detail::ss_tile_page<Cfg>(p, work, tok1, min(kTile, tok_end - tok1),
+                                                      pw, lane);
+        }
+    }
+    hw::copy_async_wait_all();  // leave only once this thread's copies have landed
+}
+
 template <class Cfg>
 MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                                const WgmmaShared<Cfg>& sh, int pw, int lane) {
     // The consecutive-slot loop where it pays (Cfg::kConsecutiveRows) and every tile's rows lie
-    // in consecutive slots (a contiguous cache, or whole-tile pages); long CTAs on a contiguous
-    // cache from kLongCtaConsecutiveMinTiles tiles. (The tests stay two branches as written:
-    // one bool of both changed the other kernels' code and spilled bf16's 32-row consumers.)
-    const auto long_enough = [&] {
-        return !Cfg::kLongCtaKernel || p.page_indptr != nullptr ||
-               rows.n_tiles >= wgmma_detail::kLongCtaConsecutiveMinTiles;
-    };
+    // in consecutive slots (a contiguous cache, or whole-tile pages).
     if constexpr (Cfg::kMxfp4Rows) {
         constexpr ScaleCopy k16 = ScaleCopy::k16Bytes, k4 = ScaleCopy::k4Bytes;
         const bool consecutive = Cfg::kConsecutiveRows &&
@@ -1730,10 +1739,11 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
                                : wgmma_producer_tiles<Cfg, k4>(p, work, rows, sh, pw, lane);
         return wgmma_producer_tiles<Cfg, ScaleCopy::kBytes>(p, work, rows, sh, pw, lane);
     } else {
-        if constexpr (Cfg::kSwizzled)  // one loop for every cache form (copy_tile_rows_ss)
-            return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes>(p, work, rows, sh, pw, lane);
-        // 64 rows of fp8 on pages of a multiple of 16 tokens: a run of 16 rows a warp in one
-        // page (kWarpRun). On the H200 (thirty-second session), H128 q1 bs64 kv4096, bf16 Q:
+        if constexpr (Cfg::kSwizzled)  // one loop for every cache form
+            return wgmma_producer_tiles_ss<Cfg>(p, work, rows, sh, pw, lane);
+        // (64 rows of fp8 took the loops below until 0.7.20; the measurements of them are
+        // kept.) Pages of a multiple of 16 tokens: a run of 16 rows a warp in one page
+        // (kWarpRun). At 64 rows of fp8 on the H200 (thirty-second session), H128 q1 bs64 kv4096, bf16 Q:
         // against the shuffled loop 0.932-0.935 (159.5 -> 149.1 us on 16-token pages; H16 q4
         // bs128 kv4096 0.938), and with each warp's page loaded a tile ahead (late) another
         // 0.977-0.986 on pages of 16, 32 and 64 tokens (147.5 -> 144.1 us on 16; 64-token
@@ -1761,8 +1771,8 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         // shuffled loop: own-page rows and runs (64-token pages) ran 0.95-0.98 in CTAs of 64
         // tiles (bs128 kv4096 H16 q2) but 1.034-1.044 in CTAs of 8 (bs32 kv2048 H16 q2), as
         // faster producers did in the 16-row seesaw's short CTAs.
-        if constexpr (!Cfg::kMxfp4Rows && (Cfg::N == 64 || Cfg::Decode::kDimBytes == 2 ||
-                                           (Cfg::N == 32 && !Cfg::Decode::kQCodes))) {
+        if constexpr (!Cfg::kMxfp4Rows &&
+                      (Cfg::Decode::kDimBytes == 2 || (Cfg::N == 32 && !Cfg::Decode::kQCodes))) {
             // (A thread's rows are 128 / kOwnPageRowThreads = 16 apart: pages up to 16 tokens.
             // bf16 at 16 rows takes 16-token pages here: the runs spilled its producer.)
             constexpr int kMaxPage = Cfg::N == 16 ? 16 : 8;
@@ -1773,7 +1783,7 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
                                             wgmma_detail::kOwnPageRowThreads>(
                     p, work, rows, sh, pw, lane);
         }
-        if constexpr (Cfg::N >= 32 && !Cfg::kMxfp4Rows && !Cfg::Decode::kQCodes) {
+        if constexpr (Cfg::N == 32 && !Cfg::kMxfp4Rows && !Cfg::Decode::kQCodes) {
             if (p.page_indptr != nullptr && p.page_size % (Cfg::kTileTokens / 4) == 0)
                 return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true, true, true>(
                     p, work, rows, sh, pw, lane);
@@ -1782,11 +1792,9 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         // of 16 until 0.7.18; since 0.7.19 copy_tile_rows_ss, above. bf16 scores' runs on a
         // contiguous cache measured 0.993-0.999 against the 4-row-step loop: not taken.)
         if constexpr (Cfg::kConsecutiveRows) {
-            if (p.page_indptr == nullptr || p.page_size % Cfg::kTileTokens == 0) {
-                if (long_enough())
-                    return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true>(p, work, rows,
-                                                                                sh, pw, lane);
-            }
+            if (p.page_indptr == nullptr || p.page_size % Cfg::kTileTokens == 0)
+                return wgmma_producer_tiles<Cfg, ScaleCopy::k16Bytes, true>(p, work, rows, sh,
+                                                                            pw, lane);
         }
         // A paged cache in the shuffled loop: the page-table look-ahead (1-token pages 0.80-0.93x,
         // 16-token pages 0.94-0.97x on H200; fp8 at 64 rows loads it late: 0.968x / 1.000x).
@@ -2529,7 +2537,6 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
     constexpr int N = Cfg::N;
     constexpr int kSent = 2 * Cfg::kPairs;  // m-blocks kept (dims 256 w ..) and sent
     static_assert(Cfg::kSolo, "solo consumers");
-    static_assert(!Cfg::kSwizzled, "solo consumers read K by rows (kRowPitch), not swizzled");
     constexpr int C = Cfg::kConsumers;
     static_assert(!Cfg::Decode::kBlockScales && !Cfg::Decode::kTokenScales,
                   "solo consumers: fp8 or bf16 tiles");
@@ -2757,12 +2764,12 @@ gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
     const gpu::error_t e = set_shared_bytes_once(
         stage1_wgmma_kernel<F, kRows, kFp8Mma, kLongCta>, Cfg::kSmemBytes, prepared);
     if (e != gpu::kSuccess) return e;
-    // Swizzled stages (64 rows of fp8) of a contiguous cache: whole tiles by TMA
-    // (arch/nvidia/tma.h).
+    // Swizzled stages (64 rows of fp8, long CTAs) of a contiguous cache or of pages of a
+    // multiple of 64 tokens: whole tiles by TMA (arch/nvidia/tma.h).
     arch::tma::KvMaps maps{};
 #if defined(MLA_BACKEND_CUDA)
     if constexpr (Cfg::kSwizzled) {
-        if (params.page_indptr == nullptr)
+        if (params.page_indptr == nullptr || params.page_size % Cfg::kTileTokens == 0)
             maps = arch::tma::encode_kv_maps(params.kv, params.kv_stride_bytes, params.kpe,
                                              params.kpe_stride_bytes, params.num_slots);
     }
