@@ -179,7 +179,8 @@ typedef enum mla_dtype {
  * be NULL, and nothing is read through them. Every row gets O = 0 and LSE = -inf, on every path.
  * The host reference checks the lengths (a kv length above 0: INVALID_VALUE). The GPU paths
  * cannot (the lengths live on the device): a kv length above 0 with num_slots 0 reads outside
- * the pool, like any slot >= num_slots, which is undefined behaviour (typically a device fault).
+ * the pool, like any slot >= num_slots, which is undefined behaviour (typically a device fault;
+ * kernels that load whole tiles by TMA, whose tensor maps end at num_slots, read zeros there).
  *
  * Input forms. Q, the cache and the LSE each come in the form the engine holds them in:
  *   - Q: one tensor, q = (total_q, num_heads, 576) (the default: q_pe NULL, q_pe_stride_token

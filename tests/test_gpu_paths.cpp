@@ -562,18 +562,19 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
     }
 }
 
-// The 64-row fp8 producer on pages of 1 to 64 tokens (1, 2, 4, 8: rows from their own pages,
-// loaded a tile ahead; 12: the shuffled loop with the page-table look-ahead; 16, 32, 48 and 64:
-// runs of 16 rows a warp, with bf16 Q their pages loaded a tile ahead; e4m3 scores: the swizzled
-// stages' loop, each row's slot offset loaded a tile ahead, on pages of 1, 3, 4, 12, 16, 32, 48,
-// 64, 128 and a contiguous cache), and bf16's 32-row one on pages of 16, 32, 48 and 64 (runs
-// too), in split CTAs: 128 heads, q_len 4, 4 elements, the longest 4133 tokens (the H200's plan:
-// 64 rows, 4 splits of 17 tiles), so that CTAs of 1 to 17 tiles run, their rope pieces in blocks
-// (from 9 tiles) and per row. Lengths end mid-page and mid-tile, one 5 tokens past a split boundary (17 x
-// 64 + 5); shuffled pages with NaN codes in spare slots. The fp8_mma cases run e4m3fn Q with
-// MLA_DECODE_FLAG_FP8_MMA (e4m3 scores at 64 rows), judged by SPEC's fp8-Q rule against the
-// same values. Where the splits are not forced (MLA_DECODE_NUM_SPLITS; one split takes 16 rows
-// here), on Hopper with the wgmma kernels built (mma16 not forced), the plans must take 64 rows.
+// The 64-row fp8 kernels on pages of 1 to 128 tokens (swizzled stages, WgmmaConfig::kSwizzled:
+// whole tiles by TMA on pages of a multiple of 64, the copy loop with each row's slot offset
+// loaded a tile ahead on the others; bf16 Q on pages of 1, 2, 4, 8, 12, 16, 32, 48 and 64,
+// e4m3fnuz on 1 and 16; e4m3 scores on pages of 1, 3, 4, 12, 16, 32, 48, 64, 128 and a
+// contiguous cache), and bf16's 32-row producer on pages of 16, 32, 48 and 64 (runs of 16 rows
+// a warp), in split CTAs: 128 heads, q_len 4, 4 elements, the longest 4133 tokens (the H200's
+// plan: 64 rows, 4 splits of 17 tiles), so that CTAs of 1 to 17 tiles run (bf16: their rope
+// pieces in blocks from 9 tiles, per row below). Lengths end mid-page and mid-tile, one 5 tokens
+// past a split boundary (17 x 64 + 5); shuffled pages with NaN codes in spare slots. The fp8_mma
+// cases run e4m3fn Q with MLA_DECODE_FLAG_FP8_MMA (e4m3 scores at 64 rows), judged by SPEC's
+// fp8-Q rule against the same values. Where the splits are not forced (MLA_DECODE_NUM_SPLITS;
+// one split takes 16 rows here), on Hopper with the wgmma kernels built (mma16 not forced), the
+// plans must take 64 rows.
 TEST(GpuRows64, PagedSplitCtas) {
     SKIP_WITHOUT_GPU();
     const bool expect_64 =

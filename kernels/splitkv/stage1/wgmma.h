@@ -991,8 +991,8 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
 // address of its latent bytes of chunk 0 (a_s) and of its rope bytes (rope_s) in S^T row g's
 // stage row r (row g + 8's: 8 rows on, 1 KB in the latent blocks, 512 bytes in the rope's).
 // (ss_offset(r, 64 c + 16 t) = (c / 2) kSsBlockBytes + ss_offset(r, 16 t) ^ 64 (c % 2): the
-// swizzle flips bit 2 of the 16-byte slot t ^ r % 8 for odd chunks.)
-// (Swizzled: shared addresses; the stage is 1 KB-aligned, so b = a ^ 64.)
+// swizzle flips bit 2 of the 16-byte slot t ^ r % 8 for odd chunks; the stage is 1 KB-aligned,
+// so the odd chunks' address is a_s ^ 64.)
 struct KRows {
     const uint8_t* a;
     const uint8_t* b;
@@ -1375,8 +1375,8 @@ MLA_DEVICE void copy_tile_rows_own_pages(uint32_t dst_s, const Params& p,
 // paged cache's page offsets (ss_tile_page, loaded a tile ahead), a contiguous cache's first
 // slot. Rows past `valid` are zero-filled.
 template <class Cfg>
-MLA_DEVICE void copy_tile_rows_ss(uint32_t dst_s, const Params& p, const Stage1Work& work,
-                                  int64_t tile_tok0, int valid, int pt, int32_t page) {
+MLA_DEVICE void copy_tile_rows_ss(uint32_t dst_s, const Params& p, int64_t tile_tok0, int valid,
+                                  int pt, int32_t page) {
     using R = TileRowPieces<Cfg>;
     static_assert(R::kLatentPieces == 32 && R::kRopePieces <= 8, "4 blocks of 8 pieces a row");
     const int r = pt / 8, c = pt % 8;
@@ -1708,7 +1708,7 @@ MLA_DEVICE void wgmma_producer_tiles_ss(const Params& p, const Stage1Work& work,
                 hw::mbarrier_arrive(bar);
             }
         } else {
-            wgmma_detail::copy_tile_rows_ss<Cfg>(dst, p, work, tile_tok0, valid, pw * 32 + lane,
+            wgmma_detail::copy_tile_rows_ss<Cfg>(dst, p, tile_tok0, valid, pw * 32 + lane,
                                                  ss_page);
             hw::copy_async_arrive_noinc(bar);
         }
@@ -1757,9 +1757,8 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         // had lost 1.5-2 %; a page walk by shuffled page numbers lost 3 % on 16-token pages and
         // 16 / 35 % on 4-token ones; pages of 1-8 tokens as runs whose rows' addresses are
         // staged in shared memory 0.989-0.994 (thirty-third session), not kept.)
-        // (The two kinds of 64-row kernel stay apart in two branches, each as measured.)
-        // Pages of 1, 2, 4 or 8 tokens (64 and 32 rows of fp8 with bf16 scores; bf16 at 16 and
-        // 32 rows): kOwnPageRowThreads threads a row, each row from
+        // Pages of 1, 2, 4 or 8 tokens (32 rows of fp8 with bf16 scores, and 64 rows until
+        // 0.7.20; bf16 at 16 and 32 rows): kOwnPageRowThreads threads a row, each row from
         // its own page, no shuffles (kOwnPageLanes; the shuffled loop cost these 5-12 % over
         // contiguous caches, pages in order or not: thirty-fourth and thirty-fifth sessions'
         // probes, docs/notes/stage1_wgmma.md). Other page sizes below 16 (3, 12, ...) keep the
@@ -1797,7 +1796,8 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
                                                                             pw, lane);
         }
         // A paged cache in the shuffled loop: the page-table look-ahead (1-token pages 0.80-0.93x,
-        // 16-token pages 0.94-0.97x on H200; fp8 at 64 rows loads it late: 0.968x / 1.000x).
+        // 16-token pages 0.94-0.97x on H200; fp8 at 64 rows loaded it late until 0.7.20: 0.968x /
+        // 1.000x).
         // Not for bf16 at 16 rows (its producer spills 4 bytes with it).
         if constexpr (Cfg::Decode::kDimBytes == 1 || Cfg::N > 16) {
             if (p.page_indptr != nullptr)
@@ -2008,7 +2008,8 @@ MLA_DEVICE ConsumerLanes consumer_lanes(int w_dims, int wq, int g, int t4) {
     c.s_tok0 = 16 * wq + (Cfg::kSwizzled ? Cfg::stage_row(g) : Cfg::s_row_token(g, 0));
     c.s_tok1 = c.s_tok0 + (Cfg::kSwizzled ? 8 : 1);
     // V^T fragments of k indices 2t, 2t+1, 2t+8, 2t+9 (t = t4): tokens s_row_token(2t, 0),
-    // s_row_token(2t+1, 0) (v_pair rows further on) and the next token of each.
+    // s_row_token(2t+1, 0) (v_pair rows further on) and the next token of each (kSwizzled: the
+    // stage rows 8 on).
     const int v_row = Cfg::s_row_token(2 * t4, 0);
     // (kSwizzled: k index 2t is stage row stage_row(2t), the pair's stage_row(2t + 1); the
     // swizzle puts the 4 t's and the two 16-byte pieces of a warp's words in 8 different bank
@@ -2537,6 +2538,7 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
     constexpr int N = Cfg::N;
     constexpr int kSent = 2 * Cfg::kPairs;  // m-blocks kept (dims 256 w ..) and sent
     static_assert(Cfg::kSolo, "solo consumers");
+    static_assert(!Cfg::kSsScores, "solo consumers load K into registers (score_products)");
     constexpr int C = Cfg::kConsumers;
     static_assert(!Cfg::Decode::kBlockScales && !Cfg::Decode::kTokenScales,
                   "solo consumers: fp8 or bf16 tiles");
