@@ -1683,10 +1683,12 @@ MLA_DEVICE void wgmma_producer_tiles_ss(const Params& p, const Stage1Work& work,
     // to come, loaded a tile ahead (ss_tile_page). A CTA without tiles (an empty element) reads
     // no page list: its list may be the next element's or past the end, or NULL in an empty
     // pool.
+    const auto pages_of_tile = [&](int tile_tok0) {
+        return wgmma_detail::ss_tile_page<Cfg>(p, work, tile_tok0,
+                                               min(kTile, tok_end - tile_tok0), pw, lane);
+    };
     int32_t ss_page = static_cast<int32_t>(work.kv_begin);
-    if (p.page_indptr != nullptr && rows.n_tiles > 0)
-        ss_page = wgmma_detail::ss_tile_page<Cfg>(p, work, tok_begin,
-                                                  min(kTile, tok_end - tok_begin), pw, lane);
+    if (p.page_indptr != nullptr && rows.n_tiles > 0) ss_page = pages_of_tile(tok_begin);
     const uint32_t ring = hw::smem_addr(sh.stages);
     for (int t = 0; t < rows.n_tiles; ++t) {
         const int stage = t % Cfg::kStages;
@@ -1713,11 +1715,8 @@ MLA_DEVICE void wgmma_producer_tiles_ss(const Params& p, const Stage1Work& work,
             hw::copy_async_arrive_noinc(bar);
         }
         // The next tile's pages, late (their latency behind the wait on a free stage).
-        if (p.page_indptr != nullptr && t + 1 < rows.n_tiles) {
-            const int tok1 = tile_tok0 + kTile;
-            ss_page = wgmma_detail::ss_tile_page<Cfg>(p, work, tok1, min(kTile, tok_end - tok1),
-                                                      pw, lane);
-        }
+        if (p.page_indptr != nullptr && t + 1 < rows.n_tiles)
+            ss_page = pages_of_tile(tile_tok0 + kTile);
     }
     hw::copy_async_wait_all();  // leave only once this thread's copies have landed
 }
