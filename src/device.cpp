@@ -68,6 +68,8 @@ struct EnvSwitches {
         plan.stage1 = parse_stage1_request(std::getenv("MLA_DECODE_STAGE1"));
         const char* pdl = std::getenv("MLA_DECODE_PDL");
         plan.dependent_launch = pdl == nullptr || std::strcmp(pdl, "0") != 0;
+        const char* tma = std::getenv("MLA_DECODE_TMA");
+        plan.tma = tma == nullptr || std::strcmp(tma, "0") != 0;
     }
 };
 const EnvSwitches& env() {
@@ -132,11 +134,13 @@ mla_status device_prepare(const DevicePlan& plan, const mla_decode_params& p, vo
 mla_status device_run(const DevicePlan& plan, const mla_decode_params& p, void* workspace,
                       size_t workspace_bytes, void* stream) {
     MLA_TRY(check_run(plan, p, workspace, workspace_bytes));
-    if (env().debug) std::fprintf(stderr, "[mla_decode] %s\n", plan.description);
     const gpu::error_t e = splitkv::launch_attention(
         kernel_params(plan, p, workspace), static_cast<splitkv::Stage1Variant>(plan.variant),
         static_cast<splitkv::KvFormat>(plan.kv_format), plan.dependent_launch,
         static_cast<gpu::stream_t>(stream));
+    if (env().debug)
+        std::fprintf(stderr, "[mla_decode] %s%s\n", plan.description,
+                     splitkv::last_stage1_tma() ? "; stage 1 took whole tiles by TMA" : "");
     if (e != gpu::kSuccess)
         return fail(MLA_STATUS_DEVICE_ERROR, "kernel launch failed: %s", gpu::error_string(e));
     return MLA_STATUS_SUCCESS;

@@ -61,6 +61,7 @@ splitkv::Params kernel_params(const DevicePlan& plan, const mla_decode_params& p
     k.rows_per_cta = plan.rows_per_cta;
     k.max_splits = plan.num_splits;
     k.tiles_per_split = plan.tiles_per_split;
+    k.tma = plan.tma;
     k.sm_scale = p.sm_scale;
     char* ws = static_cast<char*>(workspace);
     if (plan.num_splits > 1) {

@@ -104,6 +104,11 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
                             "mma16 whatever the batch";
     }
     const bool note = stage1_note != nullptr && stage1_note[0] != '\0';
+    // wgmma plans without TMA (the only variant with TMA loads; batch-invariant plans are mma16)
+    const char* tma_off =
+        !options.tma && plan->variant == static_cast<int>(splitkv::Stage1Variant::kWgmma)
+            ? ", every tile copied (MLA_DECODE_TMA=0)"
+            : "";
     const bool long_cta =
         plan->variant == static_cast<int>(splitkv::Stage1Variant::kWgmma) &&
         splitkv::wgmma_long_cta(static_cast<splitkv::KvFormat>(plan->kv_format), plan->fp8_mma,
@@ -120,19 +125,21 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
     if (plan->num_splits == 1) {
         std::snprintf(plan->description, sizeof(plan->description),
                       "%s: stage 1 writes O directly, %lld CTAs (%d row groups) on %d compute "
-                      "units; splitting does not pay (cost model %.1f us%s)%s%s",
+                      "units; splitting does not pay (cost model %.1f us%s)%s%s%s",
                       head, static_cast<long long>(ctas), plan->row_groups,
-                      plan->multiprocessors, plan->predicted_us, forced, note ? "; " : "",
+                      plan->multiprocessors, plan->predicted_us, forced, tma_off,
+                      note ? "; " : "",
                       note ? stage1_note : "");
     } else {
         std::snprintf(plan->description, sizeof(plan->description),
                       "%s: stage 1 (%d splits of %d tiles, %lld CTAs, %d row groups) "
                       "+ LSE reduce%s on %d compute units (cost model %.1f us%s), workspace %zu "
-                      "B%s%s",
+                      "B%s%s%s",
                       head, plan->num_splits, plan->tiles_per_split,
                       static_cast<long long>(ctas), plan->row_groups,
                       plan->dependent_launch ? " (PDL)" : "", plan->multiprocessors,
-                      plan->predicted_us, forced, plan->workspace_bytes, note ? "; " : "",
+                      plan->predicted_us, forced, plan->workspace_bytes, tma_off,
+                      note ? "; " : "",
                       note ? stage1_note : "");
     }
 }
@@ -410,6 +417,7 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     // The reduce's launch may overlap the tail of stage 1 where the device, the loaded reduce
     // code and the runtime allow a programmatic dependent launch (DeviceInfo::dependent_reduce);
     // the single-split path has no reduce.
+    out.tma = options.tma && out.variant == static_cast<int>(splitkv::Stage1Variant::kWgmma);
     out.dependent_launch = options.dependent_launch && device.dependent_reduce &&
                            sp.num_splits > 1;
     if (out.dependent_launch) {

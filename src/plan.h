@@ -39,6 +39,8 @@ struct DevicePlan {
     int row_groups = 1;       // stage-1 CTAs per (element, split)
     bool fp8_mma = false;     // the score product on the e4m3 tensor core: MLA_DECODE_FLAG_
                               // FP8_MMA with e4m3fn Q and cache, variant wgmma
+    bool tma = false;         // stage 1 may take whole tiles by TMA where its kernel and the
+                              // cache allow it (wgmma, NVIDIA builds) unless MLA_DECODE_TMA=0
     bool dependent_launch = false;  // the reduce as a programmatic dependent of stage 1 (PDL):
                                     // split path on NVIDIA sm_90+ (DeviceInfo::dependent_reduce)
                                     // unless MLA_DECODE_PDL=0
@@ -57,6 +59,8 @@ struct PlanOptions {
     Stage1Request stage1;   // a forced stage-1 variant (MLA_DECODE_STAGE1)
     bool dependent_launch = true;   // PDL where the device allows it; MLA_DECODE_PDL=0 turns
                                     // it off (on by default since measured on an H200)
+    bool tma = true;  // whole tiles by TMA where a stage-1 kernel can (MLA_DECODE_TMA=0: the
+                      // copies everywhere)
 };
 
 PlanKey key_of(const mla_decode_params& p, int device);

@@ -669,6 +669,47 @@ TEST(PlanCreate, Bf16CachesRunOnWgmmaAt16Or32RowsOnly) {
     std::printf("bf16 bs256 kv8192 H16: %s\n", plan.description);
 }
 
+// MLA_DECODE_TMA=0 (PlanOptions::tma false) reaches wgmma plans, whose kernels take their
+// params from the plan (kernel_params: Params::tma), and their description says the tiles are
+// all copied; by default wgmma plans may take TMA, and mma16 plans never (it has no TMA loads):
+// neither description mentions the switch.
+TEST(PlanCreate, TmaSwitchReachesWgmmaPlans) {
+    if (!mla::stage1_variant_built(Stage1Variant::kWgmma)) GTEST_SKIP() << "no wgmma kernels";
+    mla_decode_params p = host_fields(64, 4096, MLA_DTYPE_FP8_E4M3FN);
+    p.num_heads = 128;
+    p.q_stride_token = 128 * 576;
+    p.o_stride_token = 128 * 512;
+    mla::PlanOptions off;
+    off.tma = false;
+    mla::PlanOptions mma16;
+    mma16.stage1 = mla::parse_stage1_request("mma16");
+    mla::PlanOptions mma16_off = mma16;
+    mma16_off.tma = false;
+    struct Case {
+        const mla::PlanOptions* options;
+        Stage1Variant variant;
+        bool tma;
+    };
+    const Case cases[] = {{&off, Stage1Variant::kWgmma, false},
+                          {&mma16, Stage1Variant::kMma16, false},
+                          {&mma16_off, Stage1Variant::kMma16, false}};
+    mla::DevicePlan plan;
+    ASSERT_EQ(mla::plan_create(p, nvidia(9, 0), mla::PlanOptions(), &plan), MLA_STATUS_SUCCESS)
+        << mla_last_error_message();
+    EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kWgmma)) << plan.description;
+    EXPECT_TRUE(plan.tma) << plan.description;
+    EXPECT_FALSE(contains(plan.description, "MLA_DECODE_TMA")) << plan.description;
+    for (const Case& c : cases) {
+        ASSERT_EQ(mla::plan_create(p, nvidia(9, 0), *c.options, &plan), MLA_STATUS_SUCCESS)
+            << mla_last_error_message();
+        EXPECT_EQ(plan.variant, static_cast<int>(c.variant)) << plan.description;
+        EXPECT_EQ(plan.tma, c.tma) << plan.description;
+        EXPECT_EQ(contains(plan.description, "every tile copied (MLA_DECODE_TMA=0)"),
+                  c.variant == Stage1Variant::kWgmma)
+            << plan.description;
+    }
+}
+
 // MXFP4 caches (V from the latent rows): with the cost table of the H200 (plan.cpp), 16 query
 // rows an element take wgmma's decoder warpgroups, short caches too since the eighteenth
 // session's split sweep (bs4 kv1024: 15.5 us on wgmma with one tile a CTA, 19.5 on mma16),

@@ -45,8 +45,16 @@ Stage1Shape stage1_shape(Stage1Variant variant, KvFormat format) {
     return {{0, 0, 0}, 0};
 }
 
+namespace {
+thread_local bool t_last_stage1_tma = false;
+}  // namespace
+
+bool last_stage1_tma() { return t_last_stage1_tma; }
+void note_stage1_tma(bool tma) { t_last_stage1_tma = tma; }
+
 gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFormat format,
                               bool dependent_reduce, gpu::stream_t stream) {
+    note_stage1_tma(false);
     gpu::error_t e = gpu::kErrorInvalidValue;
     switch (variant) {
         case Stage1Variant::kMma16: e = launch_mma16(params, format, stream); break;

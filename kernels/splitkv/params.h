@@ -84,6 +84,10 @@ struct Params {
     // limit.
     int reduce_shared_bytes;
     int reduce_shared_limit;
+    // Host side: stage 1 may take whole tiles by TMA where its kernel keeps its stages in
+    // wgmma's swizzle and the cache allows it (DevicePlan::tma; false under MLA_DECODE_TMA=0:
+    // the kernel copies every tile, the same bytes into the same stages).
+    bool tma;
 
     // Stage-1 outputs read by the reduce (workspace), per partial row r and head h:
     //   partial_o  [r][num_heads][512] fp32, already divided by its split's sum (not written

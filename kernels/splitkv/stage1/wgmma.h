@@ -2770,14 +2770,17 @@ gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
     arch::tma::KvMaps maps{};
 #if defined(MLA_BACKEND_CUDA)
     if constexpr (Cfg::kSwizzled) {
-        if (params.page_indptr == nullptr || params.page_size % Cfg::kTileTokens == 0)
+        if (params.tma &&
+            (params.page_indptr == nullptr || params.page_size % Cfg::kTileTokens == 0))
             maps = arch::tma::encode_kv_maps(params.kv, params.kv_stride_bytes, params.kpe,
                                              params.kpe_stride_bytes, params.num_slots);
     }
 #endif
     stage1_wgmma_kernel<F, kRows, kFp8Mma, kLongCta>
         <<<stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params, maps);
-    return gpu::get_last_error();
+    const gpu::error_t launched = gpu::get_last_error();
+    note_stage1_tma(launched == gpu::kSuccess && maps.ok != 0);
+    return launched;
 }
 }  // namespace wgmma_detail
 
