@@ -743,26 +743,38 @@ TEST(GpuRows16And32, OwnPagesAndRuns) {
     for (const RowsCase& c : long_cases) expect_rows_case(c, long_lengths, expect_rows);
 }
 
-// Rewrites cache token `tok` of element b (a contiguous cache; bf16 Q) to the largest values
-// along the signs of the query of row (q_row, head): e4m3fn codes +-448, or bf16 +-4.5. That
-// row's score there is ~2,000 (raw dot) against ~25 for the others: past its running maximum's
-// lazy bound by far, as the other rows' scores there often are too.
-void align_token_to_query(HostProblem& host, int b, int tok, int q_row, int head) {
+// Rewrites cache token `tok` of element b (a contiguous cache) to the largest values along the
+// signs of the query of row (q_row, head) (bf16 Q, or fp8 Q by its codes' sign bit): e4m3fn
+// codes +-448, e4m3fnuz +-240, or bf16 +-4.5. That row's score there is ~2,000 (raw dot, bf16)
+// against ~25 for the others: past its running maximum's lazy bound by far, as the other
+// rows' scores there often are too. `moderate` (e4m3fn): codes +-64 instead, ~1/7 of that
+// score (still ~17 past the row's maximum in log2 units, the lazy bound 8), for e4m3 scores,
+// whose accumulation error grows with sum |q k| (GpuFp8Mma: Q std 100 exceeds the rule).
+void align_token_to_query(HostProblem& host, int b, int tok, int q_row, int head,
+                          bool moderate = false) {
     ASSERT_FALSE(host.spec.paged);
-    ASSERT_EQ(host.spec.q_dtype, MLA_DTYPE_BF16);
+    const bool fp8_q = host.spec.q_dtype != MLA_DTYPE_BF16;
     const int64_t slot = host.kv_indptr[b] + tok;
     for (int d = 0; d < MLA_HEAD_DIM_QK; ++d) {
         const int64_t qi = q_row * host.q_stride_token + head * host.q_stride_head + d;
-        uint16_t q_bits = 0;
-        std::memcpy(&q_bits, &host.q[static_cast<size_t>(2 * qi)], 2);
-        const bool neg = (q_bits & 0x8000u) != 0;
+        bool neg = false;
+        if (fp8_q) {
+            neg = (host.q[static_cast<size_t>(qi)] & 0x80u) != 0;
+        } else {
+            uint16_t q_bits = 0;
+            std::memcpy(&q_bits, &host.q[static_cast<size_t>(2 * qi)], 2);
+            neg = (q_bits & 0x8000u) != 0;
+        }
         const int64_t ki = slot * host.kv_stride_slot + d;
         if (host.spec.kv_dtype == MLA_DTYPE_BF16) {
             const uint16_t v = neg ? 0xC090u : 0x4090u;
             std::memcpy(&host.kv[static_cast<size_t>(2 * ki)], &v, 2);
+        } else if (host.spec.kv_dtype == MLA_DTYPE_FP8_E4M3FNUZ) {
+            host.kv[static_cast<size_t>(ki)] = neg ? 0xFFu : 0x7Fu;
         } else {
             ASSERT_EQ(host.spec.kv_dtype, MLA_DTYPE_FP8_E4M3FN);
-            host.kv[static_cast<size_t>(ki)] = neg ? 0xFEu : 0x7Eu;
+            const uint8_t code = moderate ? 0x68u : 0x7Eu;  // 64 or 448
+            host.kv[static_cast<size_t>(ki)] = static_cast<uint8_t>(code | (neg ? 0x80u : 0u));
         }
     }
 }
@@ -773,24 +785,36 @@ void align_token_to_query(HostProblem& host, int b, int tok, int q_row, int head
 // none). In each element one token in its last quarter is rewritten along one row's query
 // (align_token_to_query), so that after many settled tiles a tile moves maxima far, and the
 // consumer must take the owners' step again (and rescale); then Q std 100, where maxima keep
-// moving. fp8 e4m3fn and bf16 caches; where the splits are not forced (one split takes 16
-// rows here), on Hopper with the wgmma kernels built, the plans must take 32 rows.
+// moving. fp8 e4m3fn, e4m3fnuz and bf16 caches with bf16 Q, and e4m3fn Q on e4m3fn with
+// MLA_DECODE_FLAG_FP8_MMA (e4m3 scores, judged by SPEC's fp8-Q rule against the same values;
+// Q std 1 only, its aligned tokens moderate: align_token_to_query); where the splits are not
+// forced (one split takes 16 rows here), on Hopper with the wgmma kernels built, the plans must
+// take 32 rows.
 TEST(GpuRows16And32, SettledMaximaMoveLate) {
     SKIP_WITHOUT_GPU();
     const bool expect_rows =
         wgmma_plans_as_planned(true) && std::getenv("MLA_DECODE_NUM_SPLITS") == nullptr;
     const std::vector<int> lengths = random_lengths(40, 2000, 4100, 41);
-    for (const Format& f : {kFp8Fn, kBf16}) {
+    const std::pair<Format, bool> cases[] = {
+        {kFp8Fn, false}, {kFp8Fnuz, false}, {kBf16, false}, {kFp8Fn, true}};
+    for (const auto& [f, fp8_mma] : cases) {
         for (const double q_std : {1.0, 100.0}) {
-            SCOPED_TRACE(name_of(f) + ", " + trace("q_std", static_cast<int>(q_std)));
+            if (fp8_mma && q_std > 1.0) continue;
+            SCOPED_TRACE(name_of(f) + ", " + trace("q_std", static_cast<int>(q_std)) +
+                         (fp8_mma ? ", e4m3fn Q, FP8_MMA" : ""));
             ProblemSpec spec = make_spec(f, 16, lengths, std::vector<int>(lengths.size(), 2), 41);
             spec.q_std = q_std;
+            if (fp8_mma) spec.q_dtype = MLA_DTYPE_FP8_E4M3FN;
             HostProblem host = make_problem(spec);
             if (q_std == 1.0) {
                 for (int b = 0; b < static_cast<int>(lengths.size()); ++b) {
                     const int tok = lengths[b] * 3 / 4 + b % 64;
-                    align_token_to_query(host, b, tok, host.qo_indptr[b] + 1, b % 16);
+                    align_token_to_query(host, b, tok, host.qo_indptr[b] + 1, b % 16, fp8_mma);
                 }
+            }
+            if (fp8_mma) {
+                expect_fp8_mma_rows(host, expect_rows, 32);
+                continue;
             }
             const std::string line = planned_route(host);
             if (expect_rows) {
