@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in the thirty-ninth session (no device then), not run (~400 s): the 16-row fp8
+# Prepared in the thirty-ninth session (no device then), not run (~450 s): the 16-row fp8
 # seesaw (bf16 scores; the competition shapes but bs256 kv8192) in swizzled stages, so that
 # whole tiles of a contiguous cache or of pages of a multiple of 64 tokens come by TMA as in
 # the 64-row kernels and the long CTAs (0.7.21).
@@ -12,6 +12,11 @@
 #     a faster producer, cost the seesaw's short CTAs 1.01-1.13 there (never explained).
 #   If short CTAs lose: take TMA only from a tile count (Params::tiles_per_split, host side in
 #     launch_rows) and keep the swizzled copies below it, or keep the padded layout there.
+#   C exp_s39_owner_rn.patch: owner_step's tm * coefficient and tm - m_prev as mul.rn / sub.rn
+#     (s37's review: plain mul.f32 / sub.f32 may be contracted by ptxas into an fma, rounding
+#     otherwise than the solo consumers' vote, exceeds_lazy_bound). Every wgmma kernel's PTX
+#     changes; predicted 1.00 (two instructions a row and tile, owners only). A/B only: it
+#     lands if it costs nothing, and the validation call's suite then runs it.
 # Smoke (16-row paths) and the suite on B.
 set -u
 S=bs4/kv1024/h16/q1,bs4/kv8192/h16/q1,bs32/kv1024/h16/q1,bs32/kv8192/h16/q1
@@ -21,4 +26,4 @@ E=docs/notes/experiments
 MLA_SMOKE='GpuRows16And32.*:AllFormats/GpuPathsFormat.*fp8*:GpuLong.*' MLA_SMOKE_TIMEOUT=150 \
   MLA_AB_FORMATS=fp8_e4m3fn MLA_AB_FILTER='.' \
   MLA_AB_ARGS="--mla_no_check --mla_shapes=$S" MLA_AB_TIMEOUT=200 \
-  bash $E/run_patch.sh $E/exp_s39_swizzle16.patch
+  bash $E/run_patch.sh $E/exp_s39_swizzle16.patch $E/exp_s39_owner_rn.patch
