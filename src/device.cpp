@@ -133,6 +133,7 @@ mla_status device_prepare(const DevicePlan& plan, const mla_decode_params& p, vo
 
 mla_status device_run(const DevicePlan& plan, const mla_decode_params& p, void* workspace,
                       size_t workspace_bytes, void* stream) {
+    splitkv::note_stage1_tma(false);
     MLA_TRY(check_run(plan, p, workspace, workspace_bytes));
     const gpu::error_t e = splitkv::launch_attention(
         kernel_params(plan, p, workspace), static_cast<splitkv::Stage1Variant>(plan.variant),
@@ -140,7 +141,8 @@ mla_status device_run(const DevicePlan& plan, const mla_decode_params& p, void* 
         static_cast<gpu::stream_t>(stream));
     if (env().debug)
         std::fprintf(stderr, "[mla_decode] %s%s\n", plan.description,
-                     splitkv::last_stage1_tma() ? "; stage 1 took whole tiles by TMA" : "");
+                     splitkv::last_stage1_tma() ? "; stage 1 had TMA maps (whole tiles by TMA)"
+                                                : "");
     if (e != gpu::kSuccess)
         return fail(MLA_STATUS_DEVICE_ERROR, "kernel launch failed: %s", gpu::error_string(e));
     return MLA_STATUS_SUCCESS;

@@ -86,6 +86,18 @@ mla_status plan_accepts(const DevicePlan& plan, const mla_decode_params& p, int 
                 "mla_decode_plan_create call)");
 }
 
+namespace {
+// Whether the plan's stage-1 kernel keeps its stages in wgmma's swizzle, and so takes whole
+// tiles by TMA where the cache allows it (splitkv::wgmma_swizzled_stages).
+bool takes_tma(const DevicePlan& plan) {
+    if (plan.variant != static_cast<int>(splitkv::Stage1Variant::kWgmma)) return false;
+    const auto format = static_cast<splitkv::KvFormat>(plan.kv_format);
+    return splitkv::wgmma_swizzled_stages(
+        format, plan.fp8_mma, plan.rows_per_cta,
+        splitkv::wgmma_long_cta(format, plan.fp8_mma, plan.rows_per_cta, plan.tiles_per_split));
+}
+}  // namespace
+
 void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* stage1_note) {
     const PlanKey& k = plan->key;
     const char* kv = splitkv::kv_traits(static_cast<splitkv::KvFormat>(plan->kv_format)).name;
@@ -104,11 +116,9 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
                             "mma16 whatever the batch";
     }
     const bool note = stage1_note != nullptr && stage1_note[0] != '\0';
-    // wgmma plans without TMA (the only variant with TMA loads; batch-invariant plans are mma16)
+    // Plans whose kernel would take whole tiles by TMA, with TMA turned off.
     const char* tma_off =
-        !options.tma && plan->variant == static_cast<int>(splitkv::Stage1Variant::kWgmma)
-            ? ", every tile copied (MLA_DECODE_TMA=0)"
-            : "";
+        !options.tma && takes_tma(*plan) ? ", every tile copied (MLA_DECODE_TMA=0)" : "";
     const bool long_cta =
         plan->variant == static_cast<int>(splitkv::Stage1Variant::kWgmma) &&
         splitkv::wgmma_long_cta(static_cast<splitkv::KvFormat>(plan->kv_format), plan->fp8_mma,
@@ -417,7 +427,6 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     // The reduce's launch may overlap the tail of stage 1 where the device, the loaded reduce
     // code and the runtime allow a programmatic dependent launch (DeviceInfo::dependent_reduce);
     // the single-split path has no reduce.
-    out.tma = options.tma && out.variant == static_cast<int>(splitkv::Stage1Variant::kWgmma);
     out.dependent_launch = options.dependent_launch && device.dependent_reduce &&
                            sp.num_splits > 1;
     if (out.dependent_launch) {
@@ -430,6 +439,9 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
             splitkv::reduce_ctas(static_cast<int64_t>(p.total_q) * p.num_heads, sp.num_splits),
             device.multiprocessors, shared, reserved, limit);
     }
+    // Whole tiles by TMA where the kernel keeps swizzled stages (variants.h), unless the
+    // environment turns it off (MLA_DECODE_TMA=0).
+    out.tma = options.tma && takes_tma(out);
     out.partial_o_offset = sp.partial_o_offset;
     out.partial_lse_offset = sp.partial_lse_offset;
     out.workspace_bytes = sp.workspace_bytes;

@@ -442,16 +442,22 @@ bool wgmma_plans_as_planned(bool default_splits_too) {
            (forced == nullptr || std::strcmp(forced, "mma16") != 0);
 }
 
-// After a run whose plan took a kernel of swizzled stages (fp8 at 64 rows, long CTAs): stage 1
-// must have taken whole tiles by TMA (splitkv::last_stage1_tma, this thread's last launch) on
-// a contiguous cache (page_size 0) or pages of a multiple of 64 tokens, and only there, unless
-// MLA_DECODE_TMA=0 (ctest's .notma registrations: the copies everywhere, the same results).
-void expect_tma_where_it_applies(int page_size) {
+// After a run whose plan `route` describes (its description line): this thread's last stage-1
+// launch (splitkv::last_stage1_tma) must have had TMA maps exactly where the plan's kernel
+// keeps swizzled stages (wgmma with an fp8 cache at 64 rows or in long CTAs) and the cache is
+// contiguous (page_size 0) or paged in a multiple of 64 tokens, unless MLA_DECODE_TMA=0
+// (ctest's .notma registrations: the copies everywhere); every other plan must have had none.
+void expect_tma_where_it_applies(const std::string& route, int page_size) {
+    const auto has = [&](const char* s) { return route.find(s) != std::string::npos; };
+    const bool fp8 = has(" kv=fp8_e4m3fn ") || has(" kv=fp8_e4m3fnuz ");
+    const bool swizzled =
+        has(" variant=wgmma") && fp8 && (has(" rows/cta=64 ") || has("(long CTAs"));
     const char* env = std::getenv("MLA_DECODE_TMA");
     const bool on = env == nullptr || std::strcmp(env, "0") != 0;
-    const bool want = on && (page_size == 0 || page_size % 64 == 0);
+    const bool want = swizzled && on && (page_size == 0 || page_size % 64 == 0);
     EXPECT_EQ(mla::splitkv::last_stage1_tma(), want)
-        << "page_size " << page_size << ", MLA_DECODE_TMA " << (env == nullptr ? "unset" : env);
+        << "page_size " << page_size << ", MLA_DECODE_TMA " << (env == nullptr ? "unset" : env)
+        << ", route " << route;
 }
 
 // The plan of `host` (bf16 O, LSE): its description line, also printed.
@@ -494,14 +500,15 @@ TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
         }
         expect_matches_reference(host, Tolerance(), Api::kPlan);
         expect_matches_reference(host, Tolerance(), Api::kFwd);
-        if (expect_long) expect_tma_where_it_applies(page_size);
+        expect_tma_where_it_applies(line, page_size);
     }
 }
 
 // e4m3fn Q on an e4m3fn cache with MLA_DECODE_FLAG_FP8_MMA (e4m3 scores), judged by SPEC's fp8-Q
 // rule against the same values; where expect_rows, the plan must take the e4m3-score kernel of
-// `rows` rows.
-void expect_fp8_mma_rows(const HostProblem& host, bool expect_rows, int rows = 64) {
+// `rows` rows. `route`, where not null: the plan's description.
+void expect_fp8_mma_rows(const HostProblem& host, bool expect_rows, int rows = 64,
+                         std::string* route = nullptr) {
     const Reference ref = run_reference(host);
     DeviceProblem dev(host);
     dev.params.flags |= MLA_DECODE_FLAG_FP8_MMA;
@@ -509,6 +516,7 @@ void expect_fp8_mma_rows(const HostProblem& host, bool expect_rows, int rows = 6
         Plan plan;
         ASSERT_EQ(plan.create(dev.params), MLA_STATUS_SUCCESS);
         std::printf("[ route    ] %s\n", plan.describe().c_str());
+        if (route != nullptr) *route = plan.describe();
         if (expect_rows) {
             const std::string want =
                 " variant=wgmma (e4m3 scores) rows/cta=" + std::to_string(rows) + " ";
@@ -563,16 +571,17 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
         if (c.fp8_mma) spec.q_dtype = MLA_DTYPE_FP8_E4M3FN;
         if (c.page_size > 0) spec = paged(spec, c.page_size, 3);
         const HostProblem host = make_problem(spec);
+        std::string line;
         if (c.fp8_mma) {
-            expect_fp8_mma_rows(host, expect_64);
+            expect_fp8_mma_rows(host, expect_64, 64, &line);
         } else {
-            const std::string line = planned_route(host);
+            line = planned_route(host);
             if (expect_64) {
                 EXPECT_NE(line.find(" variant=wgmma rows/cta=64 "), std::string::npos) << line;
             }
             expect_matches_reference(host, Tolerance(), Api::kPlan);
         }
-        if (expect_64) expect_tma_where_it_applies(c.page_size);
+        expect_tma_where_it_applies(line, c.page_size);
     }
 }
 

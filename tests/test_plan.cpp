@@ -11,9 +11,11 @@
 #include <random>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "arch/runtime.h"  // MLA_HAVE_GPU_RUNTIME in GPU builds
 #include "device_info.h"
+#include "kernel_params.h"  // Params::tma of a plan
 #include "mla_decode.h"
 #include "plan.h"
 #include "planner.h"  // kInvariantSplitTokens
@@ -669,16 +671,21 @@ TEST(PlanCreate, Bf16CachesRunOnWgmmaAt16Or32RowsOnly) {
     std::printf("bf16 bs256 kv8192 H16: %s\n", plan.description);
 }
 
-// MLA_DECODE_TMA=0 (PlanOptions::tma false) reaches wgmma plans, whose kernels take their
-// params from the plan (kernel_params: Params::tma), and their description says the tiles are
-// all copied; by default wgmma plans may take TMA, and mma16 plans never (it has no TMA loads):
-// neither description mentions the switch.
-TEST(PlanCreate, TmaSwitchReachesWgmmaPlans) {
+// MLA_DECODE_TMA=0 (PlanOptions::tma false) reaches the plans whose kernel keeps swizzled
+// stages (fp8 at 64 rows here: splitkv::wgmma_swizzled_stages) and the kernels' params
+// (kernel_params: Params::tma), and their description says the tiles are all copied. By
+// default those plans may take TMA; wgmma plans of padded stages (fp8 at 32 rows) and mma16
+// plans never do, and their descriptions never mention the switch.
+TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
     if (!mla::stage1_variant_built(Stage1Variant::kWgmma)) GTEST_SKIP() << "no wgmma kernels";
-    mla_decode_params p = host_fields(64, 4096, MLA_DTYPE_FP8_E4M3FN);
-    p.num_heads = 128;
-    p.q_stride_token = 128 * 576;
-    p.o_stride_token = 128 * 512;
+    mla_decode_params h128 = host_fields(64, 4096, MLA_DTYPE_FP8_E4M3FN);
+    h128.num_heads = 128;
+    h128.q_stride_token = 128 * 576;
+    h128.o_stride_token = 128 * 512;
+    mla_decode_params q2 = host_fields(128, 4096, MLA_DTYPE_FP8_E4M3FN);
+    q2.total_q = 256;
+    q2.max_q_len = 2;
+    mla::PlanOptions on;
     mla::PlanOptions off;
     off.tma = false;
     mla::PlanOptions mma16;
@@ -686,27 +693,30 @@ TEST(PlanCreate, TmaSwitchReachesWgmmaPlans) {
     mla::PlanOptions mma16_off = mma16;
     mma16_off.tma = false;
     struct Case {
+        const mla_decode_params* p;
         const mla::PlanOptions* options;
         Stage1Variant variant;
-        bool tma;
+        int rows;
+        bool tma, says_off;
     };
-    const Case cases[] = {{&off, Stage1Variant::kWgmma, false},
-                          {&mma16, Stage1Variant::kMma16, false},
-                          {&mma16_off, Stage1Variant::kMma16, false}};
-    mla::DevicePlan plan;
-    ASSERT_EQ(mla::plan_create(p, nvidia(9, 0), mla::PlanOptions(), &plan), MLA_STATUS_SUCCESS)
-        << mla_last_error_message();
-    EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kWgmma)) << plan.description;
-    EXPECT_TRUE(plan.tma) << plan.description;
-    EXPECT_FALSE(contains(plan.description, "MLA_DECODE_TMA")) << plan.description;
+    const Case cases[] = {{&h128, &on, Stage1Variant::kWgmma, 64, true, false},
+                          {&h128, &off, Stage1Variant::kWgmma, 64, false, true},
+                          {&h128, &mma16, Stage1Variant::kMma16, 16, false, false},
+                          {&h128, &mma16_off, Stage1Variant::kMma16, 16, false, false},
+                          {&q2, &on, Stage1Variant::kWgmma, 32, false, false},
+                          {&q2, &off, Stage1Variant::kWgmma, 32, false, false}};
     for (const Case& c : cases) {
-        ASSERT_EQ(mla::plan_create(p, nvidia(9, 0), *c.options, &plan), MLA_STATUS_SUCCESS)
+        mla::DevicePlan plan;
+        ASSERT_EQ(mla::plan_create(*c.p, nvidia(9, 0), *c.options, &plan), MLA_STATUS_SUCCESS)
             << mla_last_error_message();
         EXPECT_EQ(plan.variant, static_cast<int>(c.variant)) << plan.description;
+        EXPECT_EQ(plan.rows_per_cta, c.rows) << plan.description;
         EXPECT_EQ(plan.tma, c.tma) << plan.description;
-        EXPECT_EQ(contains(plan.description, "every tile copied (MLA_DECODE_TMA=0)"),
-                  c.variant == Stage1Variant::kWgmma)
+        std::vector<char> workspace(plan.workspace_bytes + 1);
+        EXPECT_EQ(mla::kernel_params(plan, *c.p, workspace.data()).tma, c.tma);
+        EXPECT_EQ(contains(plan.description, "every tile copied (MLA_DECODE_TMA=0)"), c.says_off)
             << plan.description;
+        EXPECT_EQ(contains(plan.description, "MLA_DECODE_TMA"), c.says_off) << plan.description;
     }
 }
 

@@ -30,13 +30,16 @@ Stage1Shape stage1_shape(Stage1Variant variant, KvFormat format);
 gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFormat format,
                               bool dependent_reduce, gpu::stream_t stream);
 
-// Whether the calling thread's last launch_attention gave stage 1 tensor maps, so that its
-// kernel took whole tiles by TMA (arch/nvidia/tma.h): false after a kernel without swizzled
-// stages, a cache the maps cannot address (pages of other than a multiple of 64 tokens, a
-// misaligned base or stride, a refused map), with Params::tma false (MLA_DECODE_TMA=0), or
-// where no launch was made. For tests and MLA_DECODE_DEBUG; set by the stage-1 launchers
-// (note_stage1_tma, stage1/launcher.h).
+// Whether the calling thread's last stage-1 launch had tensor maps (arch/nvidia/tma.h), so
+// that its kernel took the whole tiles of its splits by TMA (a launch whose splits hold no
+// whole tile still counts): false after a kernel without swizzled stages
+// (wgmma_swizzled_stages), a cache the maps cannot address (pages of other than a multiple of
+// 64 tokens, a misaligned base or stride, a refused map), with Params::tma false
+// (MLA_DECODE_TMA=0), or a failed launch. For tests and MLA_DECODE_DEBUG. note_stage1_tma
+// records it: launch_attention clears it, the stage-1 launchers set it, and the library's run
+// clears it before its checks, so that a run that fails before launching reads false.
 bool last_stage1_tma();
+void note_stage1_tma(bool tma);
 
 // ---- per kernel (instantiations/) ------------------------------------------------------------
 // `dependent`: through gpu::launch_dependent, so that it may start while stage 1 finishes;

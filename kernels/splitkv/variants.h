@@ -35,6 +35,18 @@ constexpr bool wgmma_long_cta(KvFormat format, bool fp8_mma, int rows_per_cta,
            rows_per_cta == 16 && tiles_per_split >= kWgmmaLongCtaTiles;
 }
 
+// The wgmma kernels whose stages hold each tile in wgmma's K-major 128-byte swizzle
+// (WgmmaConfig::kSwizzled, which asserts this): fp8 caches (e4m3fn, e4m3fnuz) at 64 rows, with
+// e4m3 or bf16 scores, and the long CTAs (`long_cta`: wgmma_long_cta). Only these take whole
+// tiles by TMA (arch/nvidia/tma.h), and only on a contiguous cache or pages of a multiple of
+// kWgmmaTileTokens tokens.
+constexpr bool wgmma_swizzled_stages(KvFormat format, bool fp8_mma, int rows_per_cta,
+                                     bool long_cta) {
+    (void)fp8_mma;
+    return (format == KvFormat::kFp8E4M3FN || format == KvFormat::kFp8E4M3FNUZ) &&
+           (rows_per_cta == 64 || long_cta);
+}
+
 // "mma16", "wgmma"; "?" for a value outside the enum.
 constexpr const char* stage1_variant_name(Stage1Variant variant) {
     switch (variant) {

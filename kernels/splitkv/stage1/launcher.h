@@ -37,8 +37,4 @@ gpu::error_t set_shared_bytes_once(Kernel kernel, int bytes,
     return e;
 }
 
-// Records for last_stage1_tma (launch.h) whether the calling thread's stage-1 launch gave its
-// kernel tensor maps (defined in launch.hip; launch_attention clears it first).
-void note_stage1_tma(bool tma);
-
 }  // namespace mla::splitkv

@@ -102,6 +102,7 @@
 #include "arch/nvidia/tma.h"
 #include "splitkv/params.h"
 #include "splitkv/epilogue.h"
+#include "splitkv/launch.h"  // note_stage1_tma
 #include "splitkv/q_prologue.h"
 #include "splitkv/softmax.h"
 #include "splitkv/stage1/launcher.h"
@@ -562,7 +563,8 @@ struct WgmmaConfig {
     using Decode = std::conditional_t<
         kFp8Mma, std::conditional_t<kRows == 64, WgmmaFp8MmaSsDecode, WgmmaFp8MmaDecode>,
         std::conditional_t<kStagedDecode, WgmmaMxfp4StagedDecode,
-                           typename WgmmaDecodeOf<F, kRows == 64 || kLongCta>::type>>;
+                           typename WgmmaDecodeOf<F, wgmma_swizzled_stages(
+                                                         F, kFp8Mma, kRows, kLongCta)>::type>>;
 
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
@@ -647,6 +649,8 @@ struct WgmmaConfig {
     static constexpr bool kSsScores = Decode::kSsScores;
     static constexpr bool kSwizzled = Decode::kSwizzledStage;
     static_assert(kSwizzled || !kSsScores, "e4m3 scores from shared memory: a swizzled stage");
+    static_assert(kSwizzled == wgmma_swizzled_stages(F, kFp8Mma, kRows, kLongCta),
+                  "the host's view of which kernels take TMA (variants.h, plans)");
     static constexpr int kSsBlockBytes = kTileTokens * 128;
     static constexpr int kStageBytes =
         kSwizzled ? kTileTokens * kRowBytes : kTileTokens * kRowPitch;
