@@ -39,7 +39,10 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encoder() {
             cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &f, cudaEnableDefault, &q);
 #endif
         if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
-            (void)cudaGetLastError();
+            // The failed lookup's own error, not reported again by the next launch's check
+            // (only where the call failed: a symbol not found sets none, and a caller's
+            // earlier error must then stay).
+            if (e != cudaSuccess) (void)cudaGetLastError();
             return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
         }
         return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
