@@ -87,14 +87,19 @@ mla_status plan_accepts(const DevicePlan& plan, const mla_decode_params& p, int 
 }
 
 namespace {
+// Whether the plan's stage-1 kernel is the wgmma variant's long-CTA kernel (variants.h).
+bool long_cta_kernel(const DevicePlan& plan) {
+    return plan.variant == static_cast<int>(splitkv::Stage1Variant::kWgmma) &&
+           splitkv::wgmma_long_cta(static_cast<splitkv::KvFormat>(plan.kv_format), plan.fp8_mma,
+                                   plan.rows_per_cta, plan.tiles_per_split);
+}
 // Whether the plan's stage-1 kernel keeps its stages in wgmma's swizzle, and so takes whole
 // tiles by TMA where the cache allows it (splitkv::wgmma_swizzled_stages).
 bool takes_tma(const DevicePlan& plan) {
-    if (plan.variant != static_cast<int>(splitkv::Stage1Variant::kWgmma)) return false;
-    const auto format = static_cast<splitkv::KvFormat>(plan.kv_format);
-    return splitkv::wgmma_swizzled_stages(
-        format, plan.fp8_mma, plan.rows_per_cta,
-        splitkv::wgmma_long_cta(format, plan.fp8_mma, plan.rows_per_cta, plan.tiles_per_split));
+    return plan.variant == static_cast<int>(splitkv::Stage1Variant::kWgmma) &&
+           splitkv::wgmma_swizzled_stages(static_cast<splitkv::KvFormat>(plan.kv_format),
+                                          plan.fp8_mma, plan.rows_per_cta,
+                                          long_cta_kernel(plan));
 }
 }  // namespace
 
@@ -119,10 +124,7 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
     // Plans whose kernel would take whole tiles by TMA, with TMA turned off.
     const char* tma_off =
         !options.tma && takes_tma(*plan) ? ", every tile copied (MLA_DECODE_TMA=0)" : "";
-    const bool long_cta =
-        plan->variant == static_cast<int>(splitkv::Stage1Variant::kWgmma) &&
-        splitkv::wgmma_long_cta(static_cast<splitkv::KvFormat>(plan->kv_format), plan->fp8_mma,
-                                plan->rows_per_cta, plan->tiles_per_split);
+    const bool long_cta = long_cta_kernel(*plan);
     char head[224];
     std::snprintf(head, sizeof(head),
                   "route=%s variant=%s%s%s rows/cta=%d tile=%d splits=%d kv=%s batch=%d "
