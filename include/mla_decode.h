@@ -393,23 +393,33 @@ typedef struct mla_decode_params {
 #define MLA_DECODE_FLAG_BATCH_INVARIANT 1u
 
 /*
- * MLA_DECODE_FLAG_FP8_MMA (flags bit 1): the fp8 route for q_dtype FP8_E4M3FN on a kv_dtype
- * FP8_E4M3FN cache (V from the latent rows): products run on the fp8 tensor core where the
- * library has a kernel for it, trading f32-exact accumulation for speed.
- *   - Where: the wgmma stage-1 variant (sm_90a builds on Hopper). There the score product Q.K
- *     multiplies the e4m3 codes of Q and K as stored (no widening, half the MMA steps), and
- *     mla_decode_plan_describe says "variant=wgmma (e4m3 scores)". The value product P.V is
- *     unchanged (f16 products, f32 accumulation). Everywhere else (other dtypes, devices and
- *     variants, batch-invariant mode) the flag is accepted and changes nothing.
- *   - Speed (H200, mla_bench, SPEC method, 0.6.2): 0.74-0.75x the time at 128 heads or q_len
- *     4 (bs64 kv4096 H128 168 -> 125 us; q_len 2 326 -> 240), 0.88x on the competition shapes
- *     (geomean 50.2 -> 44.2 us), against the same e4m3fn Q without the flag.
- *   - Accuracy: the tensor core keeps fewer bits than f32 while it adds the products, so a
- *     score is off by up to ~1e-2 of its size. Against the bf16 reference (Q not quantized,
- *     SPEC's comparison) that is lost in the error the fp8 Q already has: where the fp8 Q
- *     puts O or LSE over SPEC's rule (unit randn and larger inputs), the worst element's error
- *     moved by < 1 %; at randn * 0.02 both stay under 0.15 of the rule (GPU test GpuFp8Mma,
- *     16 / 64 / 128 heads, Q std 0.02 / 1 / 10 / 100). Against the exact result
+ * MLA_DECODE_FLAG_FP8_MMA (flags bit 1): the fp8 route for an fp8 Q on an fp8 cache of the same
+ * flavour (V from the latent rows, no bf16 rope): products run on the fp8 tensor core where the
+ * library has a kernel for it, trading f32-exact accumulation for speed. The score product Q.K
+ * then multiplies the e4m3 codes of Q and K as stored (no widening, half the MMA steps), and
+ * mla_decode_plan_describe says "(e4m3 scores)" after the variant. The value product P.V is
+ * unchanged (f16 products, f32 accumulation).
+ *   - Where, by the plan's stage-1 variant:
+ *       wgmma (sm_90a builds on Hopper): q_dtype FP8_E4M3FN on kv_dtype FP8_E4M3FN.
+ *       mma16, in builds whose every device target has the instruction (CUDA architectures
+ *       89 and later; AMD gfx940-gfx942 and gfx950): FP8_E4M3FN on FP8_E4M3FN on NVIDIA sm_89
+ *       and later (mma.sync .e4m3) and on AMD gfx950 / MI355 (MFMA fp8, OCP e4m3); FP8_E4M3FNUZ
+ *       on FP8_E4M3FNUZ on AMD gfx940-gfx942 / MI300 (MFMA fp8, e4m3fnuz). On NVIDIA only
+ *       where MLA_DECODE_STAGE1=mma16 forces the variant, until these kernels have run on an
+ *       NVIDIA GPU; on AMD wherever the planner picks mma16 (compiled, never run: no AMD GPU
+ *       was available to the project).
+ *     Everywhere else (other dtypes or pairs, devices and builds, batch-invariant mode) the
+ *     flag is accepted and changes nothing.
+ *   - Speed (wgmma; H200, mla_bench, SPEC method, 0.6.2): 0.74-0.75x the time at 128 heads or
+ *     q_len 4 (bs64 kv4096 H128 168 -> 125 us; q_len 2 326 -> 240), 0.88x on the competition
+ *     shapes (geomean 50.2 -> 44.2 us), against the same e4m3fn Q without the flag. mma16's
+ *     e4m3 scores are not yet timed.
+ *   - Accuracy (measured on wgmma): the tensor core keeps fewer bits than f32 while it adds
+ *     the products, so a score is off by up to ~1e-2 of its size. Against the bf16 reference
+ *     (Q not quantized, SPEC's comparison) that is lost in the error the fp8 Q already has:
+ *     where the fp8 Q puts O or LSE over SPEC's rule (unit randn and larger inputs), the worst
+ *     element's error moved by < 1 %; at randn * 0.02 both stay under 0.15 of the rule (GPU
+ *     test GpuFp8Mma, 16 / 64 / 128 heads, Q std 0.02 / 1 / 10 / 100). Against the exact result
  *     of the same fp8 values, O and LSE stay within SPEC's fp8-Q rule (|error| <= 8e-3 +
  *     2e-2 |exact|) for randn * 0.02 and unit randn inputs (at most 0.25 of it); with larger
  *     logits LSE does, O does not: up to ~5x the rule at Q std 10 and ~50x at Q std 100 (where

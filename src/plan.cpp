@@ -422,10 +422,9 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     out.num_splits = sp.num_splits;
     out.tiles_per_split = sp.tiles_per_split;
     out.row_groups = sp.row_groups;
-    out.fp8_mma = (p.flags & MLA_DECODE_FLAG_FP8_MMA) != 0 &&
-                    p.q_dtype == MLA_DTYPE_FP8_E4M3FN &&
-                    format == splitkv::KvFormat::kFp8E4M3FN &&
-                    out.variant == static_cast<int>(splitkv::Stage1Variant::kWgmma);
+    out.fp8_mma = (p.flags & MLA_DECODE_FLAG_FP8_MMA) != 0 && !invariant &&
+                  stage1_e4m3_scores(static_cast<splitkv::Stage1Variant>(out.variant), problem,
+                                     device, choice.forced);
     // The reduce's launch may overlap the tail of stage 1 where the device, the loaded reduce
     // code and the runtime allow a programmatic dependent launch (DeviceInfo::dependent_reduce);
     // the single-split path has no reduce.

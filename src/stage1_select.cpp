@@ -91,6 +91,56 @@ bool stage1_can_serve(Stage1Variant variant, const Stage1Problem& problem,
     return false;
 }
 
+bool mma16_e4m3_built() {
+#if defined(MLA_HAVE_MMA16_E4M3)
+    return true;
+#else
+    return false;
+#endif
+}
+
+bool device_e4m3_mma(const DeviceInfo& device, arch::Fp8Flavor* flavor) {
+    if (!device.amd) {
+        *flavor = arch::Fp8Flavor::kE4M3FN;
+        return device.cc_major > 8 || (device.cc_major == 8 && device.cc_minor >= 9);
+    }
+    // gcnArchName: the target, then its features ("gfx942:sramecc+:xnack-").
+    const auto is = [&](const char* target) {
+        const size_t n = std::strlen(target);
+        return std::strncmp(device.arch_name, target, n) == 0 &&
+               (device.arch_name[n] == '\0' || device.arch_name[n] == ':');
+    };
+    if (is("gfx940") || is("gfx941") || is("gfx942")) {
+        *flavor = arch::Fp8Flavor::kE4M3FNUZ;
+        return true;
+    }
+    if (is("gfx950")) {
+        *flavor = arch::Fp8Flavor::kE4M3FN;
+        return true;
+    }
+    return false;
+}
+
+bool stage1_e4m3_scores(Stage1Variant variant, const Stage1Problem& problem,
+                        const DeviceInfo& device, bool forced) {
+    const splitkv::KvFormat f = problem.format;
+    switch (variant) {
+        case Stage1Variant::kWgmma:
+            return problem.q_dtype == MLA_DTYPE_FP8_E4M3FN && f == splitkv::KvFormat::kFp8E4M3FN;
+        case Stage1Variant::kMma16: {
+            const bool fn = f == splitkv::KvFormat::kFp8E4M3FN;
+            if (!mma16_e4m3_built() || (!fn && f != splitkv::KvFormat::kFp8E4M3FNUZ)) return false;
+            if (!device.amd && !forced) return false;
+            if (problem.q_dtype != (fn ? MLA_DTYPE_FP8_E4M3FN : MLA_DTYPE_FP8_E4M3FNUZ))
+                return false;
+            arch::Fp8Flavor flavor = arch::Fp8Flavor::kE4M3FN;
+            return device_e4m3_mma(device, &flavor) &&
+                   flavor == splitkv::kv_traits(f).fp8_flavor;
+        }
+    }
+    return false;
+}
+
 Stage1Choice choose_stage1_variant(const Stage1Request& request, const Stage1Problem& problem,
                                    const DeviceInfo& device) {
     Stage1Choice c;

@@ -44,6 +44,27 @@ bool stage1_variant_built(splitkv::Stage1Variant variant);
 bool stage1_can_serve(splitkv::Stage1Variant variant, const Stage1Problem& problem,
                       const DeviceInfo& device, char* reason, size_t reason_bytes);
 
+// Whether every device pass of this build has mma16's e4m3 score atom (MLA_HAVE_MMA16_E4M3,
+// src/CMakeLists.txt: NVIDIA sm_89+ and AMD gfx940 / gfx941 / gfx942 / gfx950 passes only).
+bool mma16_e4m3_built();
+
+// The e4m3 flavour the device's warp-level matrix instructions multiply as codes, into *flavor:
+// OCP e4m3fn on NVIDIA from sm_89 on and on AMD gfx950 (CDNA4), e4m3fnuz on AMD gfx940 / gfx941
+// / gfx942 (CDNA3). False where they take no e4m3 (NVIDIA before sm_89, other AMD targets).
+bool device_e4m3_mma(const DeviceInfo& device, arch::Fp8Flavor* flavor);
+
+// Whether a plan of `variant` for `problem` on `device` runs its score product on e4m3 codes
+// when MLA_DECODE_FLAG_FP8_MMA asks for it (batch-invariant plans never do: plan.cpp):
+//   wgmma: e4m3fn Q on an e4m3fn cache;
+//   mma16: Q of the cache's flavour on an fp8 cache of 576 fp8 dims (no bf16 rope), where the
+//     device multiplies that flavour (device_e4m3_mma) and every device pass of this build has
+//     the atom (MLA_HAVE_MMA16_E4M3, src/CMakeLists.txt). On NVIDIA only where `forced`
+//     (MLA_DECODE_STAGE1=mma16, as the GPU suite's .stage1_mma16 runs do): these kernels have
+//     not yet run on an NVIDIA GPU, and the H200's planner would otherwise give them every
+//     fp8 plan of one tile or less. (AMD has no GPU to run them here at all.)
+bool stage1_e4m3_scores(splitkv::Stage1Variant variant, const Stage1Problem& problem,
+                        const DeviceInfo& device, bool forced);
+
 struct Stage1Choice {
     bool forced = false;  // true: only `variant` may serve (forced, and it can)
     splitkv::Stage1Variant variant = splitkv::Stage1Variant::kMma16;

@@ -33,6 +33,7 @@
 #include "mla_decode.h"
 #include "mla_problem.h"
 #include "splitkv/launch.h"  // stage1_shape: whether this build has the wgmma kernels
+#include "stage1_select.h"  // mma16_e4m3_built
 
 namespace mla_test {
 namespace {
@@ -181,7 +182,9 @@ double worst_fp8_rule_ratio(const std::vector<float>& got, const std::vector<flo
 }
 
 // MLA_DECODE_FLAG_FP8_MMA with e4m3fn Q on an e4m3fn cache: where the plan's variant is
-// wgmma its description says "e4m3 scores" (the scores are e4m3 products that the tensor core
+// wgmma, or mma16 on an NVIDIA device from sm_89 on in a build whose every pass has mma16's
+// e4m3 atom (mla::mma16_e4m3_built; the .stage1_mma16 registration forces mma16), its
+// description says "e4m3 scores" (the scores are e4m3 products that the tensor core
 // accumulates with fewer bits than f32). Per case three worst ratios to SPEC's fp8-Q rule
 // (|error| <= 8e-3 + 2e-2 |ref|) are printed: the GPU against the reference from the same stored
 // values, the GPU against the bf16 reference (Q not quantized: SPEC's comparison), and the exact
@@ -193,6 +196,14 @@ double worst_fp8_rule_ratio(const std::vector<float>& got, const std::vector<flo
 // rows per CTA), q_len 1..4 mixed, lengths around tile boundaries.
 TEST(GpuFp8Mma, WithinTheFp8QRule) {
     SKIP_WITHOUT_GPU();
+    mla::DeviceInfo device;
+    ASSERT_EQ(mla::current_device_info(&device, false), MLA_STATUS_SUCCESS);
+    // mma16 multiplies e4m3fn codes here (mma.sync m16n8k32 .e4m3), and on NVIDIA plans give it
+    // the e4m3 scores only where mma16 is forced (mla::stage1_e4m3_scores).
+    const char* forced = std::getenv("MLA_DECODE_STAGE1");
+    const bool mma16_forced = forced != nullptr && std::strcmp(forced, "mma16") == 0;
+    const bool mma16_e4m3 = mla::mma16_e4m3_built() && !device.amd && mma16_forced &&
+                            (device.cc_major > 8 || (device.cc_major == 8 && device.cc_minor >= 9));
     int e4m3_cases = 0;  // cases whose plan ran the e4m3 scores
     for (int heads : {16, 64, 128}) {
         for (double q_std : {0.02, 1.0, 10.0, 100.0}) {
@@ -212,7 +223,8 @@ TEST(GpuFp8Mma, WithinTheFp8QRule) {
                 ASSERT_EQ(plan.create(dev.params), MLA_STATUS_SUCCESS);
                 const std::string route = plan.describe();
                 e4m3 = route.find("e4m3 scores") != std::string::npos;
-                if (route.find("variant=wgmma") != std::string::npos) {
+                if (route.find("variant=wgmma") != std::string::npos ||
+                    (mma16_e4m3 && route.find("variant=mma16") != std::string::npos)) {
                     EXPECT_TRUE(e4m3) << route;
                 }
             }
@@ -251,15 +263,15 @@ TEST(GpuFp8Mma, WithinTheFp8QRule) {
         }
     }
     // On Hopper with the wgmma kernels built, the 64-row cases (heads 64 and 128) go to wgmma
-    // unless the environment forces mma16 (the .stage1_mma16 registration).
-    mla::DeviceInfo device;
-    ASSERT_EQ(mla::current_device_info(&device, false), MLA_STATUS_SUCCESS);
-    const char* forced = std::getenv("MLA_DECODE_STAGE1");
+    // unless the environment forces mma16 (the .stage1_mma16 registration); forced mma16 runs
+    // every case on e4m3 scores where it multiplies e4m3fn.
+    if (mma16_e4m3) {
+        EXPECT_EQ(e4m3_cases, 12);
+    }
     const bool wgmma_built = mla::splitkv::stage1_shape(mla::splitkv::Stage1Variant::kWgmma,
                                                         mla::splitkv::KvFormat::kFp8E4M3FN)
                                  .tile_tokens > 0;
-    if (device.cc_major == 9 && wgmma_built &&
-        (forced == nullptr || std::strcmp(forced, "mma16") != 0)) {
+    if (device.cc_major == 9 && wgmma_built && !mma16_forced) {
         EXPECT_GT(e4m3_cases, 0) << "no case ran the e4m3 scores on this Hopper device";
     }
     std::printf("[ fp8 rule ] %d of 12 cases ran the e4m3 scores\n", e4m3_cases);

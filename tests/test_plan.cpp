@@ -529,54 +529,106 @@ TEST(PlanCreate, BatchInvariantPlansIgnoreTheBatchTheDeviceAndTheEnvironment) {
     }
 }
 
-// MLA_DECODE_FLAG_FP8_MMA turns the e4m3 score product on exactly where it applies: e4m3fn Q on
-// an e4m3fn cache (V from the latent rows) in a plan of the wgmma variant (forced here, so that
-// the cost table does not decide), and the description says so; never for another Q or cache
-// dtype, without the flag, in batch-invariant mode, or on a device without wgmma.
-TEST(PlanCreate, Fp8MmaOnlyForE4m3fnQAndCacheOnWgmma) {
-    mla::PlanOptions wgmma;
-    wgmma.stage1 = mla::parse_stage1_request("wgmma");
+mla::DeviceInfo amd(const char* arch_name) {
+    mla::DeviceInfo d = gfx942();
+    std::snprintf(d.arch_name, sizeof(d.arch_name), "%s", arch_name);
+    return d;
+}
+
+// MLA_DECODE_FLAG_FP8_MMA turns the e4m3 score product on exactly where it applies, with each
+// variant forced (so that the cost table does not decide) and with none, and the description
+// says so:
+//   wgmma (Hopper builds with its kernels): e4m3fn Q on an e4m3fn cache;
+//   mma16 (builds whose every device pass has the e4m3 atom): Q of the cache's flavour where the
+//     device's matrix instructions multiply that flavour: e4m3fn on NVIDIA sm_89+ and AMD
+//     gfx950, e4m3fnuz on AMD gfx940-gfx942; none on sm_80 or gfx90a. On NVIDIA only with mma16
+//     forced (not yet run on an NVIDIA GPU: stage1_e4m3_scores).
+// Never without the flag, in batch-invariant mode, for a bf16 Q or cache, Q and cache of
+// different flavours, or a bf16 rope beside fp8 codes.
+TEST(PlanCreate, Fp8MmaWhereTheVariantMultipliesE4m3) {
     const bool have_wgmma =
         mla::splitkv::stage1_shape(Stage1Variant::kWgmma, KvFormat::kFp8E4M3FN).tile_tokens > 0;
+    const bool have_mma16_e4m3 = mla::mma16_e4m3_built();
+    struct Device {
+        mla::DeviceInfo info;
+        const char* native;  // the flavour its warp-level MMA multiplies: "fn", "fnuz" or ""
+    };
+    const Device devices[] = {{nvidia(9, 0), "fn"},        {nvidia(8, 9), "fn"},
+                              {nvidia(8, 0), ""},          {nvidia(12, 0), "fn"},
+                              {gfx942(), "fnuz"},          {amd("gfx940"), "fnuz"},
+                              {amd("gfx950"), "fn"},       {amd("gfx90a:sramecc+:xnack-"), ""},
+                              {amd("gfx9420"), ""}};
     struct Case {
-        mla_dtype q, kv;
+        mla_dtype q, kv, kpe;
         uint32_t flags;
-        bool e4m3;  // on a device and build with wgmma
+        const char* pair;  // Q and cache of this one flavour ("fn" / "fnuz"), else ""
     };
     const uint32_t mma = MLA_DECODE_FLAG_FP8_MMA;
+    const mla_dtype fn = MLA_DTYPE_FP8_E4M3FN, fnuz = MLA_DTYPE_FP8_E4M3FNUZ;
+    const mla_dtype none = MLA_DTYPE_NONE, bf16 = MLA_DTYPE_BF16;
     const Case cases[] = {
-        {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FN, mma, true},
-        {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FN, 0, false},
-        {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FN, mma | MLA_DECODE_FLAG_BATCH_INVARIANT, false},
-        {MLA_DTYPE_FP8_E4M3FNUZ, MLA_DTYPE_FP8_E4M3FNUZ, mma, false},
-        {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ, mma, false},
-        {MLA_DTYPE_FP8_E4M3FNUZ, MLA_DTYPE_FP8_E4M3FN, mma, false},
-        {MLA_DTYPE_BF16, MLA_DTYPE_FP8_E4M3FN, mma, false},
-        {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_BF16, mma, false},
+        {fn, fn, none, mma, "fn"},
+        {fnuz, fnuz, none, mma, "fnuz"},
+        {fn, fn, none, 0, ""},
+        {fnuz, fnuz, none, 0, ""},
+        {fn, fn, none, mma | MLA_DECODE_FLAG_BATCH_INVARIANT, ""},
+        {fnuz, fnuz, none, mma | MLA_DECODE_FLAG_BATCH_INVARIANT, ""},
+        {fn, fnuz, none, mma, ""},
+        {fnuz, fn, none, mma, ""},
+        {bf16, fn, none, mma, ""},
+        {bf16, fnuz, none, mma, ""},
+        {fn, bf16, none, mma, ""},
+        {fn, fn, bf16, mma, ""},  // a bf16 rope beside e4m3fn codes
+        {fnuz, fnuz, bf16, mma, ""},
     };
-    for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0)}) {
-        for (const Case& c : cases) {
-            for (int heads : {16, 128}) {
-                SCOPED_TRACE(::testing::Message() << d.arch_name << " q " << c.q << " kv " << c.kv
-                                                  << " flags " << c.flags << " heads " << heads);
-                mla_decode_params p = host_fields(8, 4096, c.kv);
-                p.num_heads = heads;
-                p.q_stride_token = heads * 576;
-                p.o_stride_token = heads * 512;
-                p.q_dtype = c.q;
-                p.flags = c.flags;
-                mla::DevicePlan plan;
-                ASSERT_EQ(mla::plan_create(p, d, wgmma, &plan), MLA_STATUS_SUCCESS)
-                    << mla_last_error_message();
-                const bool expect = c.e4m3 && have_wgmma && d.cc_major == 9;
-                EXPECT_EQ(plan.fp8_mma, expect) << plan.description;
-                EXPECT_EQ(contains(plan.description, "e4m3 scores"), expect) << plan.description;
-                if (expect) {
-                    EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kWgmma));
+    int e4m3_plans[2] = {0, 0};  // per variant planned
+    for (const Device& d : devices) {
+        for (const char* forced : {"", "wgmma", "mma16"}) {
+            mla::PlanOptions options;
+            options.stage1 = mla::parse_stage1_request(forced);
+            const bool mma16_forced = std::strcmp(forced, "mma16") == 0;
+            for (const Case& c : cases) {
+                for (int heads : {16, 128}) {
+                    SCOPED_TRACE(::testing::Message()
+                                 << d.info.arch_name << " forced " << options.stage1.name << " q "
+                                 << c.q << " kv " << c.kv << " kpe " << c.kpe << " flags "
+                                 << c.flags << " heads " << heads);
+                    mla_decode_params p = host_fields(8, 4096, c.kv);
+                    p.num_heads = heads;
+                    p.q_stride_token = heads * 576;
+                    p.o_stride_token = heads * 512;
+                    p.q_dtype = c.q;
+                    p.flags = c.flags;
+                    if (c.kpe != none) {  // the split cache: 512 codes, a bf16 rope row
+                        p.kpe_dtype = c.kpe;
+                        p.kv_stride_slot = 512;
+                        p.kpe_stride_slot = 64;
+                    }
+                    mla::DevicePlan plan;
+                    ASSERT_EQ(mla::plan_create(p, d.info, options, &plan), MLA_STATUS_SUCCESS)
+                        << mla_last_error_message();
+                    const bool wgmma = plan.variant == static_cast<int>(Stage1Variant::kWgmma);
+                    const bool sm90 = !d.info.amd && d.info.cc_major == 9;
+                    bool expect = false;
+                    if (wgmma) {
+                        EXPECT_TRUE(have_wgmma && sm90 && !mma16_forced);
+                        expect = std::strcmp(c.pair, "fn") == 0;
+                    } else {
+                        expect = have_mma16_e4m3 && c.pair[0] != '\0' &&
+                                 std::strcmp(c.pair, d.native) == 0 &&
+                                 (d.info.amd || mma16_forced);
+                    }
+                    EXPECT_EQ(plan.fp8_mma, expect) << plan.description;
+                    EXPECT_EQ(contains(plan.description, "e4m3 scores"), expect)
+                        << plan.description;
+                    if (expect) ++e4m3_plans[wgmma ? 1 : 0];
                 }
             }
         }
     }
+    // Each variant's e4m3 route was reached where its build has it.
+    if (have_mma16_e4m3) EXPECT_GT(e4m3_plans[0], 0);
+    if (have_wgmma) EXPECT_GT(e4m3_plans[1], 0);
 }
 
 // A BF16 rope beside an FP8 latent: mma16 on every device, whatever is forced (wgmma declines

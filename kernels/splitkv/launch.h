@@ -73,7 +73,10 @@ inline int reduce_spread_shared_bytes(int64_t ctas, int multiprocessors, int sha
 // runtime and driver can capture such a launch into a graph (CUDA 12.3+). False on HIP.
 bool reduce_can_be_dependent();
 
-template <KvFormat F>
+// Variant mma16, every format. kE4M3: the score product on e4m3 codes (Params::fp8_mma; fp8
+// caches of 576 fp8 dims, Q of the cache's flavour, where the device multiplies that flavour:
+// mla::mma16_e4m3_scores).
+template <KvFormat F, bool kE4M3 = false>
 gpu::error_t launch_stage1_mma16(const Params& params, gpu::stream_t stream);
 // Instantiated in instantiations/stage1_mma16_*.hip only (each format compiled once).
 extern template gpu::error_t launch_stage1_mma16<KvFormat::kBf16>(const Params&, gpu::stream_t);
@@ -81,6 +84,10 @@ extern template gpu::error_t launch_stage1_mma16<KvFormat::kFp8E4M3FN>(const Par
                                                                        gpu::stream_t);
 extern template gpu::error_t launch_stage1_mma16<KvFormat::kFp8E4M3FNUZ>(const Params&,
                                                                          gpu::stream_t);
+extern template gpu::error_t launch_stage1_mma16<KvFormat::kFp8E4M3FN, true>(const Params&,
+                                                                             gpu::stream_t);
+extern template gpu::error_t launch_stage1_mma16<KvFormat::kFp8E4M3FNUZ, true>(const Params&,
+                                                                               gpu::stream_t);
 extern template gpu::error_t launch_stage1_mma16<KvFormat::kMxfp4>(const Params&, gpu::stream_t);
 extern template gpu::error_t launch_stage1_mma16<KvFormat::kMxfp4Fp8E4M3FN>(const Params&,
                                                                            gpu::stream_t);

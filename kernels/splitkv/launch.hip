@@ -11,9 +11,13 @@ namespace {
 gpu::error_t launch_mma16(const Params& params, KvFormat format, gpu::stream_t stream) {
     switch (format) {
         case KvFormat::kBf16: return launch_stage1_mma16<KvFormat::kBf16>(params, stream);
-        case KvFormat::kFp8E4M3FN: return launch_stage1_mma16<KvFormat::kFp8E4M3FN>(params, stream);
+        case KvFormat::kFp8E4M3FN:
+            return params.fp8_mma ? launch_stage1_mma16<KvFormat::kFp8E4M3FN, true>(params, stream)
+                                  : launch_stage1_mma16<KvFormat::kFp8E4M3FN>(params, stream);
         case KvFormat::kFp8E4M3FNUZ:
-            return launch_stage1_mma16<KvFormat::kFp8E4M3FNUZ>(params, stream);
+            return params.fp8_mma
+                       ? launch_stage1_mma16<KvFormat::kFp8E4M3FNUZ, true>(params, stream)
+                       : launch_stage1_mma16<KvFormat::kFp8E4M3FNUZ>(params, stream);
         case KvFormat::kMxfp4: return launch_stage1_mma16<KvFormat::kMxfp4>(params, stream);
         case KvFormat::kMxfp4Fp8E4M3FN:
             return launch_stage1_mma16<KvFormat::kMxfp4Fp8E4M3FN>(params, stream);

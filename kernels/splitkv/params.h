@@ -22,9 +22,10 @@ struct Params {
     const void* q_pe;
     QFormat q_format;
     float q_scale;           // fp8 Q dequant scale (1 for bf16)
-    // Scores on the e4m3 tensor core: e4m3fn Q on an e4m3fn cache, variant wgmma
-    // (DevicePlan::fp8_mma, MLA_DECODE_FLAG_FP8_MMA); otherwise Q is widened and the score
-    // product runs on f16 / bf16.
+    // Scores on e4m3 codes (DevicePlan::fp8_mma, MLA_DECODE_FLAG_FP8_MMA): e4m3fn Q on an
+    // e4m3fn cache on the wgmma variant; Q and cache of one flavour on mma16 where the device
+    // multiplies it (mla::mma16_e4m3_scores). Otherwise Q is widened and the score product runs
+    // on f16 / bf16.
     bool fp8_mma;
     int64_t q_stride_token;  // elements
     int64_t q_stride_head;   // elements

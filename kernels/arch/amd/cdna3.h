@@ -1,6 +1,6 @@
 // AMD CDNA3 generation of the architecture layer (included by arch/device.h only), used by
 // every AMD build: wave 64; matrix atom v_mfma_f32_16x16x16{f16,bf16_1k} (gfx90a+), f32
-// accumulate; plain loads into LDS.
+// accumulate, and v_mfma_f32_16x16x32_fp8_fp8 for e4m3 scores (gfx940+); plain loads into LDS.
 //
 // Fragment facts used below (AMD CDNA3 ISA, MFMA 16x16x16, 16-bit inputs), lane = 16 * q + r
 // (r = lane % 16, q = lane / 16):
@@ -21,7 +21,9 @@
 //     which fits in 64 KiB. Asynchronous copies on gfx950 would size their stages from the
 //     device's limit at run time (gpu::max_shared_bytes_per_block) instead.
 //   * fp8: the OCP formats (e4m3fn, e5m2) are native in the conversion and matrix instructions;
-//     CDNA3's are the fnuz variants (bias 8, 0x80 = NaN). v_cvt_pk_f32_fp8 reads e4m3fn on
+//     CDNA3's are the fnuz variants (bias 8, 0x80 = NaN). The one fp8 matrix atom used here,
+//     v_mfma_f32_16x16x32_fp8_fp8 (mma_scores_e4m3), reads e4m3fnuz on gfx942 and e4m3fn on
+//     gfx950 (kE4M3MmaNative). v_cvt_pk_f32_fp8 reads e4m3fn on
 //     gfx950 and e4m3fnuz on gfx942; gfx950 adds v_cvt_scalef32_pk_f16_fp8 (two e4m3fn codes ->
 //     f16x2 times an f32 scale; __builtin_amdgcn_cvt_scalef32_pk_f16_fp8, not on gfx942). The
 //     kernels decode both flavours with the exact integer decode of arch/fp8.h on every target
@@ -124,6 +126,43 @@ template <MmaType T>
 MLA_DEVICE void mma_scores(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[1],
                            const Quad (&k)[1]) {
     mfma_16x16x16<T>(acc, k[0].lo, k[0].hi, q[0].lo, q[0].hi);
+}
+
+// ---- the e4m3 score atom: e4m3 Q and K codes as stored, 32 dims a step -------------------
+// The same S[16 heads][16 tokens], lanes and accumulator as ScoreAtom, from one
+// v_mfma_f32_16x16x32_fp8_fp8 (A = K, B = Q^T; f32 accumulate). Fragment facts (AMD matrix
+// instruction calculator, CDNA3, lane = 16 q + r): A[r][8q .. 8q+7] in two registers (the
+// lowest k in the low byte of the first), B[8q .. 8q+7][r] likewise, D as for 16x16x16. A Quad
+// here is 8 codes of one row (lo: 4, hi: 4), the same 8 dims for Q and K. The instruction reads
+// e4m3fnuz on CDNA3 (gfx940, gfx941, gfx942) and OCP e4m3fn on CDNA4 (gfx950):
+// kE4M3MmaNative<F> says whether this pass multiplies flavour F. Plans take this atom only where
+// the device's code has it (mla::mma16_e4m3_scores); in other passes it traps.
+#if defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
+template <Fp8Flavor F>
+inline constexpr bool kE4M3MmaNative = F == Fp8Flavor::kE4M3FNUZ;
+#elif defined(__gfx950__)
+template <Fp8Flavor F>
+inline constexpr bool kE4M3MmaNative = F == Fp8Flavor::kE4M3FN;
+#else
+template <Fp8Flavor F>
+inline constexpr bool kE4M3MmaNative = false;
+#endif
+
+template <Fp8Flavor F>
+MLA_DEVICE void mma_scores_e4m3(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[1],
+                                const Quad (&k)[1]) {
+    if constexpr (kE4M3MmaNative<F>) {
+        const long a = static_cast<long>((static_cast<uint64_t>(k[0].hi) << 32) | k[0].lo);
+        const long b = static_cast<long>((static_cast<uint64_t>(q[0].hi) << 32) | q[0].lo);
+        float4_t c = {acc[0], acc[1], acc[2], acc[3]};
+        c = __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(a, b, c, 0, 0, 0);
+        acc[0] = c[0];
+        acc[1] = c[1];
+        acc[2] = c[2];
+        acc[3] = c[3];
+    } else {
+        __builtin_trap();
+    }
 }
 
 // ---- the value atom: O[16 heads][16 dims] += P[16][16 tokens] * V[16 tokens][16 dims] -----

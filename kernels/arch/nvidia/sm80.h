@@ -106,6 +106,43 @@ MLA_DEVICE void mma_scores(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[2],
     mma_16816<T>(c1, q[0].lo, q[1].lo, q[0].hi, q[1].hi, k[1].lo, k[1].hi);
 }
 
+// ---- the e4m3 score atom: e4m3 Q and K codes as stored, 32 dims a step -------------------
+// The same S[16 heads][16 tokens], lanes and accumulator as ScoreAtom, from two m16n8k32 .e4m3
+// products (sm_89+; f32 accumulate). Fragment facts (PTX ISA, "Matrix Fragments for
+// mma.m16n8k32", 8-bit types; the lowest k in the low byte): A (16x32, row): a0 = A[g][4t ..
+// 4t+3], a1 = A[g+8][4t ..], a2 = A[g][4t+16 ..], a3 = A[g+8][4t+16 ..]; B (32x8, col): b0 =
+// B[4t .. 4t+3][g], b1 = B[4t+16 .. 4t+19][g]. A Quad here is 8 codes of one row (lo: 4, hi:
+// 4), the same 8 dims for Q and K: Q's lo meets K's lo at k 4t .. 4t+3, hi at 4t+16 ...
+// kE4M3MmaNative<F>: whether this pass multiplies flavour F natively (OCP e4m3fn from sm_89 on;
+// e4m3fnuz never). Plans take this atom only where the device's code has it
+// (mla::mma16_e4m3_scores); in other passes it traps.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+template <Fp8Flavor F>
+inline constexpr bool kE4M3MmaNative = F == Fp8Flavor::kE4M3FN;
+#else
+template <Fp8Flavor F>
+inline constexpr bool kE4M3MmaNative = false;
+#endif
+
+template <Fp8Flavor F>
+MLA_DEVICE void mma_scores_e4m3(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[2],
+                                const Quad (&k)[2]) {
+    if constexpr (kE4M3MmaNative<F>) {
+#pragma unroll
+        for (int n = 0; n < 2; ++n) {
+            asm volatile(
+                "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, "
+                "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                : "+f"(acc[4 * n]), "+f"(acc[4 * n + 1]), "+f"(acc[4 * n + 2]),
+                  "+f"(acc[4 * n + 3])
+                : "r"(q[0].lo), "r"(q[1].lo), "r"(q[0].hi), "r"(q[1].hi), "r"(k[n].lo),
+                  "r"(k[n].hi));
+        }
+    } else {
+        __trap();
+    }
+}
+
 // ---- the value atom: O[16 heads][8 dims] += P[16][16 tokens] * V[16 tokens][8 dims] -------
 // P comes from the S accumulator: its C layout over two n8 tiles is the A layout of P.
 struct ValueAtom {

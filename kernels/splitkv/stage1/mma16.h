@@ -1,5 +1,5 @@
 // Stage 1, warp-level variant "mma16": with the matrix atoms of the arch layer (mma.sync
-// m16n8k16 on NVIDIA, MFMA 16x16x16 on AMD), one CTA per (batch element, split, 16 query rows =
+// m16n8k16 on NVIDIA, MFMA 16x16x16 on AMD; m16n8k32 .e4m3 / MFMA 16x16x32 fp8 for e4m3 scores), one CTA per (batch element, split, 16 query rows =
 // 16 heads of one query token, or 8 heads of two) computes the softmax-weighted sum of V over
 // its split's cached tokens, plus that range's LSE. Every format, every architecture. What it
 // shares with other variants is in splitkv/: work.h (work contract), q_prologue.h, softmax.h,
@@ -20,6 +20,10 @@
 //     Q's rope dims as bf16 (neither scaled into f16 range: no f16 overflow, whatever their
 //     size), into accumulators of its own, and the two products meet already scaled (the
 //     latent's by kv_scale and Q's power of two, the rope's by neither).
+//     e4m3 scores (kE4M3: MLA_DECODE_FLAG_FP8_MMA, Q of the cache's flavour, where the
+//     device's matrix instructions multiply it): Q's and K's codes go to the e4m3 atom as stored
+//     (arch::mma_scores_e4m3, 32 dims a step, no decode, no power of two), the scores scaled by
+//     q_scale * kv_scale; K's value dims are still decoded to f16 for the value product.
 //   * The dim splits' partial scores meet in shared memory; warps of dim split 0 mask, scale
 //     to the log2 domain, publish their block maxima, then write P (f16; bf16 as hi + lo pair
 //     so that P keeps f16-like precision) in the value atom's A layout to shared memory.
@@ -61,7 +65,10 @@ struct Mma16Shape {
 
 // The configuration for one format: the shape, plus the format's facts (formats.h: how K
 // arrives, where V comes from, which products it feeds) and the shared-memory plan.
-template <KvFormat F>
+// kE4M3: the score product on e4m3 codes (arch::mma_scores_e4m3, Params::fp8_mma): fp8 Q's and
+// the cache's codes as stored, 32 dims a step; fp8 caches of 576 fp8 dims only, Q of the
+// cache's flavour (the plan pairs them).
+template <KvFormat F, bool kE4M3>
 struct Mma16Config : Mma16Shape, KvTraits<F> {
     using Fmt = KvTraits<F>;
     using Fmt::kKFp8;
@@ -80,7 +87,11 @@ struct Mma16Config : Mma16Shape, KvTraits<F> {
     static constexpr int kE = kKMxfp4 ? 16 : (kKFp8 ? 16 : 8);
     static constexpr int kChunkDims = arch::ScoreAtom::kKGroups * kE;
     static constexpr int kChunks = kHeadDimQk / kChunkDims;
-    static constexpr int kStepsPerChunk = kE / 4;
+    static constexpr bool kE4M3Scores = kE4M3;
+    static_assert(!kE4M3Scores || (kKFp8 && !kRopeBf16),
+                  "e4m3 scores: Q and all 576 K dims as fp8 codes");
+    // Score-atom steps per chunk: k16 steps of 4 values a lane, or k32 steps of 8 e4m3 codes.
+    static constexpr int kStepsPerChunk = kE / (kE4M3Scores ? 8 : 4);
     static constexpr int kMaxChunks = (kChunks + kDimSplits - 1) / kDimSplits;
     static_assert(kChunks * kChunkDims == kHeadDimQk, "576 dims must split into chunks");
     static_assert(!kKMxfp4 || kE <= kMxfp4BlockSize, "a lane's MXFP4 run must share one scale");
@@ -184,10 +195,10 @@ MLA_DEVICE void add_bf16_rope_scores(const uint8_t* stage, int blk, int lane,
     for (int i = 0; i < SA::kAcc; ++i) s[i] += r[i] * coef;
 }
 
-template <KvFormat F>
-__global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
+template <KvFormat F, bool kE4M3>
+__global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
     stage1_mma16_kernel(const Params p) {
-    using Cfg = Mma16Config<F>;
+    using Cfg = Mma16Config<F, kE4M3>;
     using SA = arch::ScoreAtom;
     using VA = arch::ValueAtom;
     constexpr int kW = arch::kWarpSize;
@@ -286,13 +297,14 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
                 for (int w = 0; w < kWords; ++w) raw[c][hs][w] = 0u;
                 if (c >= n_chunks) continue;
                 const int elem = (chunk0 + c) * Cfg::kChunkDims + kgroup * Cfg::kE;
-                if (p.q_format == QFormat::kBf16)
+                if (!Cfg::kE4M3Scores && p.q_format == QFormat::kBf16)
                     load_q_bf16_words(q_head, elem, raw[c][hs]);
-                else  // fp8 codes as stored, widened below once every load is issued
+                else  // fp8 codes as stored (widened below once every load is issued, unless
+                      // the scores multiply codes)
                     load_q_codes(q_head, elem, raw[c][hs]);
             }
         }
-        if (p.q_format != QFormat::kBf16) {
+        if (!Cfg::kE4M3Scores && p.q_format != QFormat::kBf16) {
 #pragma unroll
             for (int hs = 0; hs < SA::kHeadsPerLane; ++hs)
 #pragma unroll
@@ -300,7 +312,18 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
                     widen_q_fp8_words(p.q_format, raw[c][hs]);
         }
         const float q_coef = p.sm_scale * kLog2e * p.q_scale;
-        if constexpr (Cfg::kScoreMma == arch::MmaType::kF16) {
+        if constexpr (Cfg::kE4M3Scores) {
+            // The codes of Q as stored: 8 (two words) a k32 step, in the K fragments' order.
+#pragma unroll
+            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+                score_coef[hs] = q_coef * p.kv_scale;
+#pragma unroll
+                for (int c = 0; c < Cfg::kMaxChunks; ++c)
+#pragma unroll
+                    for (int s = 0; s < Cfg::kStepsPerChunk; ++s)
+                        qf[c][s][hs] = arch::Quad{raw[c][hs][2 * s], raw[c][hs][2 * s + 1]};
+            }
+        } else if constexpr (Cfg::kScoreMma == arch::MmaType::kF16) {
             // Per-head power-of-two scale into f16 range: max |q| over the whole row.
             float amax[SA::kHeadsPerLane];
 #pragma unroll
@@ -413,6 +436,7 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
             if (Cfg::is_rope_chunk(dsplit, c)) continue;  // after the loop
             const int chunk = chunk0 + c;
             arch::Quad kq[Cfg::kStepsPerChunk][SA::kTokensPerLane];
+            uint32_t kw[SA::kTokensPerLane][4];  // e4m3 scores: the codes, for the value tile
 #pragma unroll
             for (int i = 0; i < SA::kTokensPerLane; ++i) {
                 const int row = blk * 16 + SA::token(lane, i);
@@ -436,29 +460,45 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
                     const uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
 #pragma unroll
                     for (int st = 0; st < Cfg::kStepsPerChunk; ++st) {
-                        if constexpr (Cfg::kKFp8) {
+                        if constexpr (Cfg::kE4M3Scores) {  // 8 codes a step, as stored
+                            kq[st][i] = arch::Quad{words[2 * st], words[2 * st + 1]};
+                        } else if constexpr (Cfg::kKFp8) {
                             kq[st][i] = arch::decode_fp8x4(words[st]);
                         } else {
                             kq[st][i].lo = words[2 * st];
                             kq[st][i].hi = words[2 * st + 1];
                         }
                     }
+#pragma unroll
+                    for (int w = 0; w < 4; ++w) kw[i][w] = words[w];
                 }
             }
 #pragma unroll
-            for (int st = 0; st < Cfg::kStepsPerChunk; ++st)
-                arch::mma_scores<Cfg::kScoreMma>(s2[st & 1], qf[c][st], kq[st]);
+            for (int st = 0; st < Cfg::kStepsPerChunk; ++st) {
+                if constexpr (Cfg::kE4M3Scores)
+                    arch::mma_scores_e4m3<Cfg::kFp8Flavor>(s2[st & 1], qf[c][st], kq[st]);
+                else
+                    arch::mma_scores<Cfg::kScoreMma>(s2[st & 1], qf[c][st], kq[st]);
+            }
             if constexpr (!Cfg::kVFromRawTile && !Cfg::kVSeparate) {
-                static_assert(Cfg::kStepsPerChunk == 4, "one chunk = 16 values per lane");
+                static_assert(Cfg::kE == 16, "one chunk = 16 values per lane");
                 // Hand the decoded value dims to the value product (slots in decoder order).
                 if (chunk < Cfg::kVChunks) {
 #pragma unroll
                     for (int i = 0; i < SA::kTokensPerLane; ++i) {
+                        arch::Quad d[4];  // the lane's 16 values, decoded
+#pragma unroll
+                        for (int st = 0; st < 4; ++st) {
+                            if constexpr (Cfg::kE4M3Scores)
+                                d[st] = arch::decode_fp8x4(kw[i][st]);
+                            else
+                                d[st] = kq[st][i];
+                        }
                         uint4* dst = reinterpret_cast<uint4*>(
                             v_tile + (blk * 16 + SA::token(lane, i)) * Cfg::kVRowBytes +
                             (chunk * Cfg::kChunkDims + kgroup * Cfg::kE) * 2);
-                        dst[0] = make_uint4(kq[0][i].lo, kq[0][i].hi, kq[1][i].lo, kq[1][i].hi);
-                        dst[1] = make_uint4(kq[2][i].lo, kq[2][i].hi, kq[3][i].lo, kq[3][i].hi);
+                        dst[0] = make_uint4(d[0].lo, d[0].hi, d[1].lo, d[1].hi);
+                        dst[1] = make_uint4(d[2].lo, d[2].hi, d[3].lo, d[3].hi);
                     }
                 }
             }
@@ -648,13 +688,15 @@ __global__ void __launch_bounds__(Mma16Config<F>::kThreads, 1)
 }
 
 // The launcher, instantiated per format in instantiations/stage1_mma16_*.hip.
-template <KvFormat F>
+template <KvFormat F, bool kE4M3>
 gpu::error_t launch_stage1_mma16(const Params& params, gpu::stream_t stream) {
-    using Cfg = Mma16Config<F>;
+    using Cfg = Mma16Config<F, kE4M3>;
     static std::atomic<bool> prepared[kMaxDevices];
-    const gpu::error_t e = set_shared_bytes_once(stage1_mma16_kernel<F>, Cfg::kSmemBytes, prepared);
+    const gpu::error_t e =
+        set_shared_bytes_once(stage1_mma16_kernel<F, kE4M3>, Cfg::kSmemBytes, prepared);
     if (e != gpu::kSuccess) return e;
-    stage1_mma16_kernel<F><<<stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
+    stage1_mma16_kernel<F, kE4M3>
+        <<<stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
     return gpu::get_last_error();
 }
 
