@@ -64,8 +64,8 @@
 //                        --mla_shapes=bs8/kv3000/h64/q3,bs32/kv8192/h16/q1/page16
 //   --mla_formats=A,B    only these formats (names as printed: bf16, fp8_e4m3fn, fp8_e4m3fnuz,
 //                        mxfp4, mxfp4k_fp8v_e4m3fn, mxfp4k_fp8v_e4m3fnuz, fp8_e4m3fn_qfp8,
-//                        fp8_e4m3fnuz_qfp8, fp8_e4m3fn_bf16_rope), whatever the mode would
-//                        run by default
+//                        fp8_e4m3fn_qfp8_mma, fp8_e4m3fnuz_qfp8, fp8_e4m3fnuz_qfp8_mma,
+//                        fp8_e4m3fn_bf16_rope), whatever the mode would run by default
 //   --mla_peers=PATH     the peer data file (default: bench/data/h200_peers.csv of the source
 //                        tree the binary was built from; missing = a notice and "-")
 //   --mla_csv=PATH       where to write the CSV rows (default mla_bench.csv; "" = none)
@@ -154,8 +154,8 @@ constexpr mla_dtype kBf16 = MLA_DTYPE_BF16, kFn = MLA_DTYPE_FP8_E4M3FN,
 // Every format the SPEC names; which of them run is asked of the library, case by case.
 // Columns: name, Q name, Q, cache (K, and V unless a V dtype follows), V, host, extra, and the
 // rope's dtype where it is not the cache's (DeepSeek-V3.2: an fp8 latent cache beside a bf16
-// rope cache, the split cache form), and flags (fp8_e4m3fn_qfp8_mma: e4m3fn Q with
-// MLA_DECODE_FLAG_FP8_MMA).
+// rope cache, the split cache form), and flags (*_qfp8_mma: fp8 Q with MLA_DECODE_FLAG_FP8_MMA;
+// its e4m3 scores where the device has them, e.g. e4m3fnuz on MI300: the plan line says).
 constexpr Format kFormats[] = {
     {"bf16", "bf16", kBf16, kBf16, kNoV, true, false},
     {"fp8_e4m3fn", "bf16", kBf16, kFn, kNoV, true, false},
@@ -167,6 +167,8 @@ constexpr Format kFormats[] = {
     {"fp8_e4m3fn_qfp8_mma", "fp8_e4m3fn", kFn, kFn, kNoV, false, true, kNoV,
      MLA_DECODE_FLAG_FP8_MMA},
     {"fp8_e4m3fnuz_qfp8", "fp8_e4m3fnuz", kFnuz, kFnuz, kNoV, false, true},
+    {"fp8_e4m3fnuz_qfp8_mma", "fp8_e4m3fnuz", kFnuz, kFnuz, kNoV, false, true, kNoV,
+     MLA_DECODE_FLAG_FP8_MMA},
     {"fp8_e4m3fn_bf16_rope", "bf16", kBf16, kFn, kNoV, false, false, kBf16},
 };
 
