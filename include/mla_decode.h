@@ -404,10 +404,9 @@ typedef struct mla_decode_params {
  *       mma16, in builds whose every device target has the instruction (CUDA architectures
  *       89 and later; AMD gfx940-gfx942 and gfx950): FP8_E4M3FN on FP8_E4M3FN on NVIDIA sm_89
  *       and later (mma.sync .e4m3) and on AMD gfx950 / MI355 (MFMA fp8, OCP e4m3); FP8_E4M3FNUZ
- *       on FP8_E4M3FNUZ on AMD gfx940-gfx942 / MI300 (MFMA fp8, e4m3fnuz). On NVIDIA only
- *       where MLA_DECODE_STAGE1=mma16 forces the variant, until these kernels have run on an
- *       NVIDIA GPU; on AMD wherever the planner picks mma16 (compiled, never run: no AMD GPU
- *       was available to the project).
+ *       on FP8_E4M3FNUZ on AMD gfx940-gfx942 / MI300 (MFMA fp8, e4m3fnuz); CUDA 12.4+. For
+ *       now only where MLA_DECODE_STAGE1=mma16 forces the variant: these kernels are compiled
+ *       but have not yet run on a GPU (no AMD GPU is available to the project).
  *     Everywhere else (other dtypes or pairs, devices and builds, batch-invariant mode) the
  *     flag is accepted and changes nothing.
  *   - Speed (wgmma; H200, mla_bench, SPEC method, 0.6.2): 0.74-0.75x the time at 128 heads or
@@ -424,6 +423,8 @@ typedef struct mla_decode_params {
  *     2e-2 |exact|) for randn * 0.02 and unit randn inputs (at most 0.25 of it); with larger
  *     logits LSE does, O does not: up to ~5x the rule at Q std 10 and ~50x at Q std 100 (where
  *     the fp8 Q alone, computed exactly, is ~100x and ~370x over it against a bf16 Q).
+ *   - NaN codes (e4m3fn S.1111.111, e4m3fnuz 0x80) in the K rows a query row sees make its O
+ *     and LSE NaN with e4m3 scores; without the flag they decode to finite values.
  * Without the flag the scores are exact f16 products of Q widened, accumulated in f32, as for a
  * bf16 Q. Like every flag it is part of a plan's shape: a plan refuses runs whose flags differ
  * (INVALID_VALUE), even where the flag changes nothing. The host reference accepts the flag and

@@ -130,7 +130,7 @@ bool stage1_e4m3_scores(Stage1Variant variant, const Stage1Problem& problem,
         case Stage1Variant::kMma16: {
             const bool fn = f == splitkv::KvFormat::kFp8E4M3FN;
             if (!mma16_e4m3_built() || (!fn && f != splitkv::KvFormat::kFp8E4M3FNUZ)) return false;
-            if (!device.amd && !forced) return false;
+            if (!forced) return false;  // not yet run on a GPU (stage1_select.h)
             if (problem.q_dtype != (fn ? MLA_DTYPE_FP8_E4M3FN : MLA_DTYPE_FP8_E4M3FNUZ))
                 return false;
             arch::Fp8Flavor flavor = arch::Fp8Flavor::kE4M3FN;

@@ -58,10 +58,10 @@ bool device_e4m3_mma(const DeviceInfo& device, arch::Fp8Flavor* flavor);
 //   wgmma: e4m3fn Q on an e4m3fn cache;
 //   mma16: Q of the cache's flavour on an fp8 cache of 576 fp8 dims (no bf16 rope), where the
 //     device multiplies that flavour (device_e4m3_mma) and every device pass of this build has
-//     the atom (MLA_HAVE_MMA16_E4M3, src/CMakeLists.txt). On NVIDIA only where `forced`
+//     the atom (MLA_HAVE_MMA16_E4M3, src/CMakeLists.txt); and only where `forced`
 //     (MLA_DECODE_STAGE1=mma16, as the GPU suite's .stage1_mma16 runs do): these kernels have
-//     not yet run on an NVIDIA GPU, and the H200's planner would otherwise give them every
-//     fp8 plan of one tile or less. (AMD has no GPU to run them here at all.)
+//     not yet run on any GPU (none of AMD's is available to the project; the H200's planner
+//     would otherwise give them every fp8 plan of one tile or less).
 bool stage1_e4m3_scores(splitkv::Stage1Variant variant, const Stage1Problem& problem,
                         const DeviceInfo& device, bool forced);
 

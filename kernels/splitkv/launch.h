@@ -75,7 +75,7 @@ bool reduce_can_be_dependent();
 
 // Variant mma16, every format. kE4M3: the score product on e4m3 codes (Params::fp8_mma; fp8
 // caches of 576 fp8 dims, Q of the cache's flavour, where the device multiplies that flavour:
-// mla::mma16_e4m3_scores).
+// mla::stage1_e4m3_scores).
 template <KvFormat F, bool kE4M3 = false>
 gpu::error_t launch_stage1_mma16(const Params& params, gpu::stream_t stream);
 // Instantiated in instantiations/stage1_mma16_*.hip only (each format compiled once).

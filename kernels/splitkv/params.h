@@ -24,7 +24,7 @@ struct Params {
     float q_scale;           // fp8 Q dequant scale (1 for bf16)
     // Scores on e4m3 codes (DevicePlan::fp8_mma, MLA_DECODE_FLAG_FP8_MMA): e4m3fn Q on an
     // e4m3fn cache on the wgmma variant; Q and cache of one flavour on mma16 where the device
-    // multiplies it (mla::mma16_e4m3_scores). Otherwise Q is widened and the score product runs
+    // multiplies it (mla::stage1_e4m3_scores). Otherwise Q is widened and the score product runs
     // on f16 / bf16.
     bool fp8_mma;
     int64_t q_stride_token;  // elements

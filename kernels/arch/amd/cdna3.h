@@ -136,7 +136,7 @@ MLA_DEVICE void mma_scores(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[1],
 // here is 8 codes of one row (lo: 4, hi: 4), the same 8 dims for Q and K. The instruction reads
 // e4m3fnuz on CDNA3 (gfx940, gfx941, gfx942) and OCP e4m3fn on CDNA4 (gfx950):
 // kE4M3MmaNative<F> says whether this pass multiplies flavour F. Plans take this atom only where
-// the device's code has it (mla::mma16_e4m3_scores); in other passes it traps.
+// the device's code has it (mla::stage1_e4m3_scores); in other passes it traps.
 #if defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
 template <Fp8Flavor F>
 inline constexpr bool kE4M3MmaNative = F == Fp8Flavor::kE4M3FNUZ;
@@ -152,8 +152,8 @@ template <Fp8Flavor F>
 MLA_DEVICE void mma_scores_e4m3(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[1],
                                 const Quad (&k)[1]) {
     if constexpr (kE4M3MmaNative<F>) {
-        const long a = static_cast<long>((static_cast<uint64_t>(k[0].hi) << 32) | k[0].lo);
-        const long b = static_cast<long>((static_cast<uint64_t>(q[0].hi) << 32) | q[0].lo);
+        const int64_t a = static_cast<int64_t>((static_cast<uint64_t>(k[0].hi) << 32) | k[0].lo);
+        const int64_t b = static_cast<int64_t>((static_cast<uint64_t>(q[0].hi) << 32) | q[0].lo);
         float4_t c = {acc[0], acc[1], acc[2], acc[3]};
         c = __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(a, b, c, 0, 0, 0);
         acc[0] = c[0];

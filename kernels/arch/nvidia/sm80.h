@@ -113,10 +113,11 @@ MLA_DEVICE void mma_scores(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[2],
 // 4t+3], a1 = A[g+8][4t ..], a2 = A[g][4t+16 ..], a3 = A[g+8][4t+16 ..]; B (32x8, col): b0 =
 // B[4t .. 4t+3][g], b1 = B[4t+16 .. 4t+19][g]. A Quad here is 8 codes of one row (lo: 4, hi:
 // 4), the same 8 dims for Q and K: Q's lo meets K's lo at k 4t .. 4t+3, hi at 4t+16 ...
-// kE4M3MmaNative<F>: whether this pass multiplies flavour F natively (OCP e4m3fn from sm_89 on;
-// e4m3fnuz never). Plans take this atom only where the device's code has it
-// (mla::mma16_e4m3_scores); in other passes it traps.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+// kE4M3MmaNative<F>: whether this pass multiplies flavour F natively (OCP e4m3fn from sm_89 on,
+// with CUDA 12.4+: the instruction needs PTX ISA 8.4; e4m3fnuz never). Plans take this atom
+// only where the device's code has it (mla::stage1_e4m3_scores); in other passes it traps.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890 && \
+    (__CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ >= 1204)
 template <Fp8Flavor F>
 inline constexpr bool kE4M3MmaNative = F == Fp8Flavor::kE4M3FN;
 #else

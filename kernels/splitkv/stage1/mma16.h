@@ -1,9 +1,9 @@
 // Stage 1, warp-level variant "mma16": with the matrix atoms of the arch layer (mma.sync
-// m16n8k16 on NVIDIA, MFMA 16x16x16 on AMD; m16n8k32 .e4m3 / MFMA 16x16x32 fp8 for e4m3 scores), one CTA per (batch element, split, 16 query rows =
-// 16 heads of one query token, or 8 heads of two) computes the softmax-weighted sum of V over
-// its split's cached tokens, plus that range's LSE. Every format, every architecture. What it
-// shares with other variants is in splitkv/: work.h (work contract), q_prologue.h, softmax.h,
-// epilogue.h.
+// m16n8k16 on NVIDIA, MFMA 16x16x16 on AMD; m16n8k32 .e4m3 / MFMA 16x16x32 fp8 for e4m3
+// scores), one CTA per (batch element, split, 16 query rows = 16 heads of one query token, or 8
+// heads of two) computes the softmax-weighted sum of V over its split's cached tokens, plus that
+// range's LSE. Every format, every architecture. What it shares with other variants is in
+// splitkv/: work.h (work contract), q_prologue.h, softmax.h, epilogue.h.
 //
 // Data flow of one CTA (kWarps warps; kBlocks x kDimSplits of them share the score product):
 //   * Tiles of kTileTokens cache rows stream global -> shared memory kStages deep (cp.async),
@@ -81,7 +81,7 @@ struct Mma16Config : Mma16Shape, KvTraits<F> {
 
     // K bytes of a cache row, and what one lane loads of a row per chunk: kLoadBytes holding kE
     // contiguous elements; a chunk spans the kKGroups lanes of a row, i.e. kChunkDims dims =
-    // kStepsPerChunk k16 steps.
+    // kStepsPerChunk score-atom steps (k16, or k32 for e4m3 scores).
     using Fmt::kKRowBytes;
     static constexpr int kLoadBytes = kKMxfp4 ? 8 : 16;
     static constexpr int kE = kKMxfp4 ? 16 : (kKFp8 ? 16 : 8);
@@ -425,7 +425,7 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
         if constexpr (Cfg::kStages > 1) issue_tile(t + Cfg::kStages - 1);
         const uint8_t* stage = smem + (t % Cfg::kStages) * Cfg::kStageBytes;
 
-        // 1. Partial scores over this warp's dims, in two accumulator sets (even / odd k16
+        // 1. Partial scores over this warp's dims, in two accumulator sets (even / odd atom
         //    steps) so that consecutive matrix products do not wait on each other.
         float s2[2][SA::kAcc];
 #pragma unroll
