@@ -137,16 +137,16 @@ MLA_DEVICE void mma_scores(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[1],
 // e4m3fnuz on CDNA3 (gfx940, gfx941, gfx942) and OCP e4m3fn on CDNA4 (gfx950):
 // kE4M3MmaNative<F> says whether this pass multiplies flavour F. Plans take this atom only where
 // the device's code has it (mla::stage1_e4m3_scores); in other passes it traps.
+// kE4M3MmaPass: {e4m3fn, e4m3fnuz} (Fp8Flavor's order).
 #if defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
-template <Fp8Flavor F>
-inline constexpr bool kE4M3MmaNative = F == Fp8Flavor::kE4M3FNUZ;
+inline constexpr bool kE4M3MmaPass[2] = {false, true};
 #elif defined(__gfx950__)
-template <Fp8Flavor F>
-inline constexpr bool kE4M3MmaNative = F == Fp8Flavor::kE4M3FN;
+inline constexpr bool kE4M3MmaPass[2] = {true, false};
 #else
-template <Fp8Flavor F>
-inline constexpr bool kE4M3MmaNative = false;
+inline constexpr bool kE4M3MmaPass[2] = {false, false};
 #endif
+template <Fp8Flavor F>
+inline constexpr bool kE4M3MmaNative = kE4M3MmaPass[static_cast<int>(F)];
 
 template <Fp8Flavor F>
 MLA_DEVICE void mma_scores_e4m3(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[1],

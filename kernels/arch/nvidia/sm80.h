@@ -118,12 +118,12 @@ MLA_DEVICE void mma_scores(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[2],
 // only where the device's code has it (mla::stage1_e4m3_scores); in other passes it traps.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890 && \
     (__CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ >= 1204)
-template <Fp8Flavor F>
-inline constexpr bool kE4M3MmaNative = F == Fp8Flavor::kE4M3FN;
+inline constexpr bool kE4M3FnMmaPass = true;
 #else
-template <Fp8Flavor F>
-inline constexpr bool kE4M3MmaNative = false;
+inline constexpr bool kE4M3FnMmaPass = false;
 #endif
+template <Fp8Flavor F>
+inline constexpr bool kE4M3MmaNative = F == Fp8Flavor::kE4M3FN && kE4M3FnMmaPass;
 
 template <Fp8Flavor F>
 MLA_DEVICE void mma_scores_e4m3(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[2],
