@@ -21,6 +21,9 @@
 #   first, forced to wgmma ($MLA_SMOKE_STAGE1 names another variant), within
 #   $MLA_SMOKE_TIMEOUT s (90 unless set); the call stops there if they fail or hang (a
 #   never-run kernel's first call).
+#   With $MLA_AFTER_AB set (a shell command), it runs after the A/B (and the sweep), before the
+#   suite, with MLA_BUILD_A / MLA_BUILD_B naming the A and B build folders and its output in
+#   after_ab.log (e.g. a short mla_bench look at another setting of the tree).
 #   With $MLA_SWEEP set (a benchmark filter), bench/split_sweep.sh runs it on A and on B after
 #   the A/B, once per split count in $MLA_SWEEP_COUNTS ("2 4 8 16 32 64" unless set): sweep-a.csv
 #   and sweep-b.csv, for calibrating the planner against a changed kernel.
@@ -85,6 +88,10 @@ if [ -n "${MLA_SWEEP:-}" ]; then
       ${MLA_SWEEP_COUNTS:-2 4 8 16 32 64} > "$W/sweep-$side.log" 2>&1
     echo "sweep $side rc=$? $SECONDS s"
   done
+fi
+if [ -n "${MLA_AFTER_AB:-}" ]; then
+  MLA_BUILD_A=$B/a MLA_BUILD_B=$B/1 bash -c "$MLA_AFTER_AB" > "$W/after_ab.log" 2>&1
+  echo "after_ab rc=$? $SECONDS s"; tail -20 "$W/after_ab.log"
 fi
 left=$((560 - SECONDS))
 if [ -n "${MLA_NO_SUITE:-}" ]; then
