@@ -210,12 +210,27 @@ function(_mla_hip_device_check target)
   foreach(_src IN LISTS ARGN)
     get_filename_component(_abs "${_src}" ABSOLUTE)
     get_filename_component(_name "${_src}" NAME_WE)
-    foreach(_job IN LISTS _jobs)
-      string(REPLACE "|" ";" _job "${_job}")
+    # The mma16 kernels once more with their tiles staged through registers
+    # (MLA_MMA16_COPIES=staged), so that form compiles for every checked target whatever the
+    # build's own setting.
+    set(_forms "|")
+    if(_name MATCHES "^stage1_mma16" AND NOT MLA_MMA16_COPIES STREQUAL "staged")
+      list(APPEND _forms ".staged|-DMLA_MMA16_COPIES_STAGED=1")
+    endif()
+    foreach(_job_form IN LISTS _jobs)
+     foreach(_form IN LISTS _forms)
+      string(REPLACE "|" ";" _job "${_job_form}")
       list(GET _job 0 _arch)
       list(GET _job 1 _compiler)
       list(GET _job 2 _new)
-      set(_out "${CMAKE_CURRENT_BINARY_DIR}/device_check/${_name}.${_arch}.s")
+      string(REPLACE "|" ";" _form "${_form}")
+      list(GET _form 0 _suffix)
+      list(LENGTH _form _form_len)
+      set(_form_def "")
+      if(_form_len GREATER 1)
+        list(GET _form 1 _form_def)
+      endif()
+      set(_out "${CMAKE_CURRENT_BINARY_DIR}/device_check/${_name}${_suffix}.${_arch}.s")
       set(_extra -MD -MF "${_out}.d")
       if(_new)
         # The compat header; and the header dependencies asked of the device compile itself:
@@ -231,12 +246,13 @@ function(_mla_hip_device_check target)
                 "--rocm-path=${MLA_ROCM_PATH}"
                 "$<$<BOOL:${_defs}>:-D$<JOIN:${_defs},;-D>>"
                 "$<$<BOOL:${_incs}>:-I$<JOIN:${_incs},;-I>>"
-                ${_extra} -o "${_out}" "${_abs}"
+                ${_form_def} ${_extra} -o "${_out}" "${_abs}"
         DEPENDS "${_abs}"
         DEPFILE "${_out}.d"
-        COMMENT "Device-only compile of ${_name} for ${_arch} (assembly)"
+        COMMENT "Device-only compile of ${_name}${_suffix} for ${_arch} (assembly)"
         COMMAND_EXPAND_LISTS VERBATIM)
       list(APPEND _outputs "${_out}")
+     endforeach()
     endforeach()
   endforeach()
   if(NOT TARGET mla_hip_device_check)

@@ -125,15 +125,19 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
     const char* tma_off =
         !options.tma && takes_tma(*plan) ? ", every tile copied (MLA_DECODE_TMA=0)" : "";
     const bool long_cta = long_cta_kernel(*plan);
-    char head[224];
+    // mma16 plans of a build whose mma16 copies are not the backend's default (MLA_MMA16_COPIES).
+    const bool copies = plan->variant == static_cast<int>(splitkv::Stage1Variant::kMma16) &&
+                        splitkv::kMma16Copies != splitkv::kMma16CopiesDefault;
+    char head[256];
     std::snprintf(head, sizeof(head),
                   "route=%s variant=%s%s%s rows/cta=%d tile=%d splits=%d kv=%s batch=%d "
-                  "q_len<=%d heads=%d kv_len<=%d",
+                  "q_len<=%d heads=%d kv_len<=%d%s%s",
                   plan->num_splits == 1 ? "single_split" : "split_kv", variant,
                   plan->fp8_mma ? " (e4m3 scores)" : "",
                   long_cta ? " (long CTAs: three consumers)" : "", plan->rows_per_cta,
                   plan->tile_tokens, plan->num_splits, kv, k.batch_size,
-                  k.max_q_len, k.num_heads, k.max_kv_len);
+                  k.max_q_len, k.num_heads, k.max_kv_len, copies ? " copies=" : "",
+                  copies ? splitkv::mma16_copies_name(splitkv::kMma16Copies) : "");
     if (plan->num_splits == 1) {
         std::snprintf(plan->description, sizeof(plan->description),
                       "%s: stage 1 writes O directly, %lld CTAs (%d row groups) on %d compute "

@@ -1101,6 +1101,41 @@ TEST(PlanCreate, LongSixteenRowFp8SplitsTakeTheLongCtaKernel) {
     }
 }
 
+// An mma16 plan's description names the build's mma16 copies where they are not the backend's
+// default (MLA_MMA16_COPIES=staged or single: " copies=staged" / " copies=single" at the end of
+// its head), on NVIDIA and AMD devices alike; wgmma plans never do.
+TEST(PlanCreate, DescriptionNamesMma16CopiesOtherThanTheDefault) {
+    namespace sk = mla::splitkv;
+    const bool other = sk::kMma16Copies != sk::kMma16CopiesDefault;
+    const std::string note = std::string(" copies=") + sk::mma16_copies_name(sk::kMma16Copies);
+    mla::PlanOptions mma16;
+    mma16.stage1 = mla::parse_stage1_request("mma16");
+    for (const mla::DeviceInfo& device : {nvidia(9, 0), amd("gfx942")}) {
+        SCOPED_TRACE(device.arch_name);
+        mla::DevicePlan plan;
+        ASSERT_EQ(mla::plan_create(problem_of(4, 4, 1, 1024, 16, MLA_DTYPE_FP8_E4M3FN,
+                                              MLA_DTYPE_NONE, 0),
+                                   device, mma16, &plan),
+                  MLA_STATUS_SUCCESS)
+            << mla_last_error_message();
+        EXPECT_TRUE(contains(plan.description, " variant=mma16 ")) << plan.description;
+        EXPECT_EQ(contains(plan.description, " copies="), other) << plan.description;
+        if (other) {
+            EXPECT_TRUE(contains(plan.description, note + ":")) << plan.description;
+        }
+    }
+    if (mla::stage1_variant_built(Stage1Variant::kWgmma)) {
+        mla::DevicePlan plan;
+        ASSERT_EQ(mla::plan_create(problem_of(64, 64, 1, 4096, 128, MLA_DTYPE_FP8_E4M3FN,
+                                              MLA_DTYPE_NONE, 0),
+                                   nvidia(9, 0), mla::PlanOptions(), &plan),
+                  MLA_STATUS_SUCCESS)
+            << mla_last_error_message();
+        EXPECT_TRUE(contains(plan.description, " variant=wgmma ")) << plan.description;
+        EXPECT_FALSE(contains(plan.description, " copies=")) << plan.description;
+    }
+}
+
 // The bound takes the formats plans take: an o_dtype without a GPU path is UNSUPPORTED.
 TEST(PlanWorkspaceBound, RefusesWhatNoPlanServes) {
     mla_decode_params p = host_fields(4, 1000, MLA_DTYPE_BF16);

@@ -17,6 +17,35 @@ enum class Stage1Variant : int32_t {
 };
 inline constexpr int kStage1Variants = 2;
 
+// How the mma16 kernels move tiles into shared memory (stage1/mma16.h), fixed per build by
+// MLA_MMA16_COPIES (CMakeLists.txt; the plan's description names a setting other than the
+// default):
+//   kAsync   cp.async, up to three tiles in flight (NVIDIA's default);
+//   kSingle  one tile, its copies waited for before its products (AMD's default: plain loads,
+//            no asynchronous path in the arch layer);
+//   kStaged  one tile in shared memory and the next in registers: a thread issues its loads of
+//            tile t + 1 before tile t's products and stores them after them, so the memory's
+//            latency overlaps the products (CDNA's global-prefetch form; MLA_MMA16_COPIES=staged,
+//            which runs it on NVIDIA too).
+enum class Mma16Copies : int32_t { kAsync = 0, kSingle = 1, kStaged = 2 };
+#if defined(MLA_BACKEND_HIP)
+inline constexpr Mma16Copies kMma16CopiesDefault = Mma16Copies::kSingle;
+#else
+inline constexpr Mma16Copies kMma16CopiesDefault = Mma16Copies::kAsync;
+#endif
+#if defined(MLA_MMA16_COPIES_STAGED)
+inline constexpr Mma16Copies kMma16Copies = Mma16Copies::kStaged;
+#elif defined(MLA_MMA16_COPIES_SINGLE)
+inline constexpr Mma16Copies kMma16Copies = Mma16Copies::kSingle;
+#else
+inline constexpr Mma16Copies kMma16Copies = kMma16CopiesDefault;
+#endif
+// MLA_MMA16_COPIES's name of a setting: "auto" (the backend's default), "staged", "single".
+constexpr const char* mma16_copies_name(Mma16Copies copies) {
+    if (copies == kMma16CopiesDefault) return "auto";
+    return copies == Mma16Copies::kStaged ? "staged" : "single";
+}
+
 // Cache tokens per tile of the wgmma variant (wgmma's M; WgmmaConfig::kTileTokens).
 inline constexpr int kWgmmaTileTokens = 64;
 

@@ -8,7 +8,9 @@
 // Data flow of one CTA (kWarps warps; kBlocks x kDimSplits of them share the score product):
 //   * Tiles of kTileTokens cache rows stream global -> shared memory kStages deep (cp.async),
 //     raw (bf16 or fp8 codes), each row padded by 16 bytes so that fragment loads spread over
-//     the banks. The cache is read exactly once.
+//     the banks. The cache is read exactly once. Without cp.async (AMD) one tile sits in shared
+//     memory, copied by plain loads and stores before its products, or, staged (kStagedCopies,
+//     MLA_MMA16_COPIES=staged), loaded into registers during the previous tile's products.
 //   * Scores: warp (blk, dsplit) multiplies Q's dims of its dim split with the 16 tokens of
 //     block blk. Q lives in registers for the whole CTA, already in the atom's fragment layout.
 //     K fragments come from shared memory with one 16-byte load per lane and chunk: the dims a
@@ -44,6 +46,7 @@
 #include "splitkv/q_prologue.h"
 #include "splitkv/softmax.h"
 #include "splitkv/stage1/launcher.h"
+#include "splitkv/variants.h"  // Mma16Copies
 #include "splitkv/work.h"
 
 namespace mla::splitkv {
@@ -51,12 +54,17 @@ namespace mla::splitkv {
 // The variant's shape, the same for every format: 256 threads on every architecture (8 warps of
 // 32, 4 waves of 64), one CTA per multiprocessor, 16 query rows (the atoms' row block: 16 heads
 // of one token, or 8 heads of two) per CTA; as many tiles in flight as shared memory holds, up
-// to kMaxStages where copies are asynchronous (cp.async), one where they are plain loads.
+// to kMaxStages where copies are asynchronous (cp.async), one where they are plain loads or
+// staged through registers (kCopies: variants.h, Mma16Copies).
 struct Mma16Shape {
     static constexpr int kRows = 16;
     static constexpr int kThreads = 256;
     static constexpr int kWarps = kThreads / arch::kWarpSize;
-    static constexpr int kMaxStages = arch::kAsyncCopies ? 3 : 1;
+    static constexpr Mma16Copies kCopies = kMma16Copies;
+    static_assert(kCopies != Mma16Copies::kAsync || arch::kAsyncCopies,
+                  "asynchronous copies where the arch layer has them (MLA_MMA16_COPIES)");
+    static constexpr bool kStagedCopies = kCopies == Mma16Copies::kStaged;
+    static constexpr int kMaxStages = kCopies == Mma16Copies::kAsync ? 3 : 1;
     static constexpr int kSharedBudget = arch::kMaxSharedBytesPerBlock;
     static constexpr int kDimSplits = 2;
     static constexpr int kBlocks = kWarps / kDimSplits;  // 16-token blocks per tile
@@ -230,11 +238,20 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
     // ---- tile copies: thread -> (row, every kThreadsPerRow-th 16-byte piece) -----------------
     const int cp_row = static_cast<int>(threadIdx.x) / Cfg::kThreadsPerRow;
     const int cp_sub = static_cast<int>(threadIdx.x) % Cfg::kThreadsPerRow;
+    // The cache slot of this thread's row of tile t, 0 where the row lies past the split's end
+    // (valid false: its pieces are zero-filled).
+    auto row_slot = [&](int t, bool& valid) {
+        const int64_t tok = tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens + cp_row;
+        valid = tok < tok_end;
+        return valid ? cache_slot(p, work, tok) : int64_t{0};
+    };
+    // MXFP4: the row's 18 scale codes (the rest of the 32-byte shared row is not read) in
+    // pieces of 16 bytes (two), 4 bytes (five) or one byte, as the plan found them aligned.
+    constexpr int kScale16 = 2, kScale4 = 5;
     auto issue_tile = [&](int t) {
         if (t < n_tiles) {
-            const int64_t tok = tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens + cp_row;
-            const bool valid = tok < tok_end;
-            const int64_t slot = valid ? cache_slot(p, work, tok) : 0;
+            bool valid;
+            const int64_t slot = row_slot(t, valid);
             uint8_t* stage = smem + (t % Cfg::kStages) * Cfg::kStageBytes;
             // The latent dims from the latent row, the rope dims from the rope row (the same
             // row, further on, for a 576-wide cache).
@@ -249,14 +266,13 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
                 arch::copy_16_async(dst + byte, piece, valid);
             }
             if constexpr (Cfg::kKMxfp4) {
-                // 18 scale codes of the row (the rest of the 32-byte shared row is not read).
                 const uint8_t* ssrc = p.kv_scales + slot * p.kv_scale_stride;
                 uint8_t* sdst = stage + Cfg::kOffScales + cp_row * Cfg::kScaleRowBytes;
                 if (p.scale_copy == ScaleCopy::k16Bytes) {
-                    for (int c = cp_sub; c < 2; c += Cfg::kThreadsPerRow)
+                    for (int c = cp_sub; c < kScale16; c += Cfg::kThreadsPerRow)
                         arch::copy_16_async(sdst + 16 * c, ssrc + 16 * c, valid);
                 } else if (p.scale_copy == ScaleCopy::k4Bytes) {
-                    for (int c = cp_sub; c < 5; c += Cfg::kThreadsPerRow)
+                    for (int c = cp_sub; c < kScale4; c += Cfg::kThreadsPerRow)
                         arch::copy_4_async(sdst + 4 * c, ssrc + 4 * c, valid);
                 } else {
                     for (int c = cp_sub; c < kMxfp4RowScales; c += Cfg::kThreadsPerRow)
@@ -276,6 +292,116 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
 #pragma unroll
         for (int t = 0; t < Cfg::kStages - 1; ++t) issue_tile(t);
     }
+
+    // ---- staged copies (Cfg::kStagedCopies): issue_tile's pieces through registers ----------
+    // load_tile(t) loads this thread's pieces of tile t into registers (zero past the split's
+    // end and past the last tile), store_tile() writes them into the one shared tile. A
+    // thread's pieces are issue_tile's: c = cp_sub + i * kThreadsPerRow below each bound.
+    constexpr int kTpr = Cfg::kThreadsPerRow;
+    constexpr auto pieces = [](bool used, int n) { return used ? (n + kTpr - 1) / kTpr : 1; };
+    constexpr bool kStagedScales = Cfg::kStagedCopies && Cfg::kKMxfp4;
+    constexpr int kKPieces = pieces(Cfg::kStagedCopies, Cfg::kRowCopies);
+    constexpr int kVPieces = pieces(Cfg::kStagedCopies && Cfg::kVSeparate, Cfg::kVRawCopies);
+    constexpr int kS16Pieces = pieces(kStagedScales, kScale16);
+    constexpr int kS4Pieces = pieces(kStagedScales, kScale4);
+    constexpr int kS1Pieces = pieces(kStagedScales, kMxfp4RowScales);
+    uint4 st_k[kKPieces];
+    uint4 st_v[kVPieces];
+    uint4 st_s16[kS16Pieces];
+    uint32_t st_s4[kS4Pieces];
+    uint8_t st_s1[kS1Pieces];
+    auto load_tile = [&](int t) {
+        bool valid = false;
+        const int64_t slot = t < n_tiles ? row_slot(t, valid) : int64_t{0};
+        const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
+        const uint8_t* src = p.kv + slot * p.kv_stride_bytes;
+        const uint8_t* rope = p.kpe + slot * p.kpe_stride_bytes;
+#pragma unroll
+        for (int i = 0; i < kKPieces; ++i) {
+            const int c = cp_sub + i * kTpr;
+            const int byte = 16 * c;
+            const uint8_t* piece = byte < Cfg::kKLatentBytes
+                                       ? src + byte
+                                       : rope + (byte - Cfg::kKLatentBytes);
+            st_k[i] = valid && c < Cfg::kRowCopies ? *reinterpret_cast<const uint4*>(piece)
+                                                   : zero;
+        }
+        if constexpr (kStagedScales) {
+            const uint8_t* ssrc = p.kv_scales + slot * p.kv_scale_stride;
+            if (p.scale_copy == ScaleCopy::k16Bytes) {
+#pragma unroll
+                for (int i = 0; i < kS16Pieces; ++i) {
+                    const int c = cp_sub + i * kTpr;
+                    st_s16[i] = valid && c < kScale16
+                                    ? *reinterpret_cast<const uint4*>(ssrc + 16 * c)
+                                    : zero;
+                }
+            } else if (p.scale_copy == ScaleCopy::k4Bytes) {
+#pragma unroll
+                for (int i = 0; i < kS4Pieces; ++i) {
+                    const int c = cp_sub + i * kTpr;
+                    st_s4[i] = valid && c < kScale4
+                                   ? *reinterpret_cast<const uint32_t*>(ssrc + 4 * c)
+                                   : 0u;
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < kS1Pieces; ++i) {
+                    const int c = cp_sub + i * kTpr;
+                    st_s1[i] = valid && c < kMxfp4RowScales ? ssrc[c] : uint8_t{0};
+                }
+            }
+        }
+        if constexpr (Cfg::kStagedCopies && Cfg::kVSeparate) {
+            const uint8_t* vsrc = p.v + slot * p.v_stride_bytes;
+#pragma unroll
+            for (int i = 0; i < kVPieces; ++i) {
+                const int c = cp_sub + i * kTpr;
+                st_v[i] = valid && c < Cfg::kVRawCopies
+                              ? *reinterpret_cast<const uint4*>(vsrc + 16 * c)
+                              : zero;
+            }
+        }
+    };
+    auto store_tile = [&]() {
+        uint8_t* dst = smem + cp_row * Cfg::kRowBytes;
+#pragma unroll
+        for (int i = 0; i < kKPieces; ++i) {
+            const int c = cp_sub + i * kTpr;
+            if (c < Cfg::kRowCopies) *reinterpret_cast<uint4*>(dst + 16 * c) = st_k[i];
+        }
+        if constexpr (kStagedScales) {
+            uint8_t* sdst = smem + Cfg::kOffScales + cp_row * Cfg::kScaleRowBytes;
+            if (p.scale_copy == ScaleCopy::k16Bytes) {
+#pragma unroll
+                for (int i = 0; i < kS16Pieces; ++i) {
+                    const int c = cp_sub + i * kTpr;
+                    if (c < kScale16) *reinterpret_cast<uint4*>(sdst + 16 * c) = st_s16[i];
+                }
+            } else if (p.scale_copy == ScaleCopy::k4Bytes) {
+#pragma unroll
+                for (int i = 0; i < kS4Pieces; ++i) {
+                    const int c = cp_sub + i * kTpr;
+                    if (c < kScale4) *reinterpret_cast<uint32_t*>(sdst + 4 * c) = st_s4[i];
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < kS1Pieces; ++i) {
+                    const int c = cp_sub + i * kTpr;
+                    if (c < kMxfp4RowScales) sdst[c] = st_s1[i];
+                }
+            }
+        }
+        if constexpr (Cfg::kStagedCopies && Cfg::kVSeparate) {
+            uint8_t* vdst = smem + Cfg::kOffVRaw + cp_row * Cfg::kVRawRowBytes;
+#pragma unroll
+            for (int i = 0; i < kVPieces; ++i) {
+                const int c = cp_sub + i * kTpr;
+                if (c < Cfg::kVRawCopies) *reinterpret_cast<uint4*>(vdst + 16 * c) = st_v[i];
+            }
+        }
+    };
+    if constexpr (Cfg::kStagedCopies) load_tile(0);  // in flight beside Q's loads
 
     // ---- Q fragments in registers, in the permuted dim order of the K fragments --------------
     const int chunk0 = dsplit * Cfg::kMaxChunks;
@@ -414,7 +540,10 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
     }
 
     for (int t = 0; t < n_tiles; ++t) {
-        if constexpr (Cfg::kStages == 1) {
+        if constexpr (Cfg::kStagedCopies) {
+            __syncthreads();  // every warp is done with the previous tile
+            store_tile();     // tile t, loaded during tile t - 1's products
+        } else if constexpr (Cfg::kStages == 1) {
             __syncthreads();  // every warp is done with the previous tile
             issue_tile(t);
             arch::copy_wait<0>();
@@ -422,7 +551,10 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
             arch::copy_wait<Cfg::kStages - 2>();  // this thread's copies of tile t landed
         }
         __syncthreads();  // everyone's copies landed; everyone left tile t-1
-        if constexpr (Cfg::kStages > 1) issue_tile(t + Cfg::kStages - 1);
+        if constexpr (Cfg::kStagedCopies)
+            load_tile(t + 1);  // in flight during this tile's products
+        else if constexpr (Cfg::kStages > 1)
+            issue_tile(t + Cfg::kStages - 1);
         const uint8_t* stage = smem + (t % Cfg::kStages) * Cfg::kStageBytes;
 
         // 1. Partial scores over this warp's dims, in two accumulator sets (even / odd atom
