@@ -40,10 +40,16 @@ inline constexpr Mma16Copies kMma16Copies = Mma16Copies::kSingle;
 #else
 inline constexpr Mma16Copies kMma16Copies = kMma16CopiesDefault;
 #endif
-// MLA_MMA16_COPIES's name of a setting: "auto" (the backend's default), "staged", "single".
+// MLA_MMA16_COPIES's name of a setting: "auto" (the backend's default), "staged", "single"
+// ("async" is only ever the default).
 constexpr const char* mma16_copies_name(Mma16Copies copies) {
     if (copies == kMma16CopiesDefault) return "auto";
-    return copies == Mma16Copies::kStaged ? "staged" : "single";
+    switch (copies) {
+        case Mma16Copies::kAsync: return "async";
+        case Mma16Copies::kSingle: return "single";
+        case Mma16Copies::kStaged: return "staged";
+    }
+    return "?";
 }
 
 // Cache tokens per tile of the wgmma variant (wgmma's M; WgmmaConfig::kTileTokens).

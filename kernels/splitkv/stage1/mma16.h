@@ -159,6 +159,7 @@ struct Mma16Config : Mma16Shape, KvTraits<F> {
     static constexpr int kStagesFit = (kSharedBudget - kFixedBytes) / kStageBytes;
     static constexpr int kStages = kStagesFit < kMaxStages ? kStagesFit : kMaxStages;
     static_assert(kStages >= 1, "one tile must fit in shared memory");
+    static_assert(!kStagedCopies || kStages == 1, "staged copies fill the one stage");
     static constexpr int kOffVTile = kStages * kStageBytes;
     static constexpr int kOffPartial = kOffVTile + kVTileBytes;
     static constexpr int kOffP = kOffPartial;  // P is written after the partials are consumed
@@ -238,20 +239,11 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
     // ---- tile copies: thread -> (row, every kThreadsPerRow-th 16-byte piece) -----------------
     const int cp_row = static_cast<int>(threadIdx.x) / Cfg::kThreadsPerRow;
     const int cp_sub = static_cast<int>(threadIdx.x) % Cfg::kThreadsPerRow;
-    // The cache slot of this thread's row of tile t, 0 where the row lies past the split's end
-    // (valid false: its pieces are zero-filled).
-    auto row_slot = [&](int t, bool& valid) {
-        const int64_t tok = tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens + cp_row;
-        valid = tok < tok_end;
-        return valid ? cache_slot(p, work, tok) : int64_t{0};
-    };
-    // MXFP4: the row's 18 scale codes (the rest of the 32-byte shared row is not read) in
-    // pieces of 16 bytes (two), 4 bytes (five) or one byte, as the plan found them aligned.
-    constexpr int kScale16 = 2, kScale4 = 5;
     auto issue_tile = [&](int t) {
         if (t < n_tiles) {
-            bool valid;
-            const int64_t slot = row_slot(t, valid);
+            const int64_t tok = tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens + cp_row;
+            const bool valid = tok < tok_end;
+            const int64_t slot = valid ? cache_slot(p, work, tok) : 0;
             uint8_t* stage = smem + (t % Cfg::kStages) * Cfg::kStageBytes;
             // The latent dims from the latent row, the rope dims from the rope row (the same
             // row, further on, for a 576-wide cache).
@@ -266,13 +258,14 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
                 arch::copy_16_async(dst + byte, piece, valid);
             }
             if constexpr (Cfg::kKMxfp4) {
+                // 18 scale codes of the row (the rest of the 32-byte shared row is not read).
                 const uint8_t* ssrc = p.kv_scales + slot * p.kv_scale_stride;
                 uint8_t* sdst = stage + Cfg::kOffScales + cp_row * Cfg::kScaleRowBytes;
                 if (p.scale_copy == ScaleCopy::k16Bytes) {
-                    for (int c = cp_sub; c < kScale16; c += Cfg::kThreadsPerRow)
+                    for (int c = cp_sub; c < 2; c += Cfg::kThreadsPerRow)
                         arch::copy_16_async(sdst + 16 * c, ssrc + 16 * c, valid);
                 } else if (p.scale_copy == ScaleCopy::k4Bytes) {
-                    for (int c = cp_sub; c < kScale4; c += Cfg::kThreadsPerRow)
+                    for (int c = cp_sub; c < 5; c += Cfg::kThreadsPerRow)
                         arch::copy_4_async(sdst + 4 * c, ssrc + 4 * c, valid);
                 } else {
                     for (int c = cp_sub; c < kMxfp4RowScales; c += Cfg::kThreadsPerRow)
@@ -296,72 +289,75 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
     // ---- staged copies (Cfg::kStagedCopies): issue_tile's pieces through registers ----------
     // load_tile(t) loads this thread's pieces of tile t into registers (zero past the split's
     // end and past the last tile), store_tile() writes them into the one shared tile. A
-    // thread's pieces are issue_tile's: c = cp_sub + i * kThreadsPerRow below each bound.
+    // thread's pieces are issue_tile's, c = cp_sub + i * kThreadsPerRow below each bound; an
+    // MXFP4 row's 18 scale codes are loaded as bytes whatever their alignment. The registers
+    // are zeroed before the loads and written by nothing else until store_tile: on AMD a
+    // register that is rewritten while its load is in flight (a zero in an else branch, or
+    // another scale mode's registers at a merge) makes the wave wait for the load there, in
+    // front of the tile's products. On a paged cache the page of the thread's row is loaded a
+    // tile ahead (page_ahead: la_page, widened only where load_tile uses it), so a tile's loads
+    // wait for no page-table round trip.
     constexpr int kTpr = Cfg::kThreadsPerRow;
     constexpr auto pieces = [](bool used, int n) { return used ? (n + kTpr - 1) / kTpr : 1; };
     constexpr bool kStagedScales = Cfg::kStagedCopies && Cfg::kKMxfp4;
     constexpr int kKPieces = pieces(Cfg::kStagedCopies, Cfg::kRowCopies);
     constexpr int kVPieces = pieces(Cfg::kStagedCopies && Cfg::kVSeparate, Cfg::kVRawCopies);
-    constexpr int kS16Pieces = pieces(kStagedScales, kScale16);
-    constexpr int kS4Pieces = pieces(kStagedScales, kScale4);
-    constexpr int kS1Pieces = pieces(kStagedScales, kMxfp4RowScales);
+    constexpr int kSPieces = pieces(kStagedScales, kMxfp4RowScales);
     uint4 st_k[kKPieces];
     uint4 st_v[kVPieces];
-    uint4 st_s16[kS16Pieces];
-    uint32_t st_s4[kS4Pieces];
-    uint8_t st_s1[kS1Pieces];
+    uint32_t st_s[kSPieces];  // one scale code each
+    const bool paged = p.page_indptr != nullptr;
+    const int64_t page_list = Cfg::kStagedCopies && paged ? p.page_indptr[work.batch] : 0;
+    int32_t la_page = 0;  // the page of this thread's row of the next tile load_tile takes
+    auto page_ahead = [&](int t) {
+        const int64_t tok = tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens + cp_row;
+        if (paged && t < n_tiles && tok < tok_end)
+            la_page = p.page_indices[page_list + static_cast<int32_t>(tok) / p.page_size];
+    };
     auto load_tile = [&](int t) {
-        bool valid = false;
-        const int64_t slot = t < n_tiles ? row_slot(t, valid) : int64_t{0};
         const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
-        const uint8_t* src = p.kv + slot * p.kv_stride_bytes;
-        const uint8_t* rope = p.kpe + slot * p.kpe_stride_bytes;
 #pragma unroll
-        for (int i = 0; i < kKPieces; ++i) {
-            const int c = cp_sub + i * kTpr;
-            const int byte = 16 * c;
-            const uint8_t* piece = byte < Cfg::kKLatentBytes
-                                       ? src + byte
-                                       : rope + (byte - Cfg::kKLatentBytes);
-            st_k[i] = valid && c < Cfg::kRowCopies ? *reinterpret_cast<const uint4*>(piece)
-                                                   : zero;
-        }
-        if constexpr (kStagedScales) {
-            const uint8_t* ssrc = p.kv_scales + slot * p.kv_scale_stride;
-            if (p.scale_copy == ScaleCopy::k16Bytes) {
+        for (int i = 0; i < kKPieces; ++i) st_k[i] = zero;
 #pragma unroll
-                for (int i = 0; i < kS16Pieces; ++i) {
-                    const int c = cp_sub + i * kTpr;
-                    st_s16[i] = valid && c < kScale16
-                                    ? *reinterpret_cast<const uint4*>(ssrc + 16 * c)
-                                    : zero;
-                }
-            } else if (p.scale_copy == ScaleCopy::k4Bytes) {
+        for (int i = 0; i < kVPieces; ++i) st_v[i] = zero;
 #pragma unroll
-                for (int i = 0; i < kS4Pieces; ++i) {
-                    const int c = cp_sub + i * kTpr;
-                    st_s4[i] = valid && c < kScale4
-                                   ? *reinterpret_cast<const uint32_t*>(ssrc + 4 * c)
-                                   : 0u;
-                }
-            } else {
+        for (int i = 0; i < kSPieces; ++i) st_s[i] = 0u;
+        const int64_t tok = tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens + cp_row;
+        if (t < n_tiles && tok < tok_end) {
+            // cache_slot's (work.h), with the page loaded ahead
+            const int64_t slot =
+                paged ? int64_t{la_page} * p.page_size + static_cast<int32_t>(tok) % p.page_size
+                      : work.kv_begin + tok;
+            const uint8_t* src = p.kv + slot * p.kv_stride_bytes;
+            const uint8_t* rope = p.kpe + slot * p.kpe_stride_bytes;
 #pragma unroll
-                for (int i = 0; i < kS1Pieces; ++i) {
-                    const int c = cp_sub + i * kTpr;
-                    st_s1[i] = valid && c < kMxfp4RowScales ? ssrc[c] : uint8_t{0};
-                }
-            }
-        }
-        if constexpr (Cfg::kStagedCopies && Cfg::kVSeparate) {
-            const uint8_t* vsrc = p.v + slot * p.v_stride_bytes;
-#pragma unroll
-            for (int i = 0; i < kVPieces; ++i) {
+            for (int i = 0; i < kKPieces; ++i) {
                 const int c = cp_sub + i * kTpr;
-                st_v[i] = valid && c < Cfg::kVRawCopies
-                              ? *reinterpret_cast<const uint4*>(vsrc + 16 * c)
-                              : zero;
+                const int byte = 16 * c;
+                const uint8_t* piece = byte < Cfg::kKLatentBytes
+                                           ? src + byte
+                                           : rope + (byte - Cfg::kKLatentBytes);
+                if (c < Cfg::kRowCopies) st_k[i] = *reinterpret_cast<const uint4*>(piece);
+            }
+            if constexpr (kStagedScales) {
+                const uint8_t* ssrc = p.kv_scales + slot * p.kv_scale_stride;
+#pragma unroll
+                for (int i = 0; i < kSPieces; ++i) {
+                    const int c = cp_sub + i * kTpr;
+                    if (c < kMxfp4RowScales) st_s[i] = ssrc[c];
+                }
+            }
+            if constexpr (Cfg::kStagedCopies && Cfg::kVSeparate) {
+                const uint8_t* vsrc = p.v + slot * p.v_stride_bytes;
+#pragma unroll
+                for (int i = 0; i < kVPieces; ++i) {
+                    const int c = cp_sub + i * kTpr;
+                    if (c < Cfg::kVRawCopies)
+                        st_v[i] = *reinterpret_cast<const uint4*>(vsrc + 16 * c);
+                }
             }
         }
+        page_ahead(t + 1);
     };
     auto store_tile = [&]() {
         uint8_t* dst = smem + cp_row * Cfg::kRowBytes;
@@ -372,24 +368,10 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
         }
         if constexpr (kStagedScales) {
             uint8_t* sdst = smem + Cfg::kOffScales + cp_row * Cfg::kScaleRowBytes;
-            if (p.scale_copy == ScaleCopy::k16Bytes) {
 #pragma unroll
-                for (int i = 0; i < kS16Pieces; ++i) {
-                    const int c = cp_sub + i * kTpr;
-                    if (c < kScale16) *reinterpret_cast<uint4*>(sdst + 16 * c) = st_s16[i];
-                }
-            } else if (p.scale_copy == ScaleCopy::k4Bytes) {
-#pragma unroll
-                for (int i = 0; i < kS4Pieces; ++i) {
-                    const int c = cp_sub + i * kTpr;
-                    if (c < kScale4) *reinterpret_cast<uint32_t*>(sdst + 4 * c) = st_s4[i];
-                }
-            } else {
-#pragma unroll
-                for (int i = 0; i < kS1Pieces; ++i) {
-                    const int c = cp_sub + i * kTpr;
-                    if (c < kMxfp4RowScales) sdst[c] = st_s1[i];
-                }
+            for (int i = 0; i < kSPieces; ++i) {
+                const int c = cp_sub + i * kTpr;
+                if (c < kMxfp4RowScales) sdst[c] = static_cast<uint8_t>(st_s[i]);
             }
         }
         if constexpr (Cfg::kStagedCopies && Cfg::kVSeparate) {
@@ -401,7 +383,6 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
             }
         }
     };
-    if constexpr (Cfg::kStagedCopies) load_tile(0);  // in flight beside Q's loads
 
     // ---- Q fragments in registers, in the permuted dim order of the K fragments --------------
     const int chunk0 = dsplit * Cfg::kMaxChunks;
@@ -528,6 +509,10 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
         for (int b = 0; b < Cfg::kBlocks; ++b) m = fmaxf(m, s_blockmax[b * Cfg::kRows + head]);
         return m;
     };
+    if constexpr (Cfg::kStagedCopies) {  // the first tile (the loop's first store waits for it)
+        page_ahead(0);
+        load_tile(0);
+    }
     float m_o[VA::kOAcc];                // running max of the heads of o_acc's rows
     float m_s[SA::kHeadsPerLane];        // the same maxima for this lane's score rows
     float l_s[SA::kHeadsPerLane];        // this lane's share of the row sums
