@@ -52,7 +52,8 @@ MLA_DEVICE void store_lse(const Params& p, const Stage1Work& w, int i, int head,
 // query row, gives that split no weight and does not read its partial O (left unwritten).
 template <int kRows>
 MLA_DEVICE void stage1_write_empty_split(const Params& p, const Stage1Work& w) {
-    for (int n = static_cast<int>(threadIdx.x); n < kRows; n += static_cast<int>(blockDim.x)) {
+    for (int n = static_cast<int>(arch::thread_index()); n < kRows;
+         n += static_cast<int>(arch::block_threads())) {
         const Stage1Row row = stage1_row(p, w, n);
         store_lse(p, w, row.token, row.head, kNegInf, 0.0f);
     }

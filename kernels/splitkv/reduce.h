@@ -119,7 +119,7 @@ MLA_DEVICE void add_partial(float (&acc)[4], float& wsum, const float4& pa, floa
 template <int kChunks>
 __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize) reduce_kernel(const Params p) {
     static_assert(kChunks >= 1 && kChunks <= kReduceParts, "a chunk per partial at most");
-    const int64_t unit = static_cast<int64_t>(blockIdx.x) * kReduceWarps + arch::warp_id();
+    const int64_t unit = static_cast<int64_t>(arch::block_index()) * kReduceWarps + arch::warp_id();
     if (unit >= static_cast<int64_t>(p.total_q) * p.num_heads * kReduceSlices) return;
     const int lane = arch::lane_id();
     const ReduceUnit u = reduce_unit(p, unit, lane);
@@ -170,7 +170,7 @@ template <int kGroups>
 __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     reduce_split_parallel_kernel(const Params p) {
     static_assert(kReduceParts == kReduceWarps, "one partial per warp");
-    const int64_t unit = blockIdx.x;
+    const int64_t unit = arch::block_index();
     if (unit >= static_cast<int64_t>(p.total_q) * p.num_heads * kReduceSlices) return;  // CTA
     const int lane = arch::lane_id();
     const int q = arch::warp_id();
@@ -240,7 +240,7 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
         part_acc[(q - 1) * arch::kWarpSize + lane] = make_float4(acc[0], acc[1], acc[2], acc[3]);
         part_w[(q - 1) * arch::kWarpSize + lane] = wsum;
     }
-    __syncthreads();
+    arch::sync_block();
     if (q != 0) return;
 #pragma unroll
     for (int r = 0; r < kReduceParts - 1; ++r)

@@ -59,7 +59,7 @@ MLA_DEVICE int heads_log2(const Params& p) { return __ffs(p.num_heads) - 1; }
 template <int kTileTokens, int kRows>
 MLA_DEVICE Stage1Work stage1_work(const Params& p) {
     Stage1Work w{};
-    int id = static_cast<int>(blockIdx.x);
+    int id = static_cast<int>(arch::block_index());
     const int group = id % p.row_groups;
     id /= p.row_groups;
     const int split = id % p.max_splits;

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Forty-first session: where an AMD wave waits for mma16's staged tile loads, in assembly as a
 # real build has it (host only, ~1 min): every mma16 instantiation compiled for gfx940 and
-# linked with Debian's device libraries (the one gfx94x target they cover; the CI check's
-# gfx942 / gfx950 assembly is -nogpulib, where the barrier's fence and the work-item ids are
-# external calls, and a call waits for every load and takes every register), then, per kernel,
+# linked with Debian's device libraries (the one gfx94x target they cover), then, per kernel,
 # the depth-1 loop with the most MFMAs: its barriers, global loads, MFMAs and vmcnt waits in
 # order, each wait with the instruction after it. Staged copies are right when the only waits
-# in the loop feed the store (ds_write) after the loop's first barrier.
+# in the loop feed the store (ds_write) after the loop's first barrier. (Since the arch layer
+# takes the work-item ids and the barrier from the compiler's builtins, the CI check's
+# -nogpulib gfx942 / gfx950 assembly, build-hip/src/device_check/*.staged.*.s, has no external
+# calls either and shows the same; the same Python reads those files.)
 #   bash docs/notes/experiments/amd_staged_loop_check.sh [OUTDIR] [-DMLA_MMA16_COPIES_STAGED=1]
 set -u
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)

@@ -46,8 +46,25 @@ inline constexpr int kMaxSharedBytesPerBlock = 64 * 1024;
 // gains nothing from more than one tile in LDS.
 inline constexpr bool kAsyncCopies = false;
 
-MLA_DEVICE int lane_id() { return static_cast<int>(threadIdx.x) & (kWarpSize - 1); }
-MLA_DEVICE int warp_id() { return static_cast<int>(threadIdx.x) / kWarpSize; }
+// ---- work-item ids and the workgroup barrier --------------------------------------------------
+// By the compiler's builtins: what HIP's threadIdx.x / blockIdx.x / blockDim.x / __syncthreads
+// become once the device libraries are linked and inlined, without the external calls that a
+// device-only compile keeps otherwise (-nogpulib, the CI check for gfx942 / gfx950, whose device
+// libraries Debian lacks: a call waits for every load in flight and takes every register, so
+// that assembly would not show what a real build does). The barrier's fences are at workgroup
+// scope, which outside thread-group split mode waits for LDS only (s_waitcnt lgkmcnt(0)): loads
+// into registers stay in flight across it, as mma16's staged copies need.
+MLA_DEVICE unsigned thread_index() { return __builtin_amdgcn_workitem_id_x(); }
+MLA_DEVICE unsigned block_index() { return __builtin_amdgcn_workgroup_id_x(); }
+MLA_DEVICE unsigned block_threads() { return __builtin_amdgcn_workgroup_size_x(); }
+MLA_DEVICE void sync_block() {
+    __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+    __builtin_amdgcn_s_barrier();
+    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+
+MLA_DEVICE int lane_id() { return static_cast<int>(thread_index()) & (kWarpSize - 1); }
+MLA_DEVICE int warp_id() { return static_cast<int>(thread_index()) / kWarpSize; }
 
 MLA_DEVICE float shfl_xor(float v, int mask) { return __shfl_xor(v, mask, kWarpSize); }
 // Lane `src`'s v, to every lane of the wavefront.

@@ -25,8 +25,14 @@ inline constexpr int kMaxSharedBytesPerBlock = 227 * 1024;
 // flight while it computes.
 inline constexpr bool kAsyncCopies = true;
 
-MLA_DEVICE int lane_id() { return static_cast<int>(threadIdx.x) & (kWarpSize - 1); }
-MLA_DEVICE int warp_id() { return static_cast<int>(threadIdx.x) / kWarpSize; }
+// Work-item ids and the CTA barrier, as the AMD generation header has them (there by builtins).
+MLA_DEVICE unsigned thread_index() { return threadIdx.x; }
+MLA_DEVICE unsigned block_index() { return blockIdx.x; }
+MLA_DEVICE unsigned block_threads() { return blockDim.x; }
+MLA_DEVICE void sync_block() { __syncthreads(); }
+
+MLA_DEVICE int lane_id() { return static_cast<int>(thread_index()) & (kWarpSize - 1); }
+MLA_DEVICE int warp_id() { return static_cast<int>(thread_index()) / kWarpSize; }
 
 MLA_DEVICE float shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
 // Lane `src`'s v, to every lane of the warp.

@@ -237,8 +237,8 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
     const int kgroup = SA::kgroup(lane);
 
     // ---- tile copies: thread -> (row, every kThreadsPerRow-th 16-byte piece) -----------------
-    const int cp_row = static_cast<int>(threadIdx.x) / Cfg::kThreadsPerRow;
-    const int cp_sub = static_cast<int>(threadIdx.x) % Cfg::kThreadsPerRow;
+    const int cp_row = static_cast<int>(arch::thread_index()) / Cfg::kThreadsPerRow;
+    const int cp_sub = static_cast<int>(arch::thread_index()) % Cfg::kThreadsPerRow;
     auto issue_tile = [&](int t) {
         if (t < n_tiles) {
             const int64_t tok = tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens + cp_row;
@@ -447,7 +447,7 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
                 amax[hs] = SA::reduce_max_across_row(arch::bf16_to_float(static_cast<uint16_t>(m)));
                 if (blk == 0 && kgroup == 0) s_qmax[dsplit * Cfg::kRows + SA::head(lane, hs)] = amax[hs];
             }
-            __syncthreads();
+            arch::sync_block();
 #pragma unroll
             for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
                 float row_max = 0.0f;
@@ -526,16 +526,16 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
 
     for (int t = 0; t < n_tiles; ++t) {
         if constexpr (Cfg::kStagedCopies) {
-            __syncthreads();  // every warp is done with the previous tile
+            arch::sync_block();  // every warp is done with the previous tile
             store_tile();     // tile t, loaded during tile t - 1's products
         } else if constexpr (Cfg::kStages == 1) {
-            __syncthreads();  // every warp is done with the previous tile
+            arch::sync_block();  // every warp is done with the previous tile
             issue_tile(t);
             arch::copy_wait<0>();
         } else {
             arch::copy_wait<Cfg::kStages - 2>();  // this thread's copies of tile t landed
         }
-        __syncthreads();  // everyone's copies landed; everyone left tile t-1
+        arch::sync_block();  // everyone's copies landed; everyone left tile t-1
         if constexpr (Cfg::kStagedCopies)
             load_tile(t + 1);  // in flight during this tile's products
         else if constexpr (Cfg::kStages > 1)
@@ -623,7 +623,8 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
         if constexpr (Cfg::kVSeparate) {
             // Decode the tile's fp8 V rows into the 16-bit V tile, 16 codes per step.
             constexpr int kPieces = Cfg::kTileTokens * (kHeadDimV / 16);
-            for (int piece = static_cast<int>(threadIdx.x); piece < kPieces; piece += Cfg::kThreads) {
+            for (int piece = static_cast<int>(arch::thread_index()); piece < kPieces;
+                 piece += Cfg::kThreads) {
                 const int row = piece / (kHeadDimV / 16);
                 const int col = piece % (kHeadDimV / 16);
                 const uint4 raw = *reinterpret_cast<const uint4*>(
@@ -654,7 +655,7 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
             for (int i = 0; i < SA::kAcc; ++i)
                 s_partial[(warp * SA::kAcc + i) * kW + lane] = s[i];
         }
-        __syncthreads();
+        arch::sync_block();
         if (dsplit == 0) {
 #pragma unroll
             for (int d = 1; d < Cfg::kDimSplits; ++d)
@@ -681,7 +682,7 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
                 if (kgroup == 0) s_blockmax[blk * Cfg::kRows + SA::head(lane, hs)] = bmax[hs];
             }
         }
-        __syncthreads();
+        arch::sync_block();
 
         // 3. New running maxima; rescale O; P = exp2(s - m) to shared memory.
 #pragma unroll
@@ -725,7 +726,7 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
                 }
             }
         }
-        __syncthreads();
+        arch::sync_block();
 
         // 4. O[:, this warp's dims] += P * V over the tile's blocks.
 #pragma unroll
@@ -759,7 +760,7 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
             if (kgroup == 0) s_blockmax[blk * Cfg::kRows + SA::head(lane, hs)] = l;
         }
     }
-    __syncthreads();
+    arch::sync_block();
     auto row_sum = [&](int head) {
         float l = 0.0f;
 #pragma unroll
