@@ -527,7 +527,7 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
     for (int t = 0; t < n_tiles; ++t) {
         if constexpr (Cfg::kStagedCopies) {
             arch::sync_block();  // every warp is done with the previous tile
-            store_tile();     // tile t, loaded during tile t - 1's products
+            store_tile();        // tile t, loaded during tile t - 1's products
         } else if constexpr (Cfg::kStages == 1) {
             arch::sync_block();  // every warp is done with the previous tile
             issue_tile(t);
