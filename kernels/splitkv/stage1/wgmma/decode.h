@@ -36,26 +36,31 @@ namespace mla::splitkv {
 //   VWord, load_v      a token row's 4 value dims
 //   v_fragments        V^T A fragments from 4 token rows' VWords
 //   p_words            P of two accumulators as B words (hi, and lo where kPParts == 2)
+// What the register-fragment decoders of fp8 and bf16 tiles share (the others derive from them
+// and say what differs).
+struct WgmmaDecodeCommon {
+    static constexpr bool kQCodes = false;
+    static constexpr bool kSsScores = false;  // K an A operand in shared memory (descriptors)
+    static constexpr bool kSwizzledStage = false;  // the tile in the swizzled layout (ss_offset)
+    static constexpr int kStepsPerChunk = 4;
+    static constexpr bool kBlockScales = false;
+    static constexpr bool kTokenScales = false;
+    static constexpr float kSumBias = 0.0f;
+    using KLoad = uint4;
+};
+
 template <arch::Fp8Flavor kFlavor>
-struct WgmmaDecode {
+struct WgmmaDecode : WgmmaDecodeCommon {
     static constexpr bool kAdjacentPairs = kFlavor == arch::Fp8Flavor::kE4M3FN;
     static constexpr float kScale = kAdjacentPairs ? 1.0f : arch::kFp8F16Scale<kFlavor>;
     static constexpr int kDimBytes = 1;
     static constexpr arch::MmaType kScoreMma = arch::MmaType::kF16;
     static constexpr arch::MmaType kValueMma = arch::MmaType::kF16;
     static constexpr bool kQF16 = true;
-    static constexpr bool kQCodes = false;
-    static constexpr bool kSsScores = false;  // K an A operand in shared memory (descriptors)
-    static constexpr bool kSwizzledStage = false;  // the tile in the swizzled layout (ss_offset)
-    static constexpr int kStepsPerChunk = 4;
     static constexpr int kPParts = 1;
     static constexpr int kKLoads = 1;
-    static constexpr bool kBlockScales = false;
-    static constexpr bool kTokenScales = false;
-    static constexpr float kSumBias = 0.0f;
     static constexpr int kRowBytes = kHeadDimQk;
     using VWord = uint32_t;
-    using KLoad = uint4;
     MLA_DEVICE static constexpr int k_load_offset(int c, int) { return 64 * c; }
     MLA_DEVICE static constexpr int k_lane_offset(int t4) { return 16 * t4; }
     MLA_DEVICE static KLoad load_k(const uint8_t* row, int c, int l, int) {
@@ -152,24 +157,16 @@ struct WgmmaDecode {
 
 // bf16 values as stored: K and V^T fragments are the loaded words (V^T regrouped by byte
 // permutes), Q^T is Q's bf16 as loaded, P a bf16 pair hi + lo.
-struct WgmmaBf16Decode {
+struct WgmmaBf16Decode : WgmmaDecodeCommon {
     static constexpr float kScale = 1.0f;
     static constexpr int kDimBytes = 2;
     static constexpr arch::MmaType kScoreMma = arch::MmaType::kBF16;
     static constexpr arch::MmaType kValueMma = arch::MmaType::kBF16;
     static constexpr bool kQF16 = false;
-    static constexpr bool kQCodes = false;
-    static constexpr bool kSsScores = false;
-    static constexpr bool kSwizzledStage = false;
-    static constexpr int kStepsPerChunk = 4;
     static constexpr int kPParts = 2;
     static constexpr int kKLoads = 2;
-    static constexpr bool kBlockScales = false;
-    static constexpr bool kTokenScales = false;
-    static constexpr float kSumBias = 0.0f;
     static constexpr int kRowBytes = 2 * kHeadDimQk;
     using VWord = uint2;
-    using KLoad = uint4;
     // Chunk c (128 bytes): 64 contiguous bytes per row and load (see the header).
     MLA_DEVICE static constexpr int k_load_offset(int c, int l) { return 128 * c + 64 * l; }
     MLA_DEVICE static constexpr int k_lane_offset(int t4) { return 16 * t4; }
