@@ -19,7 +19,7 @@ inline constexpr int kStage1Variants = 2;
 
 // How the mma16 kernels move tiles into shared memory (stage1/mma16.h), fixed per build by
 // MLA_MMA16_COPIES (CMakeLists.txt; the plan's description names a setting other than the
-// default):
+// backend's default, kMma16CopiesDefault):
 //   kAsync   cp.async, up to three tiles in flight (NVIDIA's default);
 //   kSingle  one tile, its copies waited for before its products (AMD's default: plain loads,
 //            no asynchronous path in the arch layer);

@@ -11,15 +11,20 @@
 #     products; on NVIDIA by cp.async into the one stage, on AMD by plain loads).
 # Smoke on B (mma16 forced): every format's heads / query-length cases, the paged paths, MXFP4's
 # scale rows of every alignment (all three scale-copy modes) and GpuFp8Mma (e4m3 scores); then
-# B's GPU suite in the time left (~150-250 s of its ~600 on the H200: if it is cut short, run
-# the validation call on a build with -DMLA_MMA16_COPIES=staged), whose .stage1_mma16
-# registrations run every test on the staged kernels.
+# B's GPU suite in the time left (~150-250 s of its ~600 on the H200; if it is cut short, see
+# below), whose .stage1_mma16 registrations run every test on the staged kernels.
 # Prediction (H200, mma16 at 16 rows, ~2.4 us a tile): C 1.3-1.6x A (every tile waits a memory
 # round trip), B 1.0-1.1x A (the loads overlap the products; stores and 25-45 more registers),
 # so B / C ~0.65-0.8: the part of that gain AMD would see is not measurable here. If B is
 # correct, make staged AMD's default (kMma16CopiesDefault for MLA_BACKEND_HIP, variants.h;
 # the description test and README follow); if B is slower than A on the H200, NVIDIA keeps
 # cp.async either way.
+# Run from the repository root on the GPU machine under `timeout 570` (its steps and builds come
+# close to a call's 600 s); everything lands in $OUT/run_patch.tgz; a failed smoke run stops
+# the call before the A/B. Needs CUDA 12.4+ for GpuFp8Mma's mma16 e4m3 cases to mean anything.
+# The A/B times fp8_e4m3fn with bf16 Q on 8 shapes only; the staged bf16 and MXFP4 kernels are
+# checked, not timed. To run the whole suite on staged kernels in a call of its own: apply
+# exp_s41_mma16_copies_staged.patch to the tree (`patch -p1 < ...`), then run_validate.sh.
 set -u
 S=bs4/kv1024/h16/q1,bs4/kv8192/h16/q1,bs32/kv1024/h16/q1,bs32/kv8192/h16/q1
 S=$S,bs64/kv1024/h16/q1,bs64/kv8192/h16/q1,bs256/kv1024/h16/q1,bs128/kv4096/h16/q2

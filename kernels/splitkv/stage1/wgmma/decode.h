@@ -1,6 +1,9 @@
 // The wgmma variant's decoders (stage1/wgmma.h): how a tile of each KV format becomes wgmma's A
-// fragments (K for S^T, V^T for O^T) and how Q^T and P^T are laid out for it; WgmmaDecodeOf picks
-// the decoder of a format. The dim and token orders they follow are in stage1/wgmma.h's overview.
+// fragments (K for S^T, V^T for O^T) and how Q^T and P^T are laid out for it. WgmmaDecodeOf picks
+// a format's decoder (fp8 by flavour, in swizzled stages or not; bf16; MXFP4); WgmmaConfig
+// (config.h) replaces it with WgmmaFp8MmaDecode / WgmmaFp8MmaSsDecode for e4m3 scores and with
+// WgmmaMxfp4StagedDecode for staged MXFP4. The dim and token orders they follow are in
+// stage1/wgmma.h's overview.
 #pragma once
 
 #include <type_traits>
@@ -14,7 +17,8 @@ namespace mla::splitkv {
 // they lie (bytes 0, 1 and 2, 3 of a word). e4m3fnuz (no hardware type): the bit operations of
 // arch/fp8.h, values times kScale, codes paired (0, 2) and (1, 3).
 //
-// What the kernel asks of a format's decoder (WgmmaDecode, WgmmaBf16Decode, WgmmaMxfp4Decode):
+// What the kernel asks of a format's decoder (WgmmaDecode, WgmmaBf16Decode, WgmmaMxfp4Decode and
+// those derived from them; WgmmaDecodeCommon holds the defaults most share):
 //   kRowBytes          bytes of a tile row (the cache row; MXFP4: its packed bytes and codes)
 //   kBlockScales       MXFP4: K and V decoded with per-block scale codes (the kernel then takes
 //                      the decoder's v_lane_byte / v_lane_dim / v_code_delta, v_fragments_all)
@@ -25,6 +29,9 @@ namespace mla::splitkv {
 //   kScoreMma, kValueMma  the wgmma types of S^T = K Q^T and O^T += V^T P^T
 //   kQF16              Q^T scaled per row into f16 (fp8 K); else bf16 as loaded
 //   kQCodes            Q^T holds Q's e4m3fn codes as stored (S^T on the e4m3 tensor core)
+//   kSsScores          K a shared-memory A operand of S^T (descriptors; e4m3 scores at 64 rows)
+//   kSwizzledStage     the tile in wgmma's 128-byte swizzle (WgmmaConfig::ss_offset)
+//   kSumBias           log2 of the factor the row sums are kept times (staged MXFP4: 40)
 //   kStepsPerChunk     MMA k-steps per chunk of 64 dims: 4 (k16), 2 (e4m3 k32)
 //   kPParts            P^T buffers per tile: 1 (f16 P), 2 (bf16 P = hi + lo)
 //   kScale             the value of a decoded element over the stored one (epilogue, scores)
