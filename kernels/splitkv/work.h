@@ -129,13 +129,19 @@ MLA_DEVICE int64_t stage1_token_end(const Stage1Work& w, int i) {
     return max(w.tok_begin, min(w.tok_end, w.visible_end - (w.tokens - 1 - i)));
 }
 
+// The slot of element token t (< kv_len, an int32: kv_indptr) of a paged cache whose page
+// holding it is `page`.
+MLA_DEVICE int64_t slot_in_page(const Params& p, int64_t page, int32_t t) {
+    return page * p.page_size + t % p.page_size;  // 32-bit remainder, not the 64-bit routine
+}
+
 // Cache slot of token `tok` of the CTA's element: contiguous, or through the page table.
 MLA_DEVICE int64_t cache_slot(const Params& p, const Stage1Work& w, int64_t tok) {
     if (p.page_indptr == nullptr) return w.kv_begin + tok;
     // tok < kv_len, an int32 (kv_indptr): 32-bit division, not the 64-bit routine.
     const int32_t t = static_cast<int32_t>(tok);
     const int64_t page = p.page_indices[int64_t{p.page_indptr[w.batch]} + t / p.page_size];
-    return page * p.page_size + t % p.page_size;
+    return slot_in_page(p, page, t);
 }
 
 }  // namespace mla::splitkv

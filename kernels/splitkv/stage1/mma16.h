@@ -325,9 +325,8 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
         const int64_t tok = tok_begin + static_cast<int64_t>(t) * Cfg::kTileTokens + cp_row;
         if (t < n_tiles && tok < tok_end) {
             // cache_slot's (work.h), with the page loaded ahead
-            const int64_t slot =
-                paged ? int64_t{la_page} * p.page_size + static_cast<int32_t>(tok) % p.page_size
-                      : work.kv_begin + tok;
+            const int64_t slot = paged ? slot_in_page(p, la_page, static_cast<int32_t>(tok))
+                                       : work.kv_begin + tok;
             const uint8_t* src = p.kv + slot * p.kv_stride_bytes;
             const uint8_t* rope = p.kpe + slot * p.kpe_stride_bytes;
 #pragma unroll
