@@ -173,7 +173,18 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma, kLongCta>::kThr
         if constexpr (Cfg::kQLoadsFirst)  // after the consumers' Q loads (write_q)
             hw::named_barrier_sync(wgmma_detail::kQIssuedBarrier,
                                    Cfg::kConsumerThreads + Cfg::kProducerThreads);
-        wgmma_producer<Cfg>(p, work, rows, sh, warp - Cfg::kProducerWarp, lane);
+        if constexpr (Cfg::kSwizzled && Cfg::N == 64) {
+            // (The producer's 24 registers: its work derived again after the role split, so
+            // that no value of the prologue's lives into it.)
+            const Stage1Work pwork = stage1_work<Cfg::kTileTokens, kRows>(p);
+            WgmmaRows prows{};
+            prows.n_tiles = static_cast<int>((pwork.tok_end - pwork.tok_begin +
+                                              Cfg::kTileTokens - 1) / Cfg::kTileTokens);
+            const WgmmaShared<Cfg> psh(smem, &tma);
+            wgmma_producer<Cfg>(p, pwork, prows, psh, warp - Cfg::kProducerWarp, lane);
+        } else {
+            wgmma_producer<Cfg>(p, work, rows, sh, warp - Cfg::kProducerWarp, lane);
+        }
         return;
     }
     hw::warpgroup_registers_inc<Cfg::kConsumerRegs>();
