@@ -405,14 +405,16 @@ typedef struct mla_decode_params {
  *       89 and later; AMD gfx940-gfx942 and gfx950): FP8_E4M3FN on FP8_E4M3FN on NVIDIA sm_89
  *       and later (mma.sync .e4m3) and on AMD gfx950 / MI355 (MFMA fp8, OCP e4m3); FP8_E4M3FNUZ
  *       on FP8_E4M3FNUZ on AMD gfx940-gfx942 / MI300 (MFMA fp8, e4m3fnuz); CUDA 12.4+. For
- *       now only where MLA_DECODE_STAGE1=mma16 forces the variant: these kernels are compiled
- *       but have not yet run on a GPU (no AMD GPU is available to the project).
+ *       now only where MLA_DECODE_STAGE1=mma16 forces the variant: on the H200 (e4m3fn) they
+ *       meet the fp8-Q rule, but the planner has no cost for them yet (below), and the AMD
+ *       atoms have not yet run on a GPU (no AMD GPU is available to the project).
  *     Everywhere else (other dtypes or pairs, devices and builds, batch-invariant mode) the
  *     flag is accepted and changes nothing.
  *   - Speed (wgmma; H200, mla_bench, SPEC method, 0.6.2): 0.74-0.75x the time at 128 heads or
  *     q_len 4 (bs64 kv4096 H128 168 -> 125 us; q_len 2 326 -> 240), 0.88x on the competition
- *     shapes (geomean 50.2 -> 44.2 us), against the same e4m3fn Q without the flag. mma16's
- *     e4m3 scores are not yet timed.
+ *     shapes (geomean 50.2 -> 44.2 us), against the same e4m3fn Q without the flag. mma16
+ *     (H200, forced, 0.7.25): 0.85-0.87x the time where a CTA takes 1-2 tiles (bs4 kv1024 H16
+ *     15.7 -> 13.7 us), 1.05-1.07x on long CTAs (bs32 kv8192 H16 93.7 -> 98.6 us).
  *   - Accuracy (measured on wgmma): the tensor core keeps fewer bits than f32 while it adds
  *     the products, so a score is off by up to ~1e-2 of its size. Against the bf16 reference
  *     (Q not quantized, SPEC's comparison) that is lost in the error the fp8 Q already has:

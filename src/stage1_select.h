@@ -59,9 +59,10 @@ bool device_e4m3_mma(const DeviceInfo& device, arch::Fp8Flavor* flavor);
 //   mma16: Q of the cache's flavour on an fp8 cache of 576 fp8 dims (no bf16 rope), where the
 //     device multiplies that flavour (device_e4m3_mma) and every device pass of this build has
 //     the atom (MLA_HAVE_MMA16_E4M3, src/CMakeLists.txt); and only where `forced`
-//     (MLA_DECODE_STAGE1=mma16, as the GPU suite's .stage1_mma16 runs do): these kernels have
-//     not yet run on any GPU (none of AMD's is available to the project; the H200's planner
-//     would otherwise give them every fp8 plan of one tile or less).
+//     (MLA_DECODE_STAGE1=mma16, as the GPU suite's .stage1_mma16 runs do): on the H200 they
+//     meet the fp8-Q rule but cost 1.05-1.07x mma16's widened scores on long CTAs (0.85-0.87x
+//     at 1-2 tiles; s42), which the planner's cost table does not know, and AMD's atoms have
+//     not yet run (none of AMD's GPUs is available to the project).
 bool stage1_e4m3_scores(splitkv::Stage1Variant variant, const Stage1Problem& problem,
                         const DeviceInfo& device, bool forced);
 
