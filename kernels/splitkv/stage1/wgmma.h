@@ -134,8 +134,7 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma, kLongCta>::kThr
     WgmmaRows rows;
     rows.row0 = static_cast<int>(blockIdx.x) % p.row_groups * kRows;
     rows.t_first = rows.row0 / p.num_heads;
-    rows.n_tiles = static_cast<int>((work.tok_end - work.tok_begin + Cfg::kTileTokens - 1) /
-                                    Cfg::kTileTokens);
+    rows.n_tiles = wgmma_tile_count<Cfg>(work);
 
     const int warp = hw::warp_index();
     const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -173,13 +172,10 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma, kLongCta>::kThr
         if constexpr (Cfg::kQLoadsFirst)  // after the consumers' Q loads (write_q)
             hw::named_barrier_sync(wgmma_detail::kQIssuedBarrier,
                                    Cfg::kConsumerThreads + Cfg::kProducerThreads);
-        if constexpr (Cfg::kSwizzled && Cfg::N == 64) {
-            // (The producer's 24 registers: its work derived again after the role split, so
-            // that no value of the prologue's lives into it.)
+        if constexpr (Cfg::kProducerDerivesWork) {
             const Stage1Work pwork = stage1_work<Cfg::kTileTokens, kRows>(p);
             WgmmaRows prows{};
-            prows.n_tiles = static_cast<int>((pwork.tok_end - pwork.tok_begin +
-                                              Cfg::kTileTokens - 1) / Cfg::kTileTokens);
+            prows.n_tiles = wgmma_tile_count<Cfg>(pwork);
             const WgmmaShared<Cfg> psh(smem, &tma);
             wgmma_producer<Cfg>(p, pwork, prows, psh, warp - Cfg::kProducerWarp, lane);
         } else {

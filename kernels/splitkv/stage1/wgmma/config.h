@@ -8,6 +8,7 @@
 #include "splitkv/params.h"
 #include "splitkv/softmax.h"
 #include "splitkv/variants.h"
+#include "splitkv/work.h"
 #include "splitkv/stage1/wgmma/decode.h"
 
 namespace mla::splitkv {
@@ -86,6 +87,10 @@ struct WgmmaConfig {
     // consumers their 160.)
     static constexpr int kProducerRegs =
         kStagedDecode ? (kRows == 16 ? 32 : 40) : (kLongCta ? 32 : 24);
+    // The 64-row producer derives its work, tile count and shared pointers again after the
+    // role split, so that no value of the prologue's lives into its 24 registers: ptxas spills
+    // 8 bytes instead of 24-28 (forty-second session, H200 A/B 0.989-1.000, geomean 0.998).
+    static constexpr bool kProducerDerivesWork = Decode::kSwizzledStage && kRows == 64;
     // 16 rows: 96 - 32 and 2 x (96 - 64) free 64 x 128 + 32 x 256 for 64 x 256 more (160;
     // the decoders, with their rope pieces apart, spill at 48 and 56, the producer fits 32).
     // 32 rows: 128 - 40 and 128 - 72 free 88 x 128 + 56 x 128 for 72 x 256 more (200); the
@@ -328,5 +333,12 @@ struct WgmmaRows {
     int t_first;  // element-relative query token of row 0
     int n_tiles;
 };
+
+// The tiles of a CTA's work (the last one partial).
+template <class Cfg>
+__device__ __forceinline__ int wgmma_tile_count(const Stage1Work& work) {
+    return static_cast<int>((work.tok_end - work.tok_begin + Cfg::kTileTokens - 1) /
+                            Cfg::kTileTokens);
+}
 
 }  // namespace mla::splitkv
