@@ -1,4 +1,4 @@
-# Resolves MLA_BACKEND (auto|cuda|hip|none) into MLA_BACKEND_RESOLVED and provides
+# Resolves MLA_BACKEND (auto|cuda|hip|none|emu) into MLA_BACKEND_RESOLVED and provides
 #   mla_gpu_sources(<target> <files...>)  compiles the HIP kernel sources for that backend
 #                                         (and adds the backend's usage requirements);
 #   mla_backend_usage(<target>)           adds only the backend's public compile definitions
@@ -34,8 +34,8 @@ if(_backend STREQUAL "auto")
     endif()
   endif()
 endif()
-if(NOT _backend MATCHES "^(cuda|hip|none)$")
-  message(FATAL_ERROR "MLA_BACKEND must be auto, cuda, hip or none (got '${MLA_BACKEND}')")
+if(NOT _backend MATCHES "^(cuda|hip|none|emu)$")
+  message(FATAL_ERROR "MLA_BACKEND must be auto, cuda, hip, none or emu (got '${MLA_BACKEND}')")
 endif()
 set(MLA_BACKEND_RESOLVED "${_backend}")
 message(STATUS "libmla_decode backend: ${MLA_BACKEND_RESOLVED}")
@@ -170,6 +170,15 @@ if(MLA_BACKEND_RESOLVED STREQUAL "hip")
                  "device check: ${MLA_HIP_DEVICE_CHECK_ARCHS}${_new_check}")
 endif()
 
+# ----------------------------------------------------------------------------------------------
+# emu: the AMD path's kernels as host C++ (clang: cdna3.h's vector types), run on the CPU
+# ----------------------------------------------------------------------------------------------
+if(MLA_BACKEND_RESOLVED STREQUAL "emu" AND NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  message(FATAL_ERROR "MLA_BACKEND=emu compiles the AMD kernels as host C++ with clang (their "
+          "ext_vector_type operands): configure with -DCMAKE_CXX_COMPILER=clang++-19 (got "
+          "${CMAKE_CXX_COMPILER_ID})")
+endif()
+
 # Public compile definitions and runtime library of the backend on <target>.
 function(mla_backend_usage target)
   if(MLA_BACKEND_RESOLVED STREQUAL "cuda")
@@ -186,6 +195,8 @@ function(mla_backend_usage target)
       endif()
       target_link_libraries(${target} PUBLIC "${MLA_AMDHIP64_LIBRARY}")
     endif()
+  elseif(MLA_BACKEND_RESOLVED STREQUAL "emu")
+    target_compile_definitions(${target} PUBLIC MLA_BACKEND_EMU=1)
   endif()
 endfunction()
 
@@ -283,6 +294,12 @@ function(mla_gpu_sources target)
     endif()
     target_sources(${target} PRIVATE ${ARGN})
     _mla_hip_device_check(${target} ${ARGN})
+  elseif(MLA_BACKEND_RESOLVED STREQUAL "emu")
+    # Kernels may pun types through pointers as device code does: no strict aliasing.
+    set_source_files_properties(${ARGN} PROPERTIES LANGUAGE CXX
+                                COMPILE_OPTIONS "-x;c++;-fno-strict-aliasing")
+    target_sources(${target} PRIVATE ${ARGN} ${PROJECT_SOURCE_DIR}/kernels/arch/emu/simt.cpp
+                   ${PROJECT_SOURCE_DIR}/kernels/arch/emu/lds.cpp)
   else()
     return()
   endif()

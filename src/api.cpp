@@ -48,6 +48,8 @@ MLA_API const char* mla_backend_name(void) {
     return "cuda";
 #elif defined(MLA_BACKEND_HIP)
     return "hip";
+#elif defined(MLA_BACKEND_EMU)
+    return "emu";
 #else
     return "none";
 #endif

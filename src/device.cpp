@@ -15,14 +15,14 @@
 #include "planner.h"
 #include "validate.h"
 
-#if defined(MLA_BACKEND_CUDA) || defined(MLA_BACKEND_HIP)
+#if defined(MLA_BACKEND_CUDA) || defined(MLA_BACKEND_HIP) || defined(MLA_BACKEND_EMU)
 #include "arch/runtime.h"
 #include "splitkv/launch.h"
 #endif
 
 namespace mla {
 
-#if !defined(MLA_BACKEND_CUDA) && !defined(MLA_BACKEND_HIP)
+#if !defined(MLA_BACKEND_CUDA) && !defined(MLA_BACKEND_HIP) && !defined(MLA_BACKEND_EMU)
 
 namespace {
 mla_status no_backend() {

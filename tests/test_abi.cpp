@@ -284,7 +284,7 @@ TEST(Version, OlderFieldsKeepTheirOffsets) {
 
 TEST(Version, BackendNameIsKnown) {
     std::string name = mla_backend_name();
-    EXPECT_TRUE(name == "hip" || name == "cuda" || name == "none") << name;
+    EXPECT_TRUE(name == "hip" || name == "cuda" || name == "none" || name == "emu") << name;
 }
 
 TEST(StatusString, EveryStatusHasItsName) {

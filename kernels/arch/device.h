@@ -5,7 +5,8 @@
 //   nvidia/sm90.h  - in addition, sm_90a device passes only (warpgroup MMA, bulk copies,
 //                    mbarriers), for the kernels built for sm_90a alone
 //   amd/cdna3.h    - every AMD pass (wave 64, MFMA 16x16x16, plain loads into LDS, no grid
-//                    dependency control; the file lists what CDNA4 changes)
+//                    dependency control; the file lists what CDNA4 changes), and the emulated
+//                    AMD GPU of MLA_BACKEND=emu (emu/simt.h: the same code run on the CPU)
 // plus fp8.h (bit-exact fp8 -> f16 decode), mxfp4.h and the portable helpers below. Each
 // generation header states the hardware facts (warp size, shared memory per block, whether
 // copies can be asynchronous); kernel configurations derive their shapes from those. Kernel code
@@ -17,14 +18,18 @@
 
 #include "arch/types.h"
 
-#if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__) || defined(MLA_BACKEND_HIP)
+#if defined(MLA_BACKEND_EMU)
+#include "arch/emu/simt.h"  // the AMD path on the CPU: cdna3.h over an emulated wave 64
+#define MLA_ARCH_AMD 1
+#define MLA_ARCH_EMU 1
+#elif defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__) || defined(MLA_BACKEND_HIP)
 #include <hip/hip_runtime.h>
 #define MLA_ARCH_AMD 1
 #elif defined(__CUDACC__)
 #include <cuda_runtime.h>
 #define MLA_ARCH_NVIDIA 1
 #else
-#error "kernels/arch/device.h is for device compilation units (nvcc or hip-clang)"
+#error "kernels/arch/device.h is for device compilation units (nvcc, hip-clang, or emu)"
 #endif
 
 #define MLA_DEVICE __device__ __forceinline__

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <tuple>    // MLA_LAUNCH's emu form
 #include <utility>  // std::forward (launch_dependent)
 
 #if defined(MLA_BACKEND_CUDA)
@@ -175,4 +176,175 @@ inline error_t launch_dependent(void (*kernel)(Formals...), dim3 grid, dim3 bloc
 }  // namespace mla::gpu
 
 #undef MLA_RT
+#endif
+
+// ---- the emulated AMD GPU (MLA_BACKEND=emu; kernels/arch/emu/simt.h) --------------------------
+// One device (ordinal 0) with the attributes of an MI300X (gfx942), host memory as its memory,
+// every operation synchronous; kernels run on the CPU, one launch at a time in the process.
+#if defined(MLA_BACKEND_EMU)
+#define MLA_HAVE_GPU_RUNTIME 1
+
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace mla::gpu {
+
+enum error_t : int {
+    kSuccess = 0,
+    kErrorInvalidValue = 1,
+    kErrorMemoryAllocation = 2,
+    kErrorInvalidDevice = 101,
+    kErrorLaunchFailure = 719,
+};
+// A stream in capture records its launches and asynchronous memsets (a graph) instead of running
+// them: the tests' graph replay (tests/common/gpu_graph.h).
+struct EmuStream {
+    std::shared_ptr<std::vector<std::function<void()>>> capture;
+};
+struct EmuEvent;
+using stream_t = EmuStream*;
+using event_t = EmuEvent*;
+
+const char* error_string(error_t e);
+error_t get_last_error();
+inline error_t device_count(int* n) {
+    *n = 1;
+    return kSuccess;
+}
+error_t get_device(int* d);
+error_t set_device(int d);
+inline error_t device_synchronize() { return kSuccess; }
+inline error_t multiprocessor_count(int* n, int) {
+    *n = 304;
+    return kSuccess;
+}
+inline error_t compute_capability(int* major, int* minor, int) {  // HIP's stand-in for gfx942
+    *major = 9;
+    *minor = 4;
+    return kSuccess;
+}
+inline error_t shared_bytes_per_multiprocessor(int* n, int) {
+    *n = 64 * 1024;
+    return kSuccess;
+}
+inline error_t reserved_shared_bytes_per_block(int* n, int) {
+    *n = 0;
+    return kSuccess;
+}
+inline error_t max_shared_bytes_per_block(int* n, int) {
+    *n = 64 * 1024;
+    return kSuccess;
+}
+inline error_t gcn_arch_name(char* name, size_t bytes, int) {
+    if (bytes > 0) {
+        std::strncpy(name, "gfx942:sramecc+:xnack-", bytes - 1);
+        name[bytes - 1] = '\0';
+    }
+    return kSuccess;
+}
+inline error_t l2_cache_bytes(int* n, int) {
+    *n = 4 * 1024 * 1024;
+    return kSuccess;
+}
+error_t malloc(void** p, size_t bytes);
+error_t free(void* p);
+inline error_t memcpy_to_device(void* dst, const void* src, size_t bytes) {
+    if (bytes > 0) std::memmove(dst, src, bytes);
+    return kSuccess;
+}
+inline error_t memcpy_to_host(void* dst, const void* src, size_t bytes) {
+    return memcpy_to_device(dst, src, bytes);
+}
+inline error_t memset(void* p, int value, size_t bytes) {
+    if (bytes > 0) std::memset(p, value, bytes);
+    return kSuccess;
+}
+inline error_t memset_async(void* p, int value, size_t bytes, stream_t s) {
+    if (s != nullptr && s->capture) {
+        s->capture->push_back([=] { (void)memset(p, value, bytes); });
+        return kSuccess;
+    }
+    return memset(p, value, bytes);
+}
+inline error_t stream_create(stream_t* s) {
+    *s = new EmuStream{};
+    return kSuccess;
+}
+inline error_t stream_destroy(stream_t s) {
+    delete s;
+    return kSuccess;
+}
+inline error_t stream_synchronize(stream_t) { return kSuccess; }
+error_t event_create(event_t* e);
+error_t event_destroy(event_t e);
+error_t event_record(event_t e, stream_t s);
+inline error_t event_synchronize(event_t) { return kSuccess; }
+error_t event_elapsed_ms(float* ms, event_t start, event_t stop);
+template <typename Kernel>
+inline error_t set_max_dynamic_shared_bytes(Kernel, int bytes) {
+    return bytes <= 64 * 1024 ? kSuccess : kErrorInvalidValue;
+}
+inline error_t runtime_version(int* v) {
+    *v = 0;
+    return kSuccess;
+}
+inline error_t driver_version(int* v) {
+    *v = 0;
+    return kSuccess;
+}
+
+}  // namespace mla::gpu
+
+namespace mla::emu {
+// Runs body(context) as every work-item of `grid` workgroups of `block` work-items, workgroup
+// after workgroup (simt.cpp). An error (a bad shape, a hang) is also the next get_last_error.
+gpu::error_t launch(unsigned grid, unsigned block, size_t shared_bytes, void (*body)(void*),
+                    void* context);
+gpu::error_t take_last_error();
+
+// MLA_LAUNCH's emu form: kernel(args...) run on the emulated device.
+template <typename Kernel>
+struct Launch {
+    Kernel kernel;
+    unsigned grid, block;
+    size_t shared_bytes;
+    gpu::stream_t stream;  // every launch is synchronous
+    template <typename... Args>
+    void operator()(const Args&... args) const {
+        if (stream != nullptr && stream->capture) {  // a copy of the launch, for each replay
+            stream->capture->push_back([self = *this, args...] {
+                Launch now = self;
+                now.stream = nullptr;  // a replay runs, whatever became of the stream
+                now(args...);
+            });
+            return;
+        }
+        struct Call {
+            Kernel kernel;
+            const std::tuple<const Args&...> args;
+        } call{kernel, std::tuple<const Args&...>(args...)};
+        (void)launch(grid, block, shared_bytes,
+                     [](void* c) {
+                         const Call& call = *static_cast<const Call*>(c);
+                         std::apply([&](const Args&... a) { call.kernel(a...); }, call.args);
+                     },
+                     &call);
+    }
+};
+}  // namespace mla::emu
+#endif  // MLA_BACKEND_EMU
+
+// MLA_LAUNCH(kernel, grid, block, shared_bytes, stream)(args...): kernel<<<grid, block,
+// shared_bytes, stream>>>(args...) on every backend (a kernel named with template arguments
+// goes through a variable: the macro's arguments may not hold commas).
+#if defined(MLA_BACKEND_EMU)
+#define MLA_LAUNCH(kernel, grid, block, shared_bytes, stream)                               \
+    ::mla::emu::Launch<decltype(kernel)>{kernel, static_cast<unsigned>(grid),             \
+                                         static_cast<unsigned>(block),                    \
+                                         static_cast<size_t>(shared_bytes), stream}
+#else
+#define MLA_LAUNCH(kernel, grid, block, shared_bytes, stream) \
+    kernel<<<grid, block, shared_bytes, stream>>>
 #endif

@@ -28,7 +28,7 @@ inline constexpr int kStage1Variants = 2;
 //            latency overlaps the products (CDNA's global-prefetch form; MLA_MMA16_COPIES=staged,
 //            which runs it on NVIDIA too).
 enum class Mma16Copies : int32_t { kAsync = 0, kSingle = 1, kStaged = 2 };
-#if defined(MLA_BACKEND_HIP)
+#if defined(MLA_BACKEND_HIP) || defined(MLA_BACKEND_EMU)  // emu: the AMD path on the CPU
 inline constexpr Mma16Copies kMma16CopiesDefault = Mma16Copies::kSingle;
 #else
 inline constexpr Mma16Copies kMma16CopiesDefault = Mma16Copies::kAsync;

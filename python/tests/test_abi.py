@@ -74,7 +74,7 @@ def test_version():
     assert mla.__version__ == "%d.%d.%d" % tuple(v)
     assert mla.ABI_VERSION == tuple(v[:2])
     assert mla.version().split(".")[:2] == [str(n) for n in v[:2]]
-    assert mla.backend() in ("cuda", "hip", "none")
+    assert mla.backend() in ("cuda", "hip", "none", "emu")
 
 
 class StubLibrary:

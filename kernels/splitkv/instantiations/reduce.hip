@@ -61,6 +61,7 @@ gpu::error_t launch_reduce_with(const Params& params, bool dependent, gpu::strea
     const int shared = kSplitParallel ? kReduceCombineBytes : 0;  // the kernel's own
     const unsigned grid = static_cast<unsigned>(reduce_ctas(rows, params.max_splits));
     const unsigned block = kReduceWarps * arch::kWarpSize;
+    (void)dependent;  // a CUDA launch's choice
 #if defined(MLA_BACKEND_CUDA)
     // Its launch then overlaps the tail of stage 1 (the kernel waits for stage 1 to complete),
     // its CTAs spread over the SMs by a shared-memory reservation (reduce_spread_shared_bytes).
@@ -77,7 +78,7 @@ gpu::error_t launch_reduce_with(const Params& params, bool dependent, gpu::strea
                                      params);
     }
 #endif
-    kernel<<<grid, block, static_cast<size_t>(shared), stream>>>(params);
+    MLA_LAUNCH(kernel, grid, block, static_cast<size_t>(shared), stream)(params);
     return gpu::get_last_error();
 }
 

@@ -812,8 +812,8 @@ gpu::error_t launch_stage1_mma16(const Params& params, gpu::stream_t stream) {
     const gpu::error_t e =
         set_shared_bytes_once(stage1_mma16_kernel<F, kE4M3>, Cfg::kSmemBytes, prepared);
     if (e != gpu::kSuccess) return e;
-    stage1_mma16_kernel<F, kE4M3>
-        <<<stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
+    const auto kernel = stage1_mma16_kernel<F, kE4M3>;
+    MLA_LAUNCH(kernel, stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream)(params);
     return gpu::get_last_error();
 }
 

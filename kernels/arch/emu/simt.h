@@ -1,0 +1,212 @@
+// The emulated AMD GPU (MLA_BACKEND=emu): the AMD path's kernels, as they are, compiled as host
+// C++ by clang and run on the CPU, so that the code of arch/amd/cdna3.h and the kernels written
+// against it executes somewhere without an AMD GPU (CI). It checks the kernels' logic on the
+// AMD layouts (wave 64, the MFMA fragments below, 64 KiB of LDS, plain copies), not the
+// compiler's code for gfx942 nor any speed.
+//
+// What it emulates (simt.cpp runs it):
+//   * Work-items: every work-item of a workgroup is a fiber on the launching host thread; the
+//     workgroups of a grid run one after another. A fiber runs until it reaches a collective
+//     (a workgroup barrier, a shuffle, an MFMA) and waits there for the other work-items of
+//     that collective; work-items that returned count as arrived (as on the GPU).
+//   * The amdgcn builtins cdna3.h calls, by the AMD CDNA3 ISA's definitions (fragment layouts:
+//     lane = 16 q + r; A[r][k] with k = 4q .. 4q+3 (16-bit, 16x16x16) or 8q .. 8q+7 (fp8,
+//     16x16x32) in element order; B[k][r] likewise; D[4q + i][r] in element i), f32
+//     accumulation in k order. The fp8 MFMA reads e4m3fnuz, as gfx942 does (__gfx942__ is the
+//     emulated target).
+//   * LDS: the kernels' extern arrays (one buffer, filled with 0xFF bytes before each workgroup
+//     so that a read of what no work-item wrote shows as NaN).
+// Launches are synchronous and serialized in the process (one emulated device, one kernel at a
+// time); device memory is host memory.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __shared__
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
+// The emulated target: the architecture tests of cdna3.h and mxfp4.h take gfx942's branches.
+#define __gfx942__ 1
+#define __HIP_DEVICE_COMPILE__ 1
+
+// ---- HIP's vector types and integer helpers, as kernels use them -----------------------------
+struct alignas(8) uint2 {
+    uint32_t x, y;
+};
+struct alignas(16) uint4 {
+    uint32_t x, y, z, w;
+};
+struct alignas(8) float2 {
+    float x, y;
+};
+struct alignas(16) float4 {
+    float x, y, z, w;
+};
+inline uint2 make_uint2(uint32_t x, uint32_t y) { return {x, y}; }
+inline uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w) { return {x, y, z, w}; }
+inline float2 make_float2(float x, float y) { return {x, y}; }
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+inline int64_t min(int64_t a, int64_t b) { return a < b ? a : b; }
+inline int64_t max(int64_t a, int64_t b) { return a > b ? a : b; }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+// HIP's fast log2 (the hardware's v_log_f32, within 1 ulp): exact here.
+inline float __log2f(float x) { return std::log2(x); }
+// CUDA's / HIP's __byte_perm: byte i of the result is byte (s >> 4i) & 7 of {x, y}.
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+    const uint64_t bytes = (static_cast<uint64_t>(y) << 32) | x;
+    unsigned r = 0;
+    for (int i = 0; i < 4; ++i)
+        r |= static_cast<unsigned>((bytes >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
+    return r;
+}
+
+namespace mla::emu {
+
+// ---- the machine (simt.cpp) --------------------------------------------------------------------
+unsigned thread_index();
+unsigned block_index();
+unsigned block_threads();
+void sync_block();
+// Wave collective: this work-item's `bytes` (at most kSlotBytes) go to its wave's exchange, and
+// once every live work-item of the wave has put its own, the result points at the wave's 64
+// slots (lane l's at l * kSlotBytes), valid until this work-item's next collective.
+inline constexpr int kWave = 64;
+inline constexpr int kSlotBytes = 48;
+const uint8_t* wave_exchange(const void* data, size_t bytes);
+// LDS: what a workgroup may use (gfx942), and the fill of the kernels' extern LDS arrays with
+// 0xFF bytes before each workgroup (lds.cpp defines them).
+inline constexpr int kLdsBytes = 64 * 1024;
+void poison_lds();
+
+template <typename T>
+T lane_value(const uint8_t* slots, int lane) {
+    T v;
+    std::memcpy(&v, slots + lane * kSlotBytes, sizeof(T));
+    return v;
+}
+
+// Value decodes of the MFMA operands.
+float f16_value(uint16_t bits);
+float bf16_value(uint16_t bits);
+float e4m3fnuz_value(uint8_t code);
+
+// D = C + A B for one 16x16 output tile, from the operands of every lane: a(lane, j) / b(lane,
+// j) give element j of the lane's A / B fragment as a float, kPerLane per lane (A[r][kPerLane
+// q + j] and B[kPerLane q + j][r]).
+template <int kPerLane, typename A, typename B>
+void mfma_16x16(const A& a, const B& b, const float (&c)[4], float (&d)[4]) {
+    const int lane = static_cast<int>(thread_index()) % kWave;
+    const int q = lane / 16, r = lane % 16;
+    for (int i = 0; i < 4; ++i) {
+        const int row = 4 * q + i;
+        float acc = c[i];
+        for (int k = 0; k < 4 * kPerLane; ++k)
+            acc += a(16 * (k / kPerLane) + row, k % kPerLane) *
+                   b(16 * (k / kPerLane) + r, k % kPerLane);
+        d[i] = acc;
+    }
+}
+
+}  // namespace mla::emu
+
+// ---- the HIP and amdgcn builtins the AMD arch layer calls --------------------------------------
+inline unsigned __builtin_amdgcn_workitem_id_x() { return mla::emu::thread_index(); }
+inline unsigned __builtin_amdgcn_workgroup_id_x() { return mla::emu::block_index(); }
+inline unsigned __builtin_amdgcn_workgroup_size_x() { return mla::emu::block_threads(); }
+// Each work-item's memory operations are in program order here: the fences have nothing to do.
+inline void __builtin_amdgcn_fence(int, const char*) {}
+inline void __builtin_amdgcn_s_barrier() { mla::emu::sync_block(); }
+inline float __builtin_amdgcn_exp2f(float x) { return std::exp2(x); }
+
+template <typename T>
+T __shfl_xor(T v, int mask, int width) {
+    const uint8_t* all = mla::emu::wave_exchange(&v, sizeof(T));
+    const int lane = static_cast<int>(mla::emu::thread_index()) % mla::emu::kWave;
+    const int base = lane & ~(width - 1);
+    return mla::emu::lane_value<T>(all, base + ((lane - base) ^ mask) % width);
+}
+template <typename T>
+T __shfl(T v, int src, int width) {
+    const uint8_t* all = mla::emu::wave_exchange(&v, sizeof(T));
+    const int lane = static_cast<int>(mla::emu::thread_index()) % mla::emu::kWave;
+    const int base = lane & ~(width - 1);
+    return mla::emu::lane_value<T>(all, base + src % width);
+}
+
+// v_perm_b32 (__builtin_amdgcn_perm(src0, src1, sel)): byte i of the result is byte sel_i of
+// {src0 (bytes 4..7), src1 (bytes 0..3)} for selector bytes 0..7 (the only ones used here).
+inline uint32_t __builtin_amdgcn_perm(uint32_t src0, uint32_t src1, uint32_t sel) {
+    const uint64_t bytes = (static_cast<uint64_t>(src0) << 32) | src1;
+    uint32_t r = 0;
+    for (int i = 0; i < 4; ++i) {
+        const uint32_t s = (sel >> (8 * i)) & 0xffu;
+        r |= static_cast<uint32_t>(s < 8 ? (bytes >> (8 * s)) & 0xffu : 0u) << (8 * i);
+    }
+    return r;
+}
+
+namespace mla::emu {
+// The operands of one 16-bit MFMA as a lane puts them in the exchange.
+struct Mfma16Operands {
+    uint16_t a[4], b[4];
+};
+template <typename V>
+uint16_t bits16(const V& v, int i) {
+    uint16_t b;
+    const auto e = v[i];
+    std::memcpy(&b, &e, 2);
+    return b;
+}
+template <typename V, typename C>
+C mfma_16bit(const V& a, const V& b, C c, float (*value)(uint16_t)) {
+    Mfma16Operands mine;
+    for (int i = 0; i < 4; ++i) {
+        mine.a[i] = bits16(a, i);
+        mine.b[i] = bits16(b, i);
+    }
+    const uint8_t* all = wave_exchange(&mine, sizeof(mine));
+    auto at = [&](int lane) { return lane_value<Mfma16Operands>(all, lane); };
+    const float cin[4] = {c[0], c[1], c[2], c[3]};
+    float d[4];
+    mfma_16x16<4>([&](int lane, int j) { return value(at(lane).a[j]); },
+                  [&](int lane, int j) { return value(at(lane).b[j]); }, cin, d);
+    for (int i = 0; i < 4; ++i) c[i] = d[i];
+    return c;
+}
+}  // namespace mla::emu
+
+template <typename V, typename C>
+C __builtin_amdgcn_mfma_f32_16x16x16f16(V a, V b, C c, int, int, int) {
+    return mla::emu::mfma_16bit(a, b, c, mla::emu::f16_value);
+}
+template <typename V, typename C>
+C __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(V a, V b, C c, int, int, int) {
+    return mla::emu::mfma_16bit(a, b, c, mla::emu::bf16_value);
+}
+// A[r][8q + j] is byte j of lane 16 q + r's 64-bit operand (the lowest k in the lowest byte).
+template <typename C>
+C __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(int64_t a, int64_t b, C c, int, int, int) {
+    const int64_t mine[2] = {a, b};
+    const uint8_t* all = mla::emu::wave_exchange(mine, sizeof(mine));
+    auto code = [&](int lane, int operand, int j) {
+        return mla::emu::lane_value<uint8_t>(all + 8 * operand + j, lane);
+    };
+    const float cin[4] = {c[0], c[1], c[2], c[3]};
+    float d[4];
+    mla::emu::mfma_16x16<8>(
+        [&](int lane, int j) { return mla::emu::e4m3fnuz_value(code(lane, 0, j)); },
+        [&](int lane, int j) { return mla::emu::e4m3fnuz_value(code(lane, 1, j)); }, cin, d);
+    for (int i = 0; i < 4; ++i) c[i] = d[i];
+    return c;
+}
