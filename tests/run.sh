@@ -18,7 +18,12 @@
 #    one through Debian's clang-22 ($MLA_HIP_NEW_CXX; clang-19 does not know gfx950). Skipped
 #    with a notice when the toolchain is not available here, unless MLA_REQUIRE_HIP=1 (then it
 #    fails). MLA_SKIP_HIP=1 skips it on purpose (still fails under MLA_REQUIRE_HIP=1).
-# 4. Summary: each build's test counts (ran, passed, failed, skipped: the GPU tests skip without
+# 4. The AMD path run on the CPU, in $MLA_EMU_BUILD_DIR (default build-emu/): backend emu
+#    (kernels/arch/emu/simt.h: the kernels and arch/amd/cdna3.h compiled as host C++ by the
+#    same clang-19 and run on an emulated gfx942), and the GPU suites' tests whose shapes take
+#    seconds there (MLA_EMU_TESTS, a ctest regex). It needs only clang-19: it runs where step 3
+#    found its toolchain, and is skipped without it (MLA_SKIP_EMU=1 skips it alone).
+# 5. Summary: each build's test counts (ran, passed, failed, skipped: the GPU tests skip without
 #    a GPU) and the AMD check's result.
 # See tests/setup.sh for the other environment variables. Exits non-zero on any failure.
 set -euo pipefail
@@ -87,6 +92,27 @@ if [ -z "$hip_result" ]; then
   mla_ctest "AMD (hip, gfx940) tests" "$MLA_HIP_BUILD_DIR" || hip_result="FAILED (gfx940 tests)"
 fi
 
+# The GPU tests run on the emulated device: the suites whose cases take seconds there (every
+# format, heads 8-128, q_len 1-4 and mixed, paged caches, row strides, split forms, the plan API,
+# graphs, threads; the fp64 known answers). The rest (batch 1024, 64k-131k tokens, caches past
+# 2 GiB, the competition grid, the 16- to 64-row sweeps) take minutes to hours on the CPU.
+MLA_EMU_TESTS="${MLA_EMU_TESTS:-^(GpuVectors\.|Formats/GpuFormat\.[^C]|AllFormats/GpuFormatHeads\.|GpuBadInput\.|GpuPlanApi\.|GpuPlans\.PlanAndFwd|Threads\.|[A-Za-z0-9]+/SplitForms\.|Outputs/|LseStride\.)}"
+emu_result=""
+if [ "${MLA_SKIP_EMU:-0}" = 1 ]; then
+  emu_result="skipped (MLA_SKIP_EMU=1)"
+elif ! command -v "$MLA_HIP_CXX" >/dev/null 2>&1 || ! command -v "$MLA_HIP_CC" >/dev/null 2>&1
+then
+  emu_result="skipped: no $MLA_HIP_CXX here"
+else
+  mla_banner "the AMD path on an emulated gfx942 (backend emu, $MLA_HIP_CXX) in $MLA_EMU_BUILD_DIR"
+  mla_configure "$MLA_EMU_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DMLA_BACKEND=emu \
+    -DCMAKE_CXX_COMPILER="$MLA_HIP_CXX" -DCMAKE_C_COMPILER="$MLA_HIP_CC" -DMLA_BUILD_BENCH=OFF
+  cmake --build "$MLA_EMU_BUILD_DIR" --parallel "$MLA_JOBS"
+  emu_result="passed"
+  mla_ctest "emulated AMD (emu, gfx942) GPU tests" "$MLA_EMU_BUILD_DIR" --timeout 300 \
+    -R "$MLA_EMU_TESTS" || emu_result="FAILED"
+fi
+
 mla_banner "summary"
 failed=0
 for counts in "${MLA_TEST_COUNTS[@]}"; do mla_log "$counts"; done
@@ -117,4 +143,9 @@ case "$hip_result" in
   *) not_run "AMD compile check" "$hip_result" ;;
 esac
 [ -z "$hip_new_result" ] || not_run "AMD device check of $MLA_HIP_NEW_ARCHS" "$hip_new_result"
+case "$emu_result" in
+  passed) mla_log "emulated AMD (emu): passed" ;;
+  FAILED) mla_log "emulated AMD (emu): FAILED"; failed=1 ;;
+  *) not_run "emulated AMD run" "$emu_result" ;;
+esac
 exit "$failed"
