@@ -21,8 +21,10 @@
 # 4. The AMD path run on the CPU, in $MLA_EMU_BUILD_DIR (default build-emu/): backend emu
 #    (kernels/arch/emu/simt.h: the kernels and arch/amd/cdna3.h compiled as host C++ by the
 #    same clang-19 and run on an emulated gfx942), and the GPU suites' tests whose shapes take
-#    seconds there (MLA_EMU_TESTS, a ctest regex). It needs only clang-19: it runs where step 3
-#    found its toolchain, and is skipped without it (MLA_SKIP_EMU=1 skips it alone).
+#    seconds there (MLA_EMU_TESTS, a ctest regex), then some of them again with each
+#    workgroup's work-items resumed in reverse order (MLA_EMU_REVERSE_TESTS; simt.cpp). It needs
+#    only clang-19: it runs where step 3 found its toolchain, and is skipped without it
+#    (MLA_SKIP_EMU=1 skips it alone).
 # 5. Summary: each build's test counts (ran, passed, failed, skipped: the GPU tests skip without
 #    a GPU) and the AMD check's result.
 # See tests/setup.sh for the other environment variables. Exits non-zero on any failure.
@@ -96,7 +98,13 @@ fi
 # format, heads 8-128, q_len 1-4 and mixed, paged caches, row strides, split forms, the plan API,
 # graphs, threads; the fp64 known answers). The rest (batch 1024, 64k-131k tokens, caches past
 # 2 GiB, the competition grid, the 16- to 64-row sweeps) take minutes to hours on the CPU.
-MLA_EMU_TESTS="${MLA_EMU_TESTS:-^(GpuVectors\.|Formats/GpuFormat\.[^C]|AllFormats/GpuFormatHeads\.|GpuBadInput\.|GpuPlanApi\.|GpuPlans\.PlanAndFwd|Threads\.|[A-Za-z0-9]+/SplitForms\.|Outputs/|LseStride\.)}"
+emu_tests='^(GpuVectors\.|Formats/GpuFormat\.[^C]|AllFormats/GpuFormatHeads\.|GpuBadInput\.'
+emu_tests+='|GpuPlanApi\.|GpuPlans\.PlanAndFwd|Threads\.|[A-Za-z0-9]+/SplitForms\.|Outputs/'
+emu_tests+='|LseStride\.)'
+MLA_EMU_TESTS="${MLA_EMU_TESTS:-$emu_tests}"
+# and of those, again with the work-items of each workgroup in reverse order:
+emu_tests='^(GpuVectors\.|Formats/GpuFormat\.[^C]|AllFormats/GpuFormatHeads\.UnevenLengths/)'
+MLA_EMU_REVERSE_TESTS="${MLA_EMU_REVERSE_TESTS:-$emu_tests}"
 emu_result=""
 if [ "${MLA_SKIP_EMU:-0}" = 1 ]; then
   emu_result="skipped (MLA_SKIP_EMU=1)"
@@ -111,6 +119,13 @@ else
   emu_result="passed"
   mla_ctest "emulated AMD (emu, gfx942) GPU tests" "$MLA_EMU_BUILD_DIR" --timeout 300 \
     -R "$MLA_EMU_TESTS" || emu_result="FAILED"
+  # Once more with each workgroup's work-items resumed in reverse order (simt.cpp): a kernel
+  # that reads LDS another work-item writes without a barrier between sees other data in one of
+  # the two orders.
+  export MLA_EMU_ORDER=reverse
+  mla_ctest "emulated AMD (emu, gfx942, reverse order) GPU tests" "$MLA_EMU_BUILD_DIR" \
+    --timeout 300 -R "$MLA_EMU_REVERSE_TESTS" || emu_result="FAILED"
+  unset MLA_EMU_ORDER
 fi
 
 mla_banner "summary"

@@ -1,6 +1,6 @@
 // Streams and graph capture for the GPU tests, straight on the CUDA or HIP runtime, or the
-// emulated device's (the library's kernels/arch/runtime.h has no graph calls, and needs none). Header only; every
-// call returns the runtime's error code (mla::gpu::error_string names it).
+// emulated device's (the library's kernels/arch/runtime.h has no graph calls, and needs none).
+// Header only; every call returns the runtime's error code (mla::gpu::error_string names it).
 #pragma once
 
 #include <gtest/gtest.h>

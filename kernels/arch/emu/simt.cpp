@@ -2,12 +2,14 @@
 // exchanges, the launch, and the host runtime of arch/runtime.h's emu branch.
 #include "arch/emu/simt.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <random>
 #include <vector>
 
 #if !defined(__x86_64__)
@@ -88,6 +90,10 @@ struct Machine {
     unsigned block_threads = 0;
     void (*body)(void*) = nullptr;
     void* body_context = nullptr;
+    std::mt19937 random{[] {
+        const char* seed = std::getenv("MLA_EMU_SEED");
+        return seed != nullptr ? static_cast<unsigned>(std::strtoul(seed, nullptr, 10)) : 1u;
+    }()};
 };
 
 Machine* g_machine = nullptr;  // the machine of the launch in progress (under g_launch)
@@ -142,6 +148,24 @@ void fiber_main() {
 void fiber_entry() { fiber_main(); }
 #endif
 
+// The order in which the scheduler runs a workgroup's waves (each until all its work-items wait
+// on the workgroup barrier) and their lanes, from MLA_EMU_ORDER: forward (wave 0 first, lanes
+// 0, 1, ...; the default), reverse, or shuffle (a new random order on every round, seeded by
+// MLA_EMU_SEED, default 1). So of two accesses to the same LDS bytes by different waves with no
+// barrier between, forward runs the lower wave's first and reverse the higher wave's: a kernel
+// that reads what another wave writes without a barrier between fails in one of the two.
+enum class Order { kForward, kReverse, kShuffle };
+Order order_from_environment() {
+    const char* v = std::getenv("MLA_EMU_ORDER");
+    if (v == nullptr || std::strcmp(v, "forward") == 0 || v[0] == '\0') return Order::kForward;
+    if (std::strcmp(v, "reverse") == 0) return Order::kReverse;
+    if (std::strcmp(v, "shuffle") == 0) return Order::kShuffle;
+    std::fprintf(stderr, "libmla_decode emu: MLA_EMU_ORDER=%s is not forward, reverse or "
+                 "shuffle; using forward\n", v);
+    return Order::kForward;
+}
+const Order kOrder = order_from_environment();
+
 // Runs one workgroup to completion; false if its work-items wait on each other forever (a
 // collective that not every live member reaches).
 bool run_block(Machine& m) {
@@ -175,21 +199,39 @@ bool run_block(Machine& m) {
         makecontext(&f.context, fiber_entry, 0);
 #endif
     }
+    // Wave by wave: a wave runs until every one of its work-items waits on the workgroup barrier
+    // (or returned) before the next wave starts, in MLA_EMU_ORDER's order of waves and lanes.
+    std::vector<int> wave_order(static_cast<size_t>(waves)), lane_order(kWave);
+    for (int w = 0; w < waves; ++w)
+        wave_order[static_cast<size_t>(w)] = kOrder == Order::kReverse ? waves - 1 - w : w;
+    for (int l = 0; l < kWave; ++l)
+        lane_order[static_cast<size_t>(l)] = kOrder == Order::kReverse ? kWave - 1 - l : l;
     int live = n;
     while (live > 0) {
         bool progressed = false;
-        for (int i = 0; i < n; ++i) {
-            Fiber& f = m.fibers[static_cast<size_t>(i)];
-            if (f.done || (f.waiting != nullptr && f.waiting->generation == f.wait_generation))
-                continue;
-            m.current = i;
+        if (kOrder == Order::kShuffle) std::shuffle(wave_order.begin(), wave_order.end(), m.random);
+        for (const int w : wave_order) {
+            if (kOrder == Order::kShuffle)
+                std::shuffle(lane_order.begin(), lane_order.end(), m.random);
+            for (bool wave_progressed = true; wave_progressed;) {
+                wave_progressed = false;
+                for (const int l : lane_order) {
+                    const int i = w * kWave + l;
+                    if (i >= n) continue;
+                    Fiber& f = m.fibers[static_cast<size_t>(i)];
+                    if (f.done ||
+                        (f.waiting != nullptr && f.waiting->generation == f.wait_generation))
+                        continue;
+                    m.current = i;
 #if defined(__x86_64__)
-            mla_emu_switch(&m.scheduler_sp, f.sp);
+                    mla_emu_switch(&m.scheduler_sp, f.sp);
 #else
-            swapcontext(&m.scheduler, &f.context);
+                    swapcontext(&m.scheduler, &f.context);
 #endif
-            progressed = true;
-            if (f.done) --live;
+                    wave_progressed = progressed = true;
+                    if (f.done) --live;
+                }
+            }
         }
         if (!progressed) return false;
     }
