@@ -200,22 +200,26 @@ TEST(GpuFp8Mma, WithinTheFp8QRule) {
     SKIP_WITHOUT_GPU();
     mla::DeviceInfo device;
     ASSERT_EQ(mla::current_device_info(&device, false), MLA_STATUS_SUCCESS);
-    // mma16 multiplies e4m3fn codes here (mma.sync m16n8k32 .e4m3), and on NVIDIA plans give it
-    // the e4m3 scores only where mma16 is forced (mla::stage1_e4m3_scores).
+    // Q and cache of the e4m3 flavour the device multiplies (mla::device_e4m3_mma: e4m3fn on
+    // NVIDIA sm_89+ and gfx950, e4m3fnuz on gfx940-gfx942). mma16 multiplies them with its e4m3
+    // atom (mma.sync m16n8k32 .e4m3 / v_mfma_f32_16x16x32_fp8_fp8), and plans give it the e4m3
+    // scores only where mma16 is forced (mla::stage1_e4m3_scores).
+    mla::arch::Fp8Flavor flavor = mla::arch::Fp8Flavor::kE4M3FN;
+    const bool device_e4m3 = mla::device_e4m3_mma(device, &flavor);
+    const bool fnuz = flavor == mla::arch::Fp8Flavor::kE4M3FNUZ;
     const char* forced = std::getenv("MLA_DECODE_STAGE1");
     const bool mma16_forced = forced != nullptr && std::strcmp(forced, "mma16") == 0;
-    const bool mma16_e4m3 = mla::mma16_e4m3_built() && !device.amd && mma16_forced &&
-                            (device.cc_major > 8 || (device.cc_major == 8 && device.cc_minor >= 9));
+    const bool mma16_e4m3 = mla::mma16_e4m3_built() && mma16_forced && device_e4m3;
     int e4m3_cases = 0;  // cases whose plan ran the e4m3 scores
     for (int heads : {16, 64, 128}) {
         int e4m3_heads = 0, e4m3_differing = 0;  // this head count's e4m3 cases, those not exact
         for (double q_std : {0.02, 1.0, 10.0, 100.0}) {
             SCOPED_TRACE(trace("heads", heads) + ", q_std " + std::to_string(q_std));
-            ProblemSpec s = make_spec(kFp8Fn, heads, {1, 64, 700, 4096, 0, 2049, 65},
-                                      {1, 2, 4, 3, 1, 1, 2}, 11);
+            ProblemSpec s = make_spec(fnuz ? kFp8Fnuz : kFp8Fn, heads,
+                                      {1, 64, 700, 4096, 0, 2049, 65}, {1, 2, 4, 3, 1, 1, 2}, 11);
             s.q_std = q_std;
             const Reference ref_bf16 = run_reference(make_problem(s));  // the same draws
-            s.q_dtype = MLA_DTYPE_FP8_E4M3FN;
+            s.q_dtype = fnuz ? MLA_DTYPE_FP8_E4M3FNUZ : MLA_DTYPE_FP8_E4M3FN;
             const HostProblem host = make_problem(s);
             const Reference ref = run_reference(host);
             DeviceProblem dev(host);
@@ -287,7 +291,7 @@ TEST(GpuFp8Mma, WithinTheFp8QRule) {
     }
     // On Hopper with the wgmma kernels built, the 64-row cases (heads 64 and 128) go to wgmma
     // unless the environment forces mma16 (the .stage1_mma16 registration); forced mma16 runs
-    // every case on e4m3 scores where it multiplies e4m3fn.
+    // every case on e4m3 scores where the device multiplies e4m3 (its flavour, above).
     if (mma16_e4m3) {
         EXPECT_EQ(e4m3_cases, 12);
     }
