@@ -84,8 +84,14 @@ struct Machine {
 #endif
     Group block;
     std::vector<Group> waves;
-    // Per wave, two exchange buffers (by collective parity) of 64 slots.
+    // Per wave, two exchange buffers (by collective parity) of 64 slots, and two MFMA products
+    // with the collective (the wave's count of them) each was computed for.
     std::vector<uint8_t> exchange;
+    struct Product {
+        uint64_t collective = 0;
+        float ab[16][16];
+    };
+    std::vector<Product> products;
     unsigned block_index = 0;
     unsigned block_threads = 0;
     void (*body)(void*) = nullptr;
@@ -172,6 +178,7 @@ bool run_block(Machine& m) {
     const int n = static_cast<int>(m.block_threads);
     const int waves = (n + kWave - 1) / kWave;
     m.block = Group{n, 0, 0};
+    for (auto& product : m.products) product.collective = 0;  // counts restart at 0
     m.waves.assign(static_cast<size_t>(waves), Group{});
     for (int w = 0; w < waves; ++w)
         m.waves[static_cast<size_t>(w)].alive = n - w * kWave < kWave ? n - w * kWave : kWave;
@@ -259,10 +266,31 @@ const uint8_t* wave_exchange(const void* data, size_t bytes) {
     return buffer;
 }
 
+float (&wave_product(bool* fresh))[16][16] {
+    const Fiber& f = me();
+    Machine::Product& p = g_machine->products[(f.tid / kWave) * 2 + ((f.collectives - 1) & 1)];
+    *fresh = p.collective != f.collectives;
+    p.collective = f.collectives;
+    return p.ab;
+}
+
+namespace {
+template <typename T, size_t N, typename F>
+std::unique_ptr<T[]> table(F value) {
+    std::unique_ptr<T[]> t(new T[N]);
+    for (size_t i = 0; i < N; ++i) t[i] = value(i);
+    return t;
+}
+}  // namespace
+
 float f16_value(uint16_t bits) {
-    _Float16 h;
-    std::memcpy(&h, &bits, 2);
-    return static_cast<float>(h);
+    static const std::unique_ptr<float[]> values = table<float, 65536>([](size_t i) {
+        const uint16_t b = static_cast<uint16_t>(i);
+        _Float16 h;
+        std::memcpy(&h, &b, 2);
+        return static_cast<float>(h);
+    });
+    return values[bits];
 }
 float bf16_value(uint16_t bits) {
     const uint32_t u = static_cast<uint32_t>(bits) << 16;
@@ -272,11 +300,14 @@ float bf16_value(uint16_t bits) {
 }
 // e4m3fnuz: bias 8, no infinities, 0x80 the only NaN (no negative zero).
 float e4m3fnuz_value(uint8_t code) {
-    if (code == 0x80) return std::nanf("");
-    const int e = (code >> 3) & 15, m = code & 7;
-    const float mag = e == 0 ? std::ldexp(static_cast<float>(m), -10)
-                             : std::ldexp(1.0f + static_cast<float>(m) / 8.0f, e - 8);
-    return (code & 0x80) ? -mag : mag;
+    static const std::unique_ptr<float[]> values = table<float, 256>([](size_t c) {
+        if (c == 0x80) return std::nanf("");
+        const int e = static_cast<int>(c >> 3) & 15, m = static_cast<int>(c) & 7;
+        const float mag = e == 0 ? std::ldexp(static_cast<float>(m), -10)
+                                 : std::ldexp(1.0f + static_cast<float>(m) / 8.0f, e - 8);
+        return (c & 0x80) ? -mag : mag;
+    });
+    return values[code];
 }
 
 gpu::error_t launch(unsigned grid, unsigned block, size_t shared_bytes, void (*body)(void*),
@@ -291,6 +322,7 @@ gpu::error_t launch(unsigned grid, unsigned block, size_t shared_bytes, void (*b
     if (machine.fibers.size() < block) machine.fibers.resize(block);
     const size_t waves = (block + kWave - 1) / kWave;
     machine.exchange.assign(waves * 2 * kWave * kSlotBytes, 0);
+    machine.products.resize(waves * 2);
     machine.body = body;
     machine.body_context = context;
     gpu::error_t e = gpu::kSuccess;

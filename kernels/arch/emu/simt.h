@@ -96,26 +96,40 @@ T lane_value(const uint8_t* slots, int lane) {
     return v;
 }
 
-// Value decodes of the MFMA operands.
+// Value decodes of the MFMA operands (f16 and e4m3fnuz by table).
 float f16_value(uint16_t bits);
 float bf16_value(uint16_t bits);
 float e4m3fnuz_value(uint8_t code);
 
-// D = C + A B for one 16x16 output tile, from the operands of every lane: a(lane, j) / b(lane,
-// j) give element j of the lane's A / B fragment as a float, kPerLane per lane (A[r][kPerLane
-// q + j] and B[kPerLane q + j][r]).
+// The product A B (16 x 16, f32) of the wave's MFMA in progress: `fresh` when this work-item is
+// the first of its wave to ask since the collective (it then fills it); valid, as the exchange,
+// until this work-item's next collective.
+float (&wave_product(bool* fresh))[16][16];
+
+// D = C + A B for this lane's 4 outputs (D[4q + i][r], lane = 16 q + r): the wave's A B is
+// computed once, by the first lane to get here, from every lane's operands: a(lane, j) / b(lane,
+// j) give element j of a lane's A / B fragment as a float, kPerLane per lane (A[r][kPerLane q
+// + j] and B[kPerLane q + j][r]), summed in k order.
 template <int kPerLane, typename A, typename B>
 void mfma_16x16(const A& a, const B& b, const float (&c)[4], float (&d)[4]) {
-    const int lane = static_cast<int>(thread_index()) % kWave;
-    const int q = lane / 16, r = lane % 16;
-    for (int i = 0; i < 4; ++i) {
-        const int row = 4 * q + i;
-        float acc = c[i];
-        for (int k = 0; k < 4 * kPerLane; ++k)
-            acc += a(16 * (k / kPerLane) + row, k % kPerLane) *
-                   b(16 * (k / kPerLane) + r, k % kPerLane);
-        d[i] = acc;
+    bool fresh = false;
+    float(&ab)[16][16] = wave_product(&fresh);
+    if (fresh) {
+        float av[16][4 * kPerLane], bv[4 * kPerLane][16];
+        for (int lane = 0; lane < kWave; ++lane)
+            for (int j = 0; j < kPerLane; ++j) {
+                av[lane % 16][kPerLane * (lane / 16) + j] = a(lane, j);
+                bv[kPerLane * (lane / 16) + j][lane % 16] = b(lane, j);
+            }
+        for (int m = 0; m < 16; ++m)
+            for (int n = 0; n < 16; ++n) {
+                float acc = 0.0f;
+                for (int k = 0; k < 4 * kPerLane; ++k) acc += av[m][k] * bv[k][n];
+                ab[m][n] = acc;
+            }
     }
+    const int lane = static_cast<int>(thread_index()) % kWave;
+    for (int i = 0; i < 4; ++i) d[i] = c[i] + ab[4 * (lane / 16) + i][lane % 16];
 }
 
 }  // namespace mla::emu
@@ -176,11 +190,13 @@ C mfma_16bit(const V& a, const V& b, C c, float (*value)(uint16_t)) {
         mine.b[i] = bits16(b, i);
     }
     const uint8_t* all = wave_exchange(&mine, sizeof(mine));
-    auto at = [&](int lane) { return lane_value<Mfma16Operands>(all, lane); };
+    auto at = [&](int lane) {
+        return reinterpret_cast<const Mfma16Operands*>(all + lane * kSlotBytes);
+    };
     const float cin[4] = {c[0], c[1], c[2], c[3]};
     float d[4];
-    mfma_16x16<4>([&](int lane, int j) { return value(at(lane).a[j]); },
-                  [&](int lane, int j) { return value(at(lane).b[j]); }, cin, d);
+    mfma_16x16<4>([&](int lane, int j) { return value(at(lane)->a[j]); },
+                  [&](int lane, int j) { return value(at(lane)->b[j]); }, cin, d);
     for (int i = 0; i < 4; ++i) c[i] = d[i];
     return c;
 }
