@@ -116,12 +116,15 @@ void to_scheduler() {
 #endif
 }
 
-// Arrive at a collective of group g; returns once every live member has arrived.
+// Arrive at a collective of group g; returns once every live member has arrived. The arrival
+// that completes a workgroup barrier goes back to the scheduler too, which starts the next
+// phase in its own order (else that work-item's wave would always run it first).
 void arrive(Group& g) {
     const uint64_t generation = g.generation;
     if (++g.arrived >= g.alive) {
         g.arrived = 0;
         ++g.generation;
+        if (&g == &g_machine->block) to_scheduler();
         return;
     }
     Fiber& f = me();
@@ -213,18 +216,22 @@ bool run_block(Machine& m) {
         wave_order[static_cast<size_t>(w)] = kOrder == Order::kReverse ? waves - 1 - w : w;
     for (int l = 0; l < kWave; ++l)
         lane_order[static_cast<size_t>(l)] = kOrder == Order::kReverse ? kWave - 1 - l : l;
+    // A phase (the work between two workgroup barriers) starts with the first wave of the order:
+    // once the barrier's generation moves, the round ends and the next starts from the top.
     int live = n;
     while (live > 0) {
         bool progressed = false;
+        const uint64_t phase = m.block.generation;
         if (kOrder == Order::kShuffle) std::shuffle(wave_order.begin(), wave_order.end(), m.random);
         for (const int w : wave_order) {
+            if (m.block.generation != phase) break;
             if (kOrder == Order::kShuffle)
                 std::shuffle(lane_order.begin(), lane_order.end(), m.random);
-            for (bool wave_progressed = true; wave_progressed;) {
+            for (bool wave_progressed = true; wave_progressed && m.block.generation == phase;) {
                 wave_progressed = false;
                 for (const int l : lane_order) {
                     const int i = w * kWave + l;
-                    if (i >= n) continue;
+                    if (i >= n || m.block.generation != phase) continue;
                     Fiber& f = m.fibers[static_cast<size_t>(i)];
                     if (f.done ||
                         (f.waiting != nullptr && f.waiting->generation == f.wait_generation))
@@ -332,6 +339,10 @@ gpu::error_t launch(unsigned grid, unsigned block, size_t shared_bytes, void (*b
         if (!run_block(machine)) {
             std::fprintf(stderr, "libmla_decode emu: workgroup %u of a grid of %u hangs (a "
                          "collective not every work-item reaches)\n", b, grid);
+            e = gpu::kErrorLaunchFailure;
+        } else if (!lds_untouched_past(shared_bytes)) {
+            std::fprintf(stderr, "libmla_decode emu: workgroup %u wrote LDS past the %zu bytes "
+                         "its launch asked for\n", b, shared_bytes);
             e = gpu::kErrorLaunchFailure;
         }
     }

@@ -88,6 +88,7 @@ const uint8_t* wave_exchange(const void* data, size_t bytes);
 // 0xFF bytes before each workgroup (lds.cpp defines them).
 inline constexpr int kLdsBytes = 64 * 1024;
 void poison_lds();
+bool lds_untouched_past(size_t bytes);  // no write past a launch's LDS size
 
 template <typename T>
 T lane_value(const uint8_t* slots, int lane) {
@@ -143,29 +144,36 @@ inline void __builtin_amdgcn_fence(int, const char*) {}
 inline void __builtin_amdgcn_s_barrier() { mla::emu::sync_block(); }
 inline float __builtin_amdgcn_exp2f(float x) { return std::exp2(x); }
 
+// HIP's: a lane whose partner lies outside its width-segment keeps its own value; a source
+// lane is taken modulo the width.
 template <typename T>
 T __shfl_xor(T v, int mask, int width) {
     const uint8_t* all = mla::emu::wave_exchange(&v, sizeof(T));
     const int lane = static_cast<int>(mla::emu::thread_index()) % mla::emu::kWave;
-    const int base = lane & ~(width - 1);
-    return mla::emu::lane_value<T>(all, base + ((lane - base) ^ mask) % width);
+    const int partner = lane ^ mask;
+    const bool inside = partner < ((lane + width) & ~(width - 1));
+    return mla::emu::lane_value<T>(all, inside ? partner : lane);
 }
 template <typename T>
 T __shfl(T v, int src, int width) {
     const uint8_t* all = mla::emu::wave_exchange(&v, sizeof(T));
     const int lane = static_cast<int>(mla::emu::thread_index()) % mla::emu::kWave;
-    const int base = lane & ~(width - 1);
-    return mla::emu::lane_value<T>(all, base + src % width);
+    return mla::emu::lane_value<T>(all, (lane & ~(width - 1)) + (src & (width - 1)));
 }
 
-// v_perm_b32 (__builtin_amdgcn_perm(src0, src1, sel)): byte i of the result is byte sel_i of
-// {src0 (bytes 4..7), src1 (bytes 0..3)} for selector bytes 0..7 (the only ones used here).
+// v_perm_b32 (__builtin_amdgcn_perm(src0, src1, sel)): byte i of the result, by selector byte
+// s_i, is byte s_i of {src0 (bytes 4..7), src1 (bytes 0..3)} for 0..7, the sign of byte 1, 3,
+// 5 or 7 spread over the byte for 8..11, 0x00 for 12 and 0xFF for 13 and above.
 inline uint32_t __builtin_amdgcn_perm(uint32_t src0, uint32_t src1, uint32_t sel) {
     const uint64_t bytes = (static_cast<uint64_t>(src0) << 32) | src1;
     uint32_t r = 0;
     for (int i = 0; i < 4; ++i) {
         const uint32_t s = (sel >> (8 * i)) & 0xffu;
-        r |= static_cast<uint32_t>(s < 8 ? (bytes >> (8 * s)) & 0xffu : 0u) << (8 * i);
+        uint32_t byte = 0xffu;
+        if (s < 8) byte = (bytes >> (8 * s)) & 0xffu;
+        else if (s < 12) byte = ((bytes >> (8 * (2 * (s - 8) + 1) + 7)) & 1u) ? 0xffu : 0u;
+        else if (s == 12) byte = 0u;
+        r |= byte << (8 * i);
     }
     return r;
 }
