@@ -189,6 +189,10 @@ inline error_t launch_dependent(void (*kernel)(Formals...), dim3 grid, dim3 bloc
 #include <memory>
 #include <vector>
 
+namespace mla::emu {
+inline constexpr int kLdsBytes = 64 * 1024;  // LDS of a workgroup (gfx942)
+}  // namespace mla::emu
+
 namespace mla::gpu {
 
 enum error_t : int {
@@ -226,7 +230,7 @@ inline error_t compute_capability(int* major, int* minor, int) {  // HIP's stand
     return kSuccess;
 }
 inline error_t shared_bytes_per_multiprocessor(int* n, int) {
-    *n = 64 * 1024;
+    *n = emu::kLdsBytes;
     return kSuccess;
 }
 inline error_t reserved_shared_bytes_per_block(int* n, int) {
@@ -234,7 +238,7 @@ inline error_t reserved_shared_bytes_per_block(int* n, int) {
     return kSuccess;
 }
 inline error_t max_shared_bytes_per_block(int* n, int) {
-    *n = 64 * 1024;
+    *n = emu::kLdsBytes;
     return kSuccess;
 }
 inline error_t gcn_arch_name(char* name, size_t bytes, int) {
@@ -284,7 +288,7 @@ inline error_t event_synchronize(event_t) { return kSuccess; }
 error_t event_elapsed_ms(float* ms, event_t start, event_t stop);
 template <typename Kernel>
 inline error_t set_max_dynamic_shared_bytes(Kernel, int bytes) {
-    return bytes <= 64 * 1024 ? kSuccess : kErrorInvalidValue;
+    return bytes <= emu::kLdsBytes ? kSuccess : kErrorInvalidValue;
 }
 inline error_t runtime_version(int* v) {
     *v = 0;

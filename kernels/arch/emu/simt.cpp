@@ -25,6 +25,7 @@
 asm(R"(
     .text
     .globl mla_emu_switch
+    .hidden mla_emu_switch
     .type mla_emu_switch, @function
 mla_emu_switch:
     pushq %rbp
@@ -43,7 +44,8 @@ mla_emu_switch:
     popq %rbp
     ret
     .size mla_emu_switch, .-mla_emu_switch
-    .section .note.GNU-stack,"",@progbits
+    .pushsection .note.GNU-stack, "", @progbits
+    .popsection
 )");
 extern "C" void mla_emu_switch(void** save, void* load);
 #endif
@@ -267,7 +269,6 @@ const uint8_t* wave_exchange(const void* data, size_t bytes) {
     uint8_t* buffer = g_machine->exchange.data() +
                       (static_cast<size_t>(wave) * 2 + (f.collectives & 1)) * kWave * kSlotBytes;
     ++f.collectives;
-    if (bytes > static_cast<size_t>(kSlotBytes)) std::abort();  // a kernel-side bug of simt.h
     std::memcpy(buffer + lane * kSlotBytes, data, bytes);
     arrive(g_machine->waves[wave]);
     return buffer;

@@ -25,6 +25,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "arch/runtime.h"  // mla::emu::kLdsBytes
+
 #define __global__
 #define __device__
 #define __host__
@@ -84,9 +86,13 @@ void sync_block();
 inline constexpr int kWave = 64;
 inline constexpr int kSlotBytes = 48;
 const uint8_t* wave_exchange(const void* data, size_t bytes);
-// LDS: what a workgroup may use (gfx942), and the fill of the kernels' extern LDS arrays with
-// 0xFF bytes before each workgroup (lds.cpp defines them).
-inline constexpr int kLdsBytes = 64 * 1024;
+template <typename T>
+const uint8_t* wave_put(const T& v) {
+    static_assert(sizeof(T) <= kSlotBytes, "a lane's part of a wave collective fits its slot");
+    return wave_exchange(&v, sizeof(T));
+}
+// The fill of the kernels' extern LDS arrays (kLdsBytes each, arch/runtime.h) with 0xFF bytes
+// before each workgroup (lds.cpp defines them).
 void poison_lds();
 bool lds_untouched_past(size_t bytes);  // no write past a launch's LDS size
 
@@ -148,7 +154,7 @@ inline float __builtin_amdgcn_exp2f(float x) { return std::exp2(x); }
 // lane is taken modulo the width.
 template <typename T>
 T __shfl_xor(T v, int mask, int width) {
-    const uint8_t* all = mla::emu::wave_exchange(&v, sizeof(T));
+    const uint8_t* all = mla::emu::wave_put(v);
     const int lane = static_cast<int>(mla::emu::thread_index()) % mla::emu::kWave;
     const int partner = lane ^ mask;
     const bool inside = partner < ((lane + width) & ~(width - 1));
@@ -156,7 +162,7 @@ T __shfl_xor(T v, int mask, int width) {
 }
 template <typename T>
 T __shfl(T v, int src, int width) {
-    const uint8_t* all = mla::emu::wave_exchange(&v, sizeof(T));
+    const uint8_t* all = mla::emu::wave_put(v);
     const int lane = static_cast<int>(mla::emu::thread_index()) % mla::emu::kWave;
     return mla::emu::lane_value<T>(all, (lane & ~(width - 1)) + (src & (width - 1)));
 }
@@ -197,7 +203,7 @@ C mfma_16bit(const V& a, const V& b, C c, float (*value)(uint16_t)) {
         mine.a[i] = bits16(a, i);
         mine.b[i] = bits16(b, i);
     }
-    const uint8_t* all = wave_exchange(&mine, sizeof(mine));
+    const uint8_t* all = wave_put(mine);
     auto at = [&](int lane) {
         return reinterpret_cast<const Mfma16Operands*>(all + lane * kSlotBytes);
     };
@@ -222,7 +228,7 @@ C __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(V a, V b, C c, int, int, int) {
 template <typename C>
 C __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(int64_t a, int64_t b, C c, int, int, int) {
     const int64_t mine[2] = {a, b};
-    const uint8_t* all = mla::emu::wave_exchange(mine, sizeof(mine));
+    const uint8_t* all = mla::emu::wave_put(mine);
     auto code = [&](int lane, int operand, int j) {
         return mla::emu::lane_value<uint8_t>(all + 8 * operand + j, lane);
     };
