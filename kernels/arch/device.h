@@ -89,6 +89,7 @@ MLA_DEVICE uint32_t pack_bf16x2(float a, float b) {
 #if defined(MLA_ARCH_AMD)
 #include "arch/amd/cdna3.h"
 #else
+#include "arch/nvidia/ptx_sm80.h"
 #include "arch/nvidia/sm80.h"
 #endif
 
@@ -98,6 +99,7 @@ MLA_DEVICE uint32_t pack_bf16x2(float a, float b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #if __has_include("arch/nvidia/sm90.h")
 #define MLA_ARCH_SM90 1
+#include "arch/nvidia/ptx_sm90.h"
 #include "arch/nvidia/sm90.h"
 #endif
 #endif

@@ -1,7 +1,9 @@
 // NVIDIA sm_80 generation of the architecture layer (included by arch/device.h only), used by
 // every NVIDIA build: warp 32; matrix atom mma.sync.m16n8k16, f32 accumulate; cp.async;
 // ldmatrix. These atoms run unchanged on sm_90 (Hopper), the generation this build targets;
-// Hopper's own atoms (warpgroup MMA, bulk copies, mbarriers) are in arch/nvidia/sm90.h.
+// Hopper's own atoms (warpgroup MMA, bulk copies, mbarriers) are in arch/nvidia/sm90.h. No asm
+// here: each PTX instruction is a function of arch/nvidia/ptx_sm80.h (mla::arch::ptx, included
+// by arch/device.h just before this file; arch/emu has the same functions for the emulator).
 //
 // Fragment facts used below (PTX ISA, "Matrix Fragments for mma.m16n8k16", 16-bit types), for
 // lane = 4 * g + t (g = groupID 0..7, t = threadID_in_group 0..3):
@@ -39,24 +41,14 @@ MLA_DEVICE float shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffffff
 MLA_DEVICE float shfl(float v, int src) { return __shfl_sync(0xffffffffu, v, src); }
 
 // Two floats -> f16x2 (low half = a), round to nearest even.
-MLA_DEVICE uint32_t pack_f16x2(float a, float b) {
-    uint32_t d;
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(b), "f"(a));
-    return d;
-}
+MLA_DEVICE uint32_t pack_f16x2(float a, float b) { return ptx::cvt_rn_f16x2_f32(b, a); }
 
 // f16 bits (low 16 bits of h) -> float, exact.
 MLA_DEVICE float f16_bits_to_float(uint32_t h) {
-    float f;
-    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(static_cast<unsigned short>(h)));
-    return f;
+    return ptx::cvt_f32_f16(static_cast<uint16_t>(h));
 }
 
-MLA_DEVICE float fast_exp2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
+MLA_DEVICE float fast_exp2(float x) { return ptx::ex2_approx_ftz_f32(x); }
 
 // ---- the score atom: S[16 heads][16 tokens] += Q[16][16 dims] * K[16 tokens][16 dims]^T ----
 // Computed as two m16n8k16 products, A = Q (heads are rows), B = K^T (tokens are columns).
@@ -88,17 +80,9 @@ template <MmaType T>
 MLA_DEVICE void mma_16816(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
                           uint32_t b0, uint32_t b1) {
     if constexpr (T == MmaType::kF16) {
-        asm volatile(
-            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-            "{%8,%9}, {%0,%1,%2,%3};\n"
-            : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-            : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+        ptx::mma_m16n8k16_f16(c, a0, a1, a2, a3, b0, b1);
     } else {
-        asm volatile(
-            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-            "{%8,%9}, {%0,%1,%2,%3};\n"
-            : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-            : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+        ptx::mma_m16n8k16_bf16(c, a0, a1, a2, a3, b0, b1);
     }
 }
 
@@ -137,13 +121,8 @@ MLA_DEVICE void mma_scores_e4m3(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[2
     if constexpr (kE4M3MmaNative<F>) {
 #pragma unroll
         for (int n = 0; n < 2; ++n) {
-            asm volatile(
-                "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, "
-                "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                : "+f"(acc[4 * n]), "+f"(acc[4 * n + 1]), "+f"(acc[4 * n + 2]),
-                  "+f"(acc[4 * n + 3])
-                : "r"(q[0].lo), "r"(q[1].lo), "r"(q[0].hi), "r"(q[1].hi), "r"(k[n].lo),
-                  "r"(k[n].hi));
+            float(&c)[4] = *reinterpret_cast<float(*)[4]>(&acc[4 * n]);
+            ptx::mma_m16n8k32_e4m3(c, q[0].lo, q[1].lo, q[0].hi, q[1].hi, k[n].lo, k[n].hi);
         }
     } else {
         __trap();
@@ -183,9 +162,7 @@ struct ValueLoader16 {
         const int col = dim0 + 8 * (lane >> 4);
         const uint8_t* p = tile_rows + row * row_bytes + 2 * col;
         const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(p));
-        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                     : "=r"(v[0][0]), "=r"(v[0][1]), "=r"(v[1][0]), "=r"(v[1][1])
-                     : "r"(addr));
+        ptx::ldmatrix_x4_trans_b16(v[0][0], v[0][1], v[1][0], v[1][1], addr);
     }
 };
 
@@ -193,9 +170,7 @@ struct ValueLoader16 {
 // 16 bytes, asynchronous (cp.async, L1 bypass); `valid` false writes 16 zero bytes instead.
 // `dst`: a shared-space address (__cvta_generic_to_shared), for loops that form it once.
 MLA_DEVICE void copy_16_async(uint32_t dst, const void* gmem, bool valid) {
-    const int src_bytes = valid ? 16 : 0;
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem),
-                 "r"(src_bytes));
+    ptx::cp_async_cg_16(dst, gmem, valid ? 16 : 0);
 }
 MLA_DEVICE void copy_16_async(void* smem, const void* gmem, bool valid) {
     copy_16_async(static_cast<uint32_t>(__cvta_generic_to_shared(smem)), gmem, valid);
@@ -203,33 +178,23 @@ MLA_DEVICE void copy_16_async(void* smem, const void* gmem, bool valid) {
 // The same, issued only where `issue` holds (a predicated instruction, no branch: lanes of one
 // warp-wide copy that have nothing to copy).
 MLA_DEVICE void copy_16_async_if(uint32_t dst, const void* gmem, bool valid, bool issue) {
-    const int src_bytes = valid ? 16 : 0;
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %3, 0;\n"
-        "@p cp.async.cg.shared.global [%0], [%1], 16, %2;\n}\n" ::"r"(dst),
-        "l"(gmem), "r"(src_bytes), "r"(static_cast<int>(issue)));
+    ptx::cp_async_cg_16_if(dst, gmem, valid ? 16 : 0, issue);
 }
 // 4 bytes (cp.async.ca: the source needs only 4-byte alignment); `valid` false writes zeros.
 MLA_DEVICE void copy_4_async(uint32_t dst, const void* gmem, bool valid) {
-    const int src_bytes = valid ? 4 : 0;
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem),
-                 "r"(src_bytes));
+    ptx::cp_async_ca_4(dst, gmem, valid ? 4 : 0);
 }
 MLA_DEVICE void copy_4_async_if(uint32_t dst, const void* gmem, bool valid, bool issue) {
-    const int src_bytes = valid ? 4 : 0;
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %3, 0;\n"
-        "@p cp.async.ca.shared.global [%0], [%1], 4, %2;\n}\n" ::"r"(dst),
-        "l"(gmem), "r"(src_bytes), "r"(static_cast<int>(issue)));
+    ptx::cp_async_ca_4_if(dst, gmem, valid ? 4 : 0, issue);
 }
 MLA_DEVICE void copy_4_async(void* smem, const void* gmem, bool valid) {
     copy_4_async(static_cast<uint32_t>(__cvta_generic_to_shared(smem)), gmem, valid);
 }
-MLA_DEVICE void copy_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+MLA_DEVICE void copy_commit() { ptx::cp_async_commit_group(); }
 // Wait until at most `N` committed groups of this thread are still in flight.
 template <int N>
 MLA_DEVICE void copy_wait() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+    ptx::cp_async_wait_group<N>();
 }
 
 // ---- programmatic dependent launch (sm_90+; no-ops in passes for older targets) -------------
@@ -241,14 +206,14 @@ MLA_DEVICE void copy_wait() {
 // plain launch). The clobber keeps the compiler from hoisting loads above it.
 MLA_DEVICE void wait_prior_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+    ptx::griddepcontrol_wait();
 #endif
 }
 // Lets the dependent grid be scheduled once every CTA of this grid has called it or exited: a
 // hint, ordering nothing (the dependent's wait_prior_grid still waits for this grid to finish).
 MLA_DEVICE void allow_dependent_launch() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;\n" ::);
+    ptx::griddepcontrol_launch_dependents();
 #endif
 }
 

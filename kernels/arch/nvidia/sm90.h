@@ -2,7 +2,9 @@
 // (wgmma) with A from registers and B from shared memory, shared-memory matrix descriptors,
 // mbarriers, bulk asynchronous copies (the copy engine, 1-D form), proxy fences and named
 // barriers. Included by arch/device.h only in sm_90a device passes (MLA_ARCH_SM90 is then
-// defined); kernels that use it are built only for sm_90a.
+// defined); kernels that use it are built only for sm_90a. No asm here: each PTX instruction is
+// a function of arch/nvidia/ptx_sm90.h (mla::arch::ptx, included by arch/device.h just before
+// this file; arch/emu has the same functions for the emulator).
 //
 // Facts used below (PTX ISA 8.x, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"),
 // checked on the H200 by a probe before this file was written (every element exact for f16,
@@ -31,14 +33,7 @@ MLA_DEVICE uint32_t smem_addr(const void* p) {
 
 // 16 bytes of shared memory at a 16-byte aligned shared address (ordered as a memory access
 // against the barriers around it).
-MLA_DEVICE uint4 load_shared_16(uint32_t addr) {
-    uint4 v;
-    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "r"(addr)
-                 : "memory");
-    return v;
-}
+MLA_DEVICE uint4 load_shared_16(uint32_t addr) { return ptx::ld_shared_v4_u32(addr); }
 
 // ---- shared-memory matrix descriptor (K-major, no swizzle) -----------------------------------
 MLA_DEVICE uint64_t kmajor_desc(uint32_t smem_byte_addr, uint32_t k_core_stride_bytes,
@@ -65,17 +60,17 @@ MLA_DEVICE uint64_t kmajor_swizzled_desc(uint32_t smem_byte_addr, uint32_t atom_
 // ---- warpgroup MMA ordering -----------------------------------------------------------------
 // Before the first wgmma that reads registers written by ordinary instructions (A fragments,
 // rescaled accumulators).
-MLA_DEVICE void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-MLA_DEVICE void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+MLA_DEVICE void wgmma_fence() { ptx::wgmma_fence(); }
+MLA_DEVICE void wgmma_commit() { ptx::wgmma_commit_group(); }
 // Wait until at most N committed groups of this warpgroup are still in flight.
 template <int N>
 MLA_DEVICE void wgmma_wait() {
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+    ptx::wgmma_wait_group<N>();
 }
 // Keeps the compiler from moving ordinary reads or writes of `r` across this point (the
 // accumulators of an in-flight wgmma must not be touched).
-MLA_DEVICE void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
-MLA_DEVICE void fence_operand(uint32_t& r) { asm volatile("" : "+r"(r)::"memory"); }
+MLA_DEVICE void fence_operand(float& r) { ptx::register_fence(r); }
+MLA_DEVICE void fence_operand(uint32_t& r) { ptx::register_fence(r); }
 template <int kN>
 MLA_DEVICE void fence_operands(float (&r)[kN]) {
 #pragma unroll
@@ -87,58 +82,12 @@ MLA_DEVICE void fence_operands(float (&r)[kN]) {
 // (K x kN, shared memory through desc). kType: MmaType::kF16 / kBF16 (m64nNk16, B K-major) or
 // MmaType::kE4M3 (m64nNk32, e4m3fn codes, B K-major). `accumulate` false overwrites d.
 template <MmaType kType, int kN>
-struct Wgmma;
-
-#define MLA_WGMMA_OUT8(d) \
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
-#define MLA_WGMMA_OUT16(d) MLA_WGMMA_OUT8(d), MLA_WGMMA_OUT8((d + 8))
-#define MLA_WGMMA_OUT32(d) MLA_WGMMA_OUT16(d), MLA_WGMMA_OUT16((d + 16))
-#define MLA_WGMMA_OPERANDS16 "{%0,%1,%2,%3,%4,%5,%6,%7}" ", {%8,%9,%10,%11}, %12"
-#define MLA_WGMMA_PRED16 "%13"
-#define MLA_WGMMA_OPERANDS32 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}" ", {%16,%17,%18,%19}, %20"
-#define MLA_WGMMA_PRED32 "%21"
-#define MLA_WGMMA_OPERANDS64 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}" ", {%32,%33,%34,%35}, %36"
-#define MLA_WGMMA_PRED64 "%37"
-// kind: the PTX type suffix; tail: the immediates after scale-d (scale-a, scale-b and, for
-// 16-bit types, the B transpose flag).
-#define MLA_WGMMA_RS(kType, kN, kK, kind, tail)                                               \
-    template <>                                                                                 \
-    struct Wgmma<kType, kN> {                                                                   \
-        MLA_DEVICE static void run(float (&d)[kN / 2], const uint32_t (&a)[4], uint64_t desc,  \
-                                   bool acc) {                                                  \
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " MLA_WGMMA_PRED##kN ", 0;\n"       \
-                         "wgmma.mma_async.sync.aligned.m64n" #kN "k" #kK ".f32." kind " "       \
-                         MLA_WGMMA_OPERANDS##kN ", p, " tail ";\n}\n"                            \
-                         : MLA_WGMMA_OUT##kN##_(d)                                              \
-                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc),               \
-                           "r"(static_cast<int>(acc)));                                         \
-        }                                                                                       \
-    };
-#define MLA_WGMMA_OUT16_(d) MLA_WGMMA_OUT8(d)
-#define MLA_WGMMA_OUT32_(d) MLA_WGMMA_OUT16(d)
-#define MLA_WGMMA_OUT64_(d) MLA_WGMMA_OUT32(d)
-MLA_WGMMA_RS(MmaType::kF16, 16, 16, "f16.f16", "1, 1, 0")
-MLA_WGMMA_RS(MmaType::kF16, 32, 16, "f16.f16", "1, 1, 0")
-MLA_WGMMA_RS(MmaType::kF16, 64, 16, "f16.f16", "1, 1, 0")
-MLA_WGMMA_RS(MmaType::kBF16, 16, 16, "bf16.bf16", "1, 1, 0")
-MLA_WGMMA_RS(MmaType::kBF16, 32, 16, "bf16.bf16", "1, 1, 0")
-MLA_WGMMA_RS(MmaType::kBF16, 64, 16, "bf16.bf16", "1, 1, 0")
-MLA_WGMMA_RS(MmaType::kE4M3, 16, 32, "e4m3.e4m3", "1, 1")
-MLA_WGMMA_RS(MmaType::kE4M3, 32, 32, "e4m3.e4m3", "1, 1")
-MLA_WGMMA_RS(MmaType::kE4M3, 64, 32, "e4m3.e4m3", "1, 1")
-#undef MLA_WGMMA_RS
-#undef MLA_WGMMA_OUT16_
-#undef MLA_WGMMA_OUT32_
-#undef MLA_WGMMA_OUT64_
-#undef MLA_WGMMA_OUT8
-#undef MLA_WGMMA_OUT16
-#undef MLA_WGMMA_OUT32
-#undef MLA_WGMMA_OPERANDS16
-#undef MLA_WGMMA_PRED16
-#undef MLA_WGMMA_OPERANDS32
-#undef MLA_WGMMA_PRED32
-#undef MLA_WGMMA_OPERANDS64
-#undef MLA_WGMMA_PRED64
+struct Wgmma {
+    MLA_DEVICE static void run(float (&d)[kN / 2], const uint32_t (&a)[4], uint64_t desc,
+                               bool acc) {
+        ptx::wgmma_rs<kType, kN>(d, a, desc, acc);
+    }
+};
 
 // ---- wgmma, A and B from descriptors (e4m3, both K-major), f32 accumulate ---------------------
 // WgmmaSs<kN>::run(d, a_desc, b_desc, accumulate): d[kN / 2] (+)= A (64 x 32 e4m3 codes, shared
@@ -149,81 +98,48 @@ struct WgmmaSs;
 template <>
 struct WgmmaSs<64> {
     MLA_DEVICE static void run(float (&d)[32], uint64_t a_desc, uint64_t b_desc, bool acc) {
-        asm volatile(
-            "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-            "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 "
-            "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"
-            "%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1;\n}\n"
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
-              "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),
-              "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]),
-              "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
-              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),
-              "+f"(d[31])
-            : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(acc)));
+        ptx::wgmma_ss_e4m3<64>(d, a_desc, b_desc, acc);
     }
 };
 
 // ---- mbarriers (CTA scope) ------------------------------------------------------------------
 MLA_DEVICE void mbarrier_init(uint64_t* bar, uint32_t arrivals) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(arrivals)
-                 : "memory");
+    ptx::mbarrier_init(smem_addr(bar), arrivals);
 }
 // Makes initialized barriers visible to the copy engine (once, after the inits, before a
 // block-wide barrier).
-MLA_DEVICE void mbarrier_init_fence() {
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-MLA_DEVICE void mbarrier_arrive(uint64_t* bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
-}
+MLA_DEVICE void mbarrier_init_fence() { ptx::fence_mbarrier_init(); }
+MLA_DEVICE void mbarrier_arrive(uint64_t* bar) { ptx::mbarrier_arrive(smem_addr(bar)); }
 // One arrival that also announces `bytes` of copies completing on this barrier.
 MLA_DEVICE void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)),
-                 "r"(bytes)
-                 : "memory");
+    ptx::mbarrier_arrive_expect_tx(smem_addr(bar), bytes);
 }
 // Blocks until the phase of parity `parity` has completed.
 MLA_DEVICE void mbarrier_wait(uint64_t* bar, uint32_t parity) {
-    asm volatile(
-        "{\n.reg .pred done;\n"
-        "WAIT_%=:\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-        "@!done bra WAIT_%=;\n}\n" ::"r"(smem_addr(bar)),
-        "r"(parity)
-        : "memory");
+    ptx::mbarrier_wait_parity(smem_addr(bar), parity);
 }
 
 // An arrival on `bar` once every cp.async this thread has issued so far has landed (sm_80 copies
 // completing on an mbarrier). .noinc: the barrier's expected count includes these arrivals.
 MLA_DEVICE void copy_async_arrive_noinc(uint64_t* bar) {
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(bar))
-                 : "memory");
+    ptx::cp_async_mbarrier_arrive_noinc(smem_addr(bar));
 }
 
 // Waits for every cp.async this thread has issued, committed to a group or not.
-MLA_DEVICE void copy_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+MLA_DEVICE void copy_async_wait_all() { ptx::cp_async_wait_all(); }
 
 // ---- TMA: a 2D box of a tensor map (arch/nvidia/tma.h) -> shared, completing on an mbarrier --
 // map: the generic address of a __grid_constant__ kernel parameter's CUtensorMap; (x, y): the
 // box's first element (innermost first); dst aligned as the map's swizzle needs (128-byte
 // swizzle: 1024 bytes).
 MLA_DEVICE void tma_load_2d(uint32_t dst, const void* map, int x, int y, uint64_t* bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-        " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-        "l"(map), "r"(x), "r"(y), "r"(smem_addr(bar))
-        : "memory");
+    ptx::cp_async_bulk_tensor_2d_g2s(dst, map, x, y, smem_addr(bar));
 }
 
 // ---- bulk copy global -> shared, completing on an mbarrier -----------------------------------
 // dst and src 16-byte aligned, bytes a multiple of 16.
 MLA_DEVICE void bulk_copy_g2s(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
-    asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::
-            "r"(smem_addr(dst)),
-        "l"(src), "r"(bytes), "r"(smem_addr(bar))
-        : "memory");
+    ptx::cp_async_bulk_g2s(smem_addr(dst), src, bytes, smem_addr(bar));
 }
 
 // ---- stmatrix --------------------------------------------------------------------------------
@@ -233,10 +149,7 @@ MLA_DEVICE void bulk_copy_g2s(void* dst, const void* src, uint32_t bytes, uint64
 // addresses of matrix i's 8 stored rows (16 bytes each, 16-byte aligned).
 MLA_DEVICE void stmatrix_x4_trans(uint32_t row_smem_addr, uint32_t r0, uint32_t r1, uint32_t r2,
                                   uint32_t r3) {
-    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
-                     row_smem_addr),
-                 "r"(r0), "r"(r1), "r"(r2), "r"(r3)
-                 : "memory");
+    ptx::stmatrix_x4_trans_b16(row_smem_addr, r0, r1, r2, r3);
 }
 
 // ---- e4m3 conversions (sm_89+) ----------------------------------------------------------------
@@ -244,33 +157,21 @@ MLA_DEVICE void stmatrix_x4_trans(uint32_t row_smem_addr, uint32_t r0, uint32_t 
 // (the lower byte in the lower half). One conversion per two codes: on the H200 it decodes ~80
 // codes per clock and SM against ~40 for the bit operations of arch/fp8.h (scratch microbench).
 MLA_DEVICE uint32_t e4m3x2_lo_to_f16x2(uint32_t codes) {
-    uint32_t d;
-    asm("{.reg .b16 l, h;\nmov.b32 {l, h}, %1;\ncvt.rn.f16x2.e4m3x2 %0, l;\n}" : "=r"(d) : "r"(codes));
-    return d;
+    return ptx::cvt_rn_f16x2_e4m3x2_lo(codes);
 }
 MLA_DEVICE uint32_t e4m3x2_hi_to_f16x2(uint32_t codes) {
-    uint32_t d;
-    asm("{.reg .b16 l, h;\nmov.b32 {l, h}, %1;\ncvt.rn.f16x2.e4m3x2 %0, h;\n}" : "=r"(d) : "r"(codes));
-    return d;
+    return ptx::cvt_rn_f16x2_e4m3x2_hi(codes);
 }
 // Two floats as e4m3fn codes in the low 16 bits (lo in byte 0), each rounded to nearest even,
 // saturated to +-448 (cvt puts its first source in the upper byte).
 MLA_DEVICE uint32_t f32x2_to_e4m3x2(float lo, float hi) {
-    uint32_t d;
-    asm("{.reg .b16 c;\ncvt.rn.satfinite.e4m3x2.f32 c, %1, %2;\ncvt.u32.u16 %0, c;\n}"
-        : "=r"(d)
-        : "f"(hi), "f"(lo));
-    return d;
+    return ptx::cvt_rn_satfinite_e4m3x2_f32(hi, lo);
 }
 
 // ---- f32 -> bf16x2 ---------------------------------------------------------------------------
 // Two floats as a bf16x2 word (lo in the lower half), each rounded to nearest even by one
 // conversion (cvt puts its first source in the upper half).
-MLA_DEVICE uint32_t f32x2_to_bf16x2(float lo, float hi) {
-    uint32_t d;
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
-    return d;
-}
+MLA_DEVICE uint32_t f32x2_to_bf16x2(float lo, float hi) { return ptx::cvt_rn_bf16x2_f32(hi, lo); }
 
 // ---- warpgroup roles ------------------------------------------------------------------------
 // Index of this thread's warpgroup / warp, made visibly warp-uniform for the compiler (a value
@@ -284,38 +185,25 @@ MLA_DEVICE int warp_index() { return __shfl_sync(0xffffffffu, static_cast<int>(t
 // warpgroup executes it. Effective only under a register cap at entry (__launch_bounds__(n, 1)).
 template <int kRegs>
 MLA_DEVICE void warpgroup_registers_dec() {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+    ptx::setmaxnreg_dec<kRegs>();
 }
 template <int kRegs>
 MLA_DEVICE void warpgroup_registers_inc() {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+    ptx::setmaxnreg_inc<kRegs>();
 }
 
 // ---- fences and barriers --------------------------------------------------------------------
 // Shared memory written by ordinary stores, read next by wgmma (the async proxy): each writing
 // thread fences before the barrier that hands the data over.
-MLA_DEVICE void fence_proxy_async_smem() {
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
+MLA_DEVICE void fence_proxy_async_smem() { ptx::fence_proxy_async_shared_cta(); }
 // Barrier `id` (1..15; 0 is __syncthreads) over `threads` threads (a multiple of the warp size).
-MLA_DEVICE void named_barrier_sync(int id, int threads) {
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
+MLA_DEVICE void named_barrier_sync(int id, int threads) { ptx::bar_sync(id, threads); }
 // Barrier `id` over `threads` threads that also returns whether `pred` held in any of them
 // (the same value in every thread: bar.red.or).
 MLA_DEVICE bool named_barrier_any(int id, int threads, bool pred) {
-    uint32_t r;
-    asm volatile(
-        "{\n.reg .pred p, q;\nsetp.ne.b32 p, %1, 0;\nbar.red.or.pred q, %2, %3, p;\n"
-        "selp.u32 %0, 1, 0, q;\n}\n"
-        : "=r"(r)
-        : "r"(static_cast<int>(pred)), "r"(id), "r"(threads)
-        : "memory");
-    return r != 0;
+    return ptx::bar_red_or_pred(id, threads, pred);
 }
 // Arrives at barrier `id` without waiting for the other threads (they bar.sync on it).
-MLA_DEVICE void named_barrier_arrive(int id, int threads) {
-    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
+MLA_DEVICE void named_barrier_arrive(int id, int threads) { ptx::bar_arrive(id, threads); }
 
 }  // namespace mla::arch::sm90
