@@ -171,10 +171,18 @@ if(MLA_BACKEND_RESOLVED STREQUAL "hip")
 endif()
 
 # ----------------------------------------------------------------------------------------------
-# emu: the AMD path's kernels as host C++ (clang: cdna3.h's vector types), run on the CPU
+# emu: one vendor path's kernels as host C++ (clang: cdna3.h's vector types), run on the CPU
 # ----------------------------------------------------------------------------------------------
+# MLA_EMU_TARGET: which vendor's path the emulated GPU runs: gfx942 (the AMD path: arch/amd/cdna3.h
+# over an emulated wave 64) or sm90a (the NVIDIA path: arch/nvidia/sm80.h and sm90.h, the
+# stage-1 wgmma kernels included, over emulated PTX instructions).
+set(MLA_EMU_TARGET "gfx942" CACHE STRING "MLA_BACKEND=emu: the emulated GPU, gfx942 or sm90a")
+set_property(CACHE MLA_EMU_TARGET PROPERTY STRINGS gfx942 sm90a)
+if(MLA_BACKEND_RESOLVED STREQUAL "emu" AND NOT MLA_EMU_TARGET MATCHES "^(gfx942|sm90a)$")
+  message(FATAL_ERROR "MLA_EMU_TARGET must be gfx942 or sm90a (got '${MLA_EMU_TARGET}')")
+endif()
 if(MLA_BACKEND_RESOLVED STREQUAL "emu" AND NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
-  message(FATAL_ERROR "MLA_BACKEND=emu compiles the AMD kernels as host C++ with clang (their "
+  message(FATAL_ERROR "MLA_BACKEND=emu compiles the kernels as host C++ with clang (the AMD ones' "
           "ext_vector_type operands): configure with -DCMAKE_CXX_COMPILER=clang++-19 (got "
           "${CMAKE_CXX_COMPILER_ID})")
 endif()
@@ -197,6 +205,9 @@ function(mla_backend_usage target)
     endif()
   elseif(MLA_BACKEND_RESOLVED STREQUAL "emu")
     target_compile_definitions(${target} PUBLIC MLA_BACKEND_EMU=1)
+    if(MLA_EMU_TARGET STREQUAL "sm90a")
+      target_compile_definitions(${target} PUBLIC MLA_EMU_SM90=1)
+    endif()
   endif()
 endfunction()
 
@@ -300,6 +311,9 @@ function(mla_gpu_sources target)
                                 COMPILE_OPTIONS "-x;c++;-fno-strict-aliasing")
     target_sources(${target} PRIVATE ${ARGN} ${PROJECT_SOURCE_DIR}/kernels/arch/emu/simt.cpp
                    ${PROJECT_SOURCE_DIR}/kernels/arch/emu/lds.cpp)
+    if(MLA_EMU_TARGET STREQUAL "sm90a")
+      target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/kernels/arch/emu/ptx.cpp)
+    endif()
   else()
     return()
   endif()

@@ -71,7 +71,7 @@ extern "C" {
 
 #define MLA_DECODE_VERSION_MAJOR 0
 #define MLA_DECODE_VERSION_MINOR 7
-#define MLA_DECODE_VERSION_PATCH 26
+#define MLA_DECODE_VERSION_PATCH 27
 /* Single comparable number: major * 10000 + minor * 100 + patch. */
 #define MLA_DECODE_VERSION                                                                      \
     (MLA_DECODE_VERSION_MAJOR * 10000 + MLA_DECODE_VERSION_MINOR * 100 + MLA_DECODE_VERSION_PATCH)
@@ -449,7 +449,8 @@ MLA_API const char* mla_version_string(void);
 MLA_API size_t mla_decode_params_size(void);
 
 /* The GPU backend this library was built with: "hip", "cuda", "none", or "emu" (a test build:
-   the AMD kernels run on the CPU, on an emulated gfx942 device). Never NULL. */
+   the AMD or the NVIDIA kernels run on the CPU, on an emulated gfx942 or sm_90a device). Never
+   NULL. */
 MLA_API const char* mla_backend_name(void);
 
 /* A short English name of a status ("MLA_STATUS_SUCCESS", ...); "unknown status" for values

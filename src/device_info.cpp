@@ -28,7 +28,7 @@ mla_status query(int dev, DeviceInfo* info) {
         e = gpu::shared_bytes_per_multiprocessor(&info->shared_bytes_per_multiprocessor, dev);
     if (e == gpu::kSuccess)
         e = gpu::reserved_shared_bytes_per_block(&info->reserved_shared_bytes_per_block, dev);
-#if defined(MLA_BACKEND_HIP) || defined(MLA_BACKEND_EMU)
+#if defined(MLA_BACKEND_HIP) || (defined(MLA_BACKEND_EMU) && !defined(MLA_EMU_SM90))
     info->amd = true;
     if (e == gpu::kSuccess) e = gpu::gcn_arch_name(info->arch_name, sizeof(info->arch_name), dev);
 #else

@@ -25,7 +25,12 @@
 #    workgroup's work-items resumed in reverse order (MLA_EMU_REVERSE_TESTS; simt.cpp). It needs
 #    only clang-19: it runs where step 3 found its toolchain, and is skipped without it
 #    (MLA_SKIP_EMU=1 skips it alone).
-# 5. Summary: each build's test counts (ran, passed, failed, skipped: the GPU tests skip without
+# 5. The NVIDIA path run on the CPU, in $MLA_EMU_SM90_BUILD_DIR (default build-emu-sm90/): the
+#    same backend with MLA_EMU_TARGET=sm90a (arch/nvidia/sm80.h and sm90.h over emulated PTX:
+#    mma.sync, wgmma, mbarriers, cp.async, bulk and tensor copies), so the stage-1 wgmma kernels
+#    run: MLA_EMU_SM90_TESTS, MLA_EMU_SM90_FORCED_TESTS, then MLA_EMU_REVERSE_TESTS in reverse
+#    order. Same toolchain and skips as step 4 (MLA_SKIP_EMU_SM90=1 skips it alone).
+# 6. Summary: each build's test counts (ran, passed, failed, skipped: the GPU tests skip without
 #    a GPU) and the AMD check's result.
 # See tests/setup.sh for the other environment variables. Exits non-zero on any failure.
 set -euo pipefail
@@ -94,43 +99,68 @@ if [ -z "$hip_result" ]; then
   mla_ctest "AMD (hip, gfx940) tests" "$MLA_HIP_BUILD_DIR" || hip_result="FAILED (gfx940 tests)"
 fi
 
-# The GPU tests run on the emulated device: those whose cases take seconds there. Every format,
+# The GPU tests run on the emulated devices: those whose cases take seconds there. Every format,
 # heads 8-128, q_len 1-4 and mixed, paged caches (shuffled, sentinel tails), tile and split
 # boundaries, row strides, split forms, fp8 Q, MXFP4's extreme scales, a bf16 rope, 131k tokens,
-# caches past 2 GiB, the plan API, graphs, threads, the fp64 known answers, and mma16's e4m3fnuz
-# MFMA scores (forced). Left out, at 1-4 minutes each there: the competition grid, batch 1024,
-# the 16- to 64-row sweeps, the batch-invariant suite (docs/notes/emu.md: all but the last pass).
-emu_tests='^(GpuVectors\.|Formats/GpuFormat\.[^C]|AllFormats/GpuFormatHeads\.|GpuBadInput\.'
-emu_tests+='|GpuPlanApi\.|GpuPlans\.|Threads\.|[A-Za-z0-9]+/SplitForms\.|Outputs/|LseStride\.'
-emu_tests+='|AllFormats/GpuPathsFormat\.(SingleElement|ShuffledPages|LargeShuffledPages)'
-emu_tests+='|Mxfp4/GpuMxfp4Extremes\.|Steps/GpuGraph\.|PastTwoGiB/|GpuLong\.(Kv131072|OneElement)'
-emu_tests+='|GpuLongCta\.|Fp8Q/GpuFp8Query\.|Fp8LatentHeadsPaging/|GpuFp8Mma\..*\.stage1_mma16$)'
-MLA_EMU_TESTS="${MLA_EMU_TESTS:-$emu_tests}"
-# and of those, again with the work-items of each workgroup in reverse order:
-emu_tests='^(GpuVectors\.|Formats/GpuFormat\.[^C]|AllFormats/GpuFormatHeads\.UnevenLengths/)'
-MLA_EMU_REVERSE_TESTS="${MLA_EMU_REVERSE_TESTS:-$emu_tests}"
-emu_result=""
-if [ "${MLA_SKIP_EMU:-0}" = 1 ]; then
-  emu_result="skipped (MLA_SKIP_EMU=1)"
-elif ! command -v "$MLA_HIP_CXX" >/dev/null 2>&1 || ! command -v "$MLA_HIP_CC" >/dev/null 2>&1
-then
-  emu_result="skipped: no $MLA_HIP_CXX here"
-else
-  mla_banner "the AMD path on an emulated gfx942 (backend emu, $MLA_HIP_CXX) in $MLA_EMU_BUILD_DIR"
-  mla_configure "$MLA_EMU_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DMLA_BACKEND=emu \
+# caches past 2 GiB, the plan API, graphs, threads, the fp64 known answers. Left out, at 1-4
+# minutes each there: the competition grid, batch 1024, the 16- to 64-row sweeps, the
+# batch-invariant suite (docs/notes/emu.md).
+emu_common='GpuVectors\.|Formats/GpuFormat\.[^C]|AllFormats/GpuFormatHeads\.|GpuBadInput\.'
+emu_common+='|GpuPlanApi\.|GpuPlans\.|Threads\.|[A-Za-z0-9]+/SplitForms\.|Outputs/|LseStride\.'
+emu_common+='|AllFormats/GpuPathsFormat\.(SingleElement|ShuffledPages|LargeShuffledPages)'
+emu_common+='|Mxfp4/GpuMxfp4Extremes\.|Steps/GpuGraph\.|PastTwoGiB/|GpuLong\.(Kv131072|OneElement)'
+emu_common+='|GpuLongCta\.|Fp8Q/GpuFp8Query\.|Fp8LatentHeadsPaging/'
+# gfx942: those, and mma16's e4m3fnuz MFMA scores (forced: GpuFp8Mma's .stage1_mma16).
+MLA_EMU_TESTS="${MLA_EMU_TESTS:-^($emu_common|GpuFp8Mma\..*\.stage1_mma16\$)}"
+# sm_90a, whose planner takes wgmma wherever it serves (the wgmma kernels at 16 / 32 / 64 rows,
+# long CTAs, TMA and copies, e4m3 scores): those and two 64-row suites, without the suffixed
+# registrations (tests/CMakeLists.txt); of those, MLA_EMU_SM90_FORCED_TESTS: mma16 forced
+# (mma.sync) on the known answers and uneven lengths, long CTAs and 64 rows with TMA off.
+emu_sm90="^($emu_common|GpuFp8Mma\.|GpuRows64\.(EmptyElementsFp8Mma|PagedSplitCtas)\$)"
+MLA_EMU_SM90_TESTS="${MLA_EMU_SM90_TESTS:-$emu_sm90}"
+emu_forced='^(GpuVectors\..*\.stage1_mma16'
+emu_forced+='|AllFormats/GpuFormatHeads\.UnevenLengths/.*\.stage1_mma16'
+emu_forced+='|GpuLongCta\..*\.notma_one_split|GpuRows64\.EmptyElementsFp8Mma\.notma)$'
+MLA_EMU_SM90_FORCED_TESTS="${MLA_EMU_SM90_FORCED_TESTS:-$emu_forced}"
+emu_suffixed='\.(stage1_[a-z0-9]+|one_split|nopdl|notma|notma_one_split)$'
+# and on both, some again with the work-items of each workgroup in reverse order:
+emu_reverse='^(GpuVectors\.|Formats/GpuFormat\.[^C]|AllFormats/GpuFormatHeads\.UnevenLengths/)'
+MLA_EMU_REVERSE_TESTS="${MLA_EMU_REVERSE_TESTS:-$emu_reverse}"
+
+# emu_run <target> <label> <build dir> <skip variable> <tests> <forced tests or ''>: builds the
+# emulated <target> and runs its tests, then MLA_EMU_REVERSE_TESTS with each workgroup's
+# work-items resumed in reverse order (simt.cpp: a kernel that reads shared memory another
+# work-item writes without a barrier between sees other data in one of the two orders). Sets
+# emu_result.
+emu_run() {
+  local target="$1" label="$2" dir="$3" skip="$4" tests="$5" forced="$6"
+  if [ "${!skip:-0}" = 1 ]; then
+    emu_result="skipped ($skip=1)"
+    return
+  elif ! command -v "$MLA_HIP_CXX" >/dev/null 2>&1 || ! command -v "$MLA_HIP_CC" >/dev/null 2>&1
+  then
+    emu_result="skipped: no $MLA_HIP_CXX here"
+    return
+  fi
+  mla_banner "the $label path on an emulated $target (backend emu, $MLA_HIP_CXX) in $dir"
+  mla_configure "$dir" -DCMAKE_BUILD_TYPE=Release -DMLA_BACKEND=emu -DMLA_EMU_TARGET="$target" \
     -DCMAKE_CXX_COMPILER="$MLA_HIP_CXX" -DCMAKE_C_COMPILER="$MLA_HIP_CC" -DMLA_BUILD_BENCH=OFF
-  cmake --build "$MLA_EMU_BUILD_DIR" --parallel "$MLA_JOBS"
+  cmake --build "$dir" --parallel "$MLA_JOBS"
   emu_result="passed"
-  mla_ctest "emulated AMD (emu, gfx942) GPU tests" "$MLA_EMU_BUILD_DIR" --timeout 300 \
-    -R "$MLA_EMU_TESTS" || emu_result="FAILED"
-  # Once more with each workgroup's work-items resumed in reverse order (simt.cpp): a kernel
-  # that reads LDS another work-item writes without a barrier between sees other data in one of
-  # the two orders.
-  export MLA_EMU_ORDER=reverse
-  mla_ctest "emulated AMD (emu, gfx942, reverse order) GPU tests" "$MLA_EMU_BUILD_DIR" \
-    --timeout 300 -R "$MLA_EMU_REVERSE_TESTS" || emu_result="FAILED"
-  unset MLA_EMU_ORDER
-fi
+  mla_ctest "emulated $label (emu, $target) GPU tests" "$dir" --timeout 300 -R "$tests" \
+    -E "$emu_suffixed" || emu_result="FAILED"
+  if [ -n "$forced" ]; then
+    mla_ctest "emulated $label (emu, $target) GPU tests, forced variants" "$dir" --timeout 300 \
+      -R "$forced" || emu_result="FAILED"
+  fi
+  MLA_EMU_ORDER=reverse mla_ctest "emulated $label (emu, $target, reverse order) GPU tests" \
+    "$dir" --timeout 300 -R "$MLA_EMU_REVERSE_TESTS" -E "$emu_suffixed" || emu_result="FAILED"
+}
+emu_run gfx942 AMD "$MLA_EMU_BUILD_DIR" MLA_SKIP_EMU "$MLA_EMU_TESTS" ""
+emu_amd_result="$emu_result"
+emu_run sm90a NVIDIA "$MLA_EMU_SM90_BUILD_DIR" MLA_SKIP_EMU_SM90 "$MLA_EMU_SM90_TESTS" \
+  "$MLA_EMU_SM90_FORCED_TESTS"
+emu_nvidia_result="$emu_result"
 
 mla_banner "summary"
 failed=0
@@ -162,9 +192,11 @@ case "$hip_result" in
   *) not_run "AMD compile check" "$hip_result" ;;
 esac
 [ -z "$hip_new_result" ] || not_run "AMD device check of $MLA_HIP_NEW_ARCHS" "$hip_new_result"
-case "$emu_result" in
-  passed) mla_log "emulated AMD (emu): passed" ;;
-  FAILED) mla_log "emulated AMD (emu): FAILED"; failed=1 ;;
-  *) not_run "emulated AMD run" "$emu_result" ;;
-esac
+for emu in "AMD (emu, gfx942):$emu_amd_result" "NVIDIA (emu, sm_90a):$emu_nvidia_result"; do
+  case "${emu#*:}" in
+    passed) mla_log "emulated ${emu%%:*}: passed" ;;
+    FAILED) mla_log "emulated ${emu%%:*}: FAILED"; failed=1 ;;
+    *) not_run "emulated ${emu%%:*} run" "${emu#*:}" ;;
+  esac
+done
 exit "$failed"

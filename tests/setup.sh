@@ -5,6 +5,7 @@
 #   MLA_BUILD_DIR        native build directory (default build/)
 #   MLA_HIP_BUILD_DIR    AMD compile-check build directory (default build-hip/)
 #   MLA_EMU_BUILD_DIR    build directory of the AMD path on the emulated device (default build-emu/)
+#   MLA_EMU_SM90_BUILD_DIR  the same for the NVIDIA path (default build-emu-sm90/)
 #   MLA_TSAN_BUILD_DIR   ThreadSanitizer build directory of tests/run.sh (default build-tsan/)
 #   MLA_BUILD_TYPE       CMake build type of the native build (default Release)
 #   MLA_NATIVE_BACKEND   backend of the native build (default: cuda when nvcc exists, else none)
@@ -19,6 +20,7 @@ MLA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MLA_BUILD_DIR="${MLA_BUILD_DIR:-$MLA_ROOT/build}"
 MLA_HIP_BUILD_DIR="${MLA_HIP_BUILD_DIR:-$MLA_ROOT/build-hip}"
 MLA_EMU_BUILD_DIR="${MLA_EMU_BUILD_DIR:-$MLA_ROOT/build-emu}"
+MLA_EMU_SM90_BUILD_DIR="${MLA_EMU_SM90_BUILD_DIR:-$MLA_ROOT/build-emu-sm90}"
 MLA_TSAN_BUILD_DIR="${MLA_TSAN_BUILD_DIR:-$MLA_ROOT/build-tsan}"
 MLA_BUILD_TYPE="${MLA_BUILD_TYPE:-Release}"
 MLA_JOBS="${MLA_JOBS:-$(nproc 2>/dev/null || echo 2)}"

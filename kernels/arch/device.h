@@ -18,8 +18,12 @@
 
 #include "arch/types.h"
 
-#if defined(MLA_BACKEND_EMU)
-#include "arch/emu/simt.h"  // the AMD path on the CPU: cdna3.h over an emulated wave 64
+#if defined(MLA_BACKEND_EMU) && defined(MLA_EMU_SM90)
+#include "arch/emu/cuda.h"  // the NVIDIA path on the CPU: sm80.h / sm90.h over emulated PTX
+#define MLA_ARCH_NVIDIA 1
+#define MLA_ARCH_EMU 1
+#elif defined(MLA_BACKEND_EMU)
+#include "arch/emu/gfx942.h"  // the AMD path on the CPU: cdna3.h over an emulated wave 64
 #define MLA_ARCH_AMD 1
 #define MLA_ARCH_EMU 1
 #elif defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__) || defined(MLA_BACKEND_HIP)
@@ -89,17 +93,26 @@ MLA_DEVICE uint32_t pack_bf16x2(float a, float b) {
 #if defined(MLA_ARCH_AMD)
 #include "arch/amd/cdna3.h"
 #else
+#if defined(MLA_ARCH_EMU)
+#include "arch/emu/ptx_sm80.h"  // the same instructions, emulated
+#else
 #include "arch/nvidia/ptx_sm80.h"
+#endif
 #include "arch/nvidia/sm80.h"
 #endif
 
 // ---- hook: Hopper atoms, sm_90a device passes only ------------------------------------------
 // Defines MLA_ARCH_SM90 for the kernels that use them (those are compiled for sm_90a alone: see
-// MLA_SM90_KERNEL_SOURCES in src/CMakeLists.txt). Host passes and other targets never see it.
+// MLA_SM90_KERNEL_SOURCES in src/CMakeLists.txt). Host passes and other targets never see it;
+// the emulated sm_90a (MLA_EMU_SM90) does, over the emulated instructions.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #if __has_include("arch/nvidia/sm90.h")
 #define MLA_ARCH_SM90 1
 #include "arch/nvidia/ptx_sm90.h"
 #include "arch/nvidia/sm90.h"
 #endif
+#elif defined(MLA_ARCH_EMU) && defined(MLA_ARCH_NVIDIA)
+#define MLA_ARCH_SM90 1
+#include "arch/emu/ptx_sm90.h"
+#include "arch/nvidia/sm90.h"
 #endif

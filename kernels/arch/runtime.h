@@ -178,9 +178,10 @@ inline error_t launch_dependent(void (*kernel)(Formals...), dim3 grid, dim3 bloc
 #undef MLA_RT
 #endif
 
-// ---- the emulated AMD GPU (MLA_BACKEND=emu; kernels/arch/emu/simt.h) --------------------------
-// One device (ordinal 0) with the attributes of an MI300X (gfx942), host memory as its memory,
-// every operation synchronous; kernels run on the CPU, one launch at a time in the process.
+// ---- the emulated GPU (MLA_BACKEND=emu; kernels/arch/emu/simt.h) ------------------------------
+// One device (ordinal 0) with the attributes of an MI300X (gfx942) or, with MLA_EMU_SM90, of an
+// H200 (sm_90), host memory as its memory, every operation synchronous; kernels run on the CPU,
+// one launch at a time in the process.
 #if defined(MLA_BACKEND_EMU)
 #define MLA_HAVE_GPU_RUNTIME 1
 
@@ -190,7 +191,15 @@ inline error_t launch_dependent(void (*kernel)(Formals...), dim3 grid, dim3 bloc
 #include <vector>
 
 namespace mla::emu {
+#if defined(MLA_EMU_SM90)
+inline constexpr int kLdsBytes = 227 * 1024;  // shared memory of a CTA (sm_90, opt-in)
+inline constexpr int kMultiprocessors = 132;  // H100 / H200 SXM
+inline constexpr int kCcMajor = 9, kCcMinor = 0;
+#else
 inline constexpr int kLdsBytes = 64 * 1024;  // LDS of a workgroup (gfx942)
+inline constexpr int kMultiprocessors = 304;  // MI300X
+inline constexpr int kCcMajor = 9, kCcMinor = 4;  // HIP's stand-in for gfx942
+#endif
 }  // namespace mla::emu
 
 namespace mla::gpu {
@@ -221,20 +230,28 @@ error_t get_device(int* d);
 error_t set_device(int d);
 inline error_t device_synchronize() { return kSuccess; }
 inline error_t multiprocessor_count(int* n, int) {
-    *n = 304;
+    *n = emu::kMultiprocessors;
     return kSuccess;
 }
-inline error_t compute_capability(int* major, int* minor, int) {  // HIP's stand-in for gfx942
-    *major = 9;
-    *minor = 4;
+inline error_t compute_capability(int* major, int* minor, int) {
+    *major = emu::kCcMajor;
+    *minor = emu::kCcMinor;
     return kSuccess;
 }
 inline error_t shared_bytes_per_multiprocessor(int* n, int) {
+#if defined(MLA_EMU_SM90)
+    *n = 228 * 1024;
+#else
     *n = emu::kLdsBytes;
+#endif
     return kSuccess;
 }
 inline error_t reserved_shared_bytes_per_block(int* n, int) {
+#if defined(MLA_EMU_SM90)
+    *n = 1024;
+#else
     *n = 0;
+#endif
     return kSuccess;
 }
 inline error_t max_shared_bytes_per_block(int* n, int) {

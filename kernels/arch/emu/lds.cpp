@@ -1,15 +1,17 @@
-// The emulated AMD GPU (simt.h): the kernels' extern LDS arrays (the dynamic shared memory of
-// stage1/mma16.h and of the reduce's combine), one buffer each, as the declarations name them.
+// The emulated GPU (simt.h): the kernels' extern LDS arrays (the dynamic shared memory of the
+// stage-1 kernels and of the reduce's combine), one buffer each, as the declarations name them
+// (1024-byte aligned: the sm_90a kernels' swizzled stages).
 #include <cstring>
 
 #include "arch/emu/simt.h"
 
 namespace mla::splitkv {
-alignas(16) uint8_t smem[mla::emu::kLdsBytes];
+alignas(1024) uint8_t smem[mla::emu::kLdsBytes];
 alignas(16) float4 combine_shared[mla::emu::kLdsBytes / sizeof(float4)];
 }  // namespace mla::splitkv
 
 namespace mla::emu {
+uint8_t* lds_base() { return mla::splitkv::smem; }
 void poison_lds() {
     std::memset(mla::splitkv::smem, 0xff, sizeof(mla::splitkv::smem));
     std::memset(mla::splitkv::combine_shared, 0xff, sizeof(mla::splitkv::combine_shared));

@@ -1,9 +1,10 @@
-// The emulated AMD GPU's machine (simt.h): workgroups of fibers, their barriers and wave
-// exchanges, the launch, and the host runtime of arch/runtime.h's emu branch.
+// The emulated GPU's machine (simt.h, machine.h): workgroups of fibers, their barriers and wave
+// exchanges, the scheduler, the launch, and the host runtime of arch/runtime.h's emu branch.
 #include "arch/emu/simt.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -16,6 +17,7 @@
 #include <ucontext.h>
 #endif
 
+#include "arch/emu/machine.h"
 #include "arch/runtime.h"
 
 // ---- context switch --------------------------------------------------------------------------
@@ -51,63 +53,19 @@ extern "C" void mla_emu_switch(void** save, void* load);
 #endif
 
 namespace mla::emu {
+namespace detail {
+Machine* g_machine = nullptr;
+Fiber& me() { return g_machine->fibers[static_cast<size_t>(g_machine->current)]; }
+}  // namespace detail
+
 namespace {
+using namespace detail;
 
 constexpr size_t kStackBytes = 256 * 1024;
 constexpr int kMaxThreads = 1024;
+constexpr int kWarpgroup = 128;
 
-struct Group {
-    int alive = 0;
-    int arrived = 0;
-    uint64_t generation = 0;
-};
-
-struct Fiber {
-    unsigned tid = 0;
-    bool done = false;
-    Group* waiting = nullptr;  // the collective it waits in, and that collective's generation
-    uint64_t wait_generation = 0;
-    uint64_t collectives = 0;  // wave collectives so far (the exchange buffer's parity)
-#if defined(__x86_64__)
-    void* sp = nullptr;
-#else
-    ucontext_t context;
-#endif
-    std::unique_ptr<uint8_t[]> stack;
-};
-
-struct Machine {
-    std::vector<Fiber> fibers;
-    int current = -1;
-#if defined(__x86_64__)
-    void* scheduler_sp = nullptr;
-#else
-    ucontext_t scheduler;
-#endif
-    Group block;
-    std::vector<Group> waves;
-    // Per wave, two exchange buffers (by collective parity) of 64 slots, and two MFMA products
-    // with the collective (the wave's count of them) each was computed for.
-    std::vector<uint8_t> exchange;
-    struct Product {
-        uint64_t collective = 0;
-        float ab[16][16];
-    };
-    std::vector<Product> products;
-    unsigned block_index = 0;
-    unsigned block_threads = 0;
-    void (*body)(void*) = nullptr;
-    void* body_context = nullptr;
-    std::mt19937 random{[] {
-        const char* seed = std::getenv("MLA_EMU_SEED");
-        return seed != nullptr ? static_cast<unsigned>(std::strtoul(seed, nullptr, 10)) : 1u;
-    }()};
-};
-
-Machine* g_machine = nullptr;  // the machine of the launch in progress (under g_launch)
-std::mutex g_launch;
-
-Fiber& me() { return g_machine->fibers[static_cast<size_t>(g_machine->current)]; }
+std::mutex g_launch;  // one launch at a time (g_machine)
 
 void to_scheduler() {
     Fiber& f = me();
@@ -118,39 +76,30 @@ void to_scheduler() {
 #endif
 }
 
-// Arrive at a collective of group g; returns once every live member has arrived. The arrival
-// that completes a workgroup barrier goes back to the scheduler too, which starts the next
-// phase in its own order (else that work-item's wave would always run it first).
-void arrive(Group& g) {
-    const uint64_t generation = g.generation;
-    if (++g.arrived >= g.alive) {
-        g.arrived = 0;
-        ++g.generation;
-        if (&g == &g_machine->block) to_scheduler();
-        return;
-    }
-    Fiber& f = me();
-    f.waiting = &g;
-    f.wait_generation = generation;
-    to_scheduler();
-    f.waiting = nullptr;
+void complete_generation(Group& g, void (*complete)(void*), void* context) {
+    if (complete != nullptr) complete(context);
+    g.arrived = 0;
+    ++g.generation;
 }
 
 // A member left: the collective in progress completes if everyone else is there.
 void leave(Group& g) {
     --g.alive;
-    if (g.alive > 0 && g.arrived >= g.alive) {
-        g.arrived = 0;
-        ++g.generation;
-    }
+    if (g.alive > 0 && g.arrived >= g.alive) complete_generation(g, nullptr, nullptr);
+}
+
+void leave_all(Fiber& f) {
+    f.done = true;
+    if (!f.wgmma.empty())
+        fail("thread %u returned with %zu wgmma not waited for", f.tid, f.wgmma.size());
+    leave(g_machine->block);
+    leave(g_machine->waves[f.tid / kWave]);
+    leave(g_machine->warpgroups[f.tid / kWarpgroup]);
 }
 
 void fiber_main() {
     g_machine->body(g_machine->body_context);
-    Fiber& f = me();
-    f.done = true;
-    leave(g_machine->block);
-    leave(g_machine->waves[f.tid / kWave]);
+    leave_all(me());
     to_scheduler();  // never resumed
     std::abort();
 }
@@ -159,12 +108,12 @@ void fiber_main() {
 void fiber_entry() { fiber_main(); }
 #endif
 
-// The order in which the scheduler runs a workgroup's waves (each until all its work-items wait
-// on the workgroup barrier) and their lanes, from MLA_EMU_ORDER: forward (wave 0 first, lanes
-// 0, 1, ...; the default), reverse, or shuffle (a new random order on every round, seeded by
-// MLA_EMU_SEED, default 1). So of two accesses to the same LDS bytes by different waves with no
-// barrier between, forward runs the lower wave's first and reverse the higher wave's: a kernel
-// that reads what another wave writes without a barrier between fails in one of the two.
+// The order in which the scheduler runs a workgroup's waves (each until all its work-items wait)
+// and their lanes, from MLA_EMU_ORDER: forward (wave 0 first, lanes 0, 1, ...; the default),
+// reverse, or shuffle (a new random order on every round, seeded by MLA_EMU_SEED, default 1).
+// So of two accesses to the same shared bytes by different waves with no barrier between,
+// forward runs the lower wave's first and reverse the higher wave's: a kernel that reads what
+// another wave writes without a barrier between fails in one of the two.
 enum class Order { kForward, kReverse, kShuffle };
 Order order_from_environment() {
     const char* v = std::getenv("MLA_EMU_ORDER");
@@ -177,22 +126,57 @@ Order order_from_environment() {
 }
 const Order kOrder = order_from_environment();
 
+bool runnable(Machine& m, const Fiber& f) {
+    if (f.done) return false;
+    if (f.waiting != nullptr) return f.waiting->generation != f.wait_generation;
+    if (f.wait_mbarrier != kNoMbarrier)
+        return (m.mbarriers[f.wait_mbarrier].phase & 1u) != f.wait_parity;
+    return true;
+}
+
+// Lands every asynchronous operation in flight, in issue order; false if there was none.
+bool land_in_flight(Machine& m) {
+    if (m.in_flight.empty()) return false;
+    std::vector<std::function<void()>> now;
+    now.swap(m.in_flight);
+    for (auto& op : now) op();
+    return true;
+}
+
+std::vector<Group> members(int n, int size) {
+    std::vector<Group> groups(static_cast<size_t>((n + size - 1) / size));
+    for (size_t g = 0; g < groups.size(); ++g)
+        groups[g].alive = std::min(size, n - static_cast<int>(g) * size);
+    return groups;
+}
+
 // Runs one workgroup to completion; false if its work-items wait on each other forever (a
-// collective that not every live member reaches).
+// collective that not every live member reaches, a barrier that never completes).
 bool run_block(Machine& m) {
     const int n = static_cast<int>(m.block_threads);
     const int waves = (n + kWave - 1) / kWave;
     m.block = Group{n, 0, 0};
-    for (auto& product : m.products) product.collective = 0;  // counts restart at 0
-    m.waves.assign(static_cast<size_t>(waves), Group{});
-    for (int w = 0; w < waves; ++w)
-        m.waves[static_cast<size_t>(w)].alive = n - w * kWave < kWave ? n - w * kWave : kWave;
+    for (auto& once : m.once) once.collective = 0;  // counts restart at 0
+    m.waves = members(n, kWave);
+    m.warpgroups = members(n, kWarpgroup);
+    for (int i = 0; i < 16; ++i) {
+        m.named[i] = Group{};
+        m.named_threads[i] = 0;
+    }
+    m.mbarriers.clear();
+    m.in_flight.clear();
+    start_block_target(m);
     for (int i = 0; i < n; ++i) {
         Fiber& f = m.fibers[static_cast<size_t>(i)];
         f.tid = static_cast<unsigned>(i);
         f.done = false;
         f.waiting = nullptr;
+        f.wait_mbarrier = kNoMbarrier;
         f.collectives = 0;
+        f.cp_async.clear();
+        f.cp_committed = f.cp_issued = 0;
+        f.wgmma.clear();
+        f.wgmma_committed = 0;
         if (!f.stack) f.stack.reset(new uint8_t[kStackBytes]);
 #if defined(__x86_64__)
         // Stack top 16-byte aligned; the first switch pops six registers and returns into
@@ -211,8 +195,8 @@ bool run_block(Machine& m) {
         makecontext(&f.context, fiber_entry, 0);
 #endif
     }
-    // Wave by wave: a wave runs until every one of its work-items waits on the workgroup barrier
-    // (or returned) before the next wave starts, in MLA_EMU_ORDER's order of waves and lanes.
+    // Wave by wave: a wave runs until none of its work-items can go on (each waits, or
+    // returned) before the next wave starts, in MLA_EMU_ORDER's order of waves and lanes.
     std::vector<int> wave_order(static_cast<size_t>(waves)), lane_order(kWave);
     for (int w = 0; w < waves; ++w)
         wave_order[static_cast<size_t>(w)] = kOrder == Order::kReverse ? waves - 1 - w : w;
@@ -235,9 +219,7 @@ bool run_block(Machine& m) {
                     const int i = w * kWave + l;
                     if (i >= n || m.block.generation != phase) continue;
                     Fiber& f = m.fibers[static_cast<size_t>(i)];
-                    if (f.done ||
-                        (f.waiting != nullptr && f.waiting->generation == f.wait_generation))
-                        continue;
+                    if (!runnable(m, f)) continue;
                     m.current = i;
 #if defined(__x86_64__)
                     mla_emu_switch(&m.scheduler_sp, f.sp);
@@ -249,8 +231,10 @@ bool run_block(Machine& m) {
                 }
             }
         }
-        if (!progressed) return false;
+        // Nobody can go on: what is in flight lands now (the latest it may), else a hang.
+        if (!progressed && !land_in_flight(m)) return false;
     }
+    finish_block_target(m);
     return true;
 }
 
@@ -258,10 +242,66 @@ thread_local gpu::error_t t_last_error = gpu::kSuccess;
 
 }  // namespace
 
+namespace detail {
+void arrive(Group& g, void (*complete)(void*), void* context) {
+    const uint64_t generation = g.generation;
+    if (++g.arrived >= g.alive) {
+        complete_generation(g, complete, context);
+        if (&g == &g_machine->block) to_scheduler();
+        return;
+    }
+    Fiber& f = me();
+    f.waiting = &g;
+    f.wait_generation = generation;
+    to_scheduler();
+    f.waiting = nullptr;
+}
+
+void arrive_only(Group& g, void (*complete)(void*), void* context) {
+    if (++g.arrived >= g.alive) complete_generation(g, complete, context);
+}
+
+void wait_mbarrier(uint32_t bar, uint32_t parity) {
+    const auto it = g_machine->mbarriers.find(bar);
+    if (it == g_machine->mbarriers.end()) {
+        fail("a wait on an mbarrier at shared offset %u that was never initialized", bar);
+        return;
+    }
+    if ((it->second.phase & 1u) != parity) return;
+    Fiber& f = me();
+    f.wait_mbarrier = bar;
+    f.wait_parity = parity;
+    to_scheduler();
+    f.wait_mbarrier = kNoMbarrier;
+}
+
+void exit_fiber() {
+    leave_all(me());
+    to_scheduler();  // never resumed
+    std::abort();
+}
+
+#if !defined(MLA_EMU_SM90)
+void start_block_target(Machine&) {}
+void finish_block_target(Machine&) {}
+#endif
+}  // namespace detail
+
 unsigned thread_index() { return me().tid; }
 unsigned block_index() { return g_machine->block_index; }
 unsigned block_threads() { return g_machine->block_threads; }
+unsigned grid_blocks() { return g_machine->grid; }
 void sync_block() { arrive(g_machine->block); }
+
+void fail(const char* format, ...) {
+    if (!g_machine->failure.empty()) return;
+    char text[512];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(text, sizeof(text), format, args);
+    va_end(args);
+    g_machine->failure = text;
+}
 
 const uint8_t* wave_exchange(const void* data, size_t bytes) {
     Fiber& f = me();
@@ -269,17 +309,17 @@ const uint8_t* wave_exchange(const void* data, size_t bytes) {
     uint8_t* buffer = g_machine->exchange.data() +
                       (static_cast<size_t>(wave) * 2 + (f.collectives & 1)) * kWave * kSlotBytes;
     ++f.collectives;
-    std::memcpy(buffer + lane * kSlotBytes, data, bytes);
+    if (bytes > 0) std::memcpy(buffer + lane * kSlotBytes, data, bytes);
     arrive(g_machine->waves[wave]);
     return buffer;
 }
 
-float (&wave_product(bool* fresh))[16][16] {
+uint8_t* wave_once(bool* fresh) {
     const Fiber& f = me();
-    Machine::Product& p = g_machine->products[(f.tid / kWave) * 2 + ((f.collectives - 1) & 1)];
-    *fresh = p.collective != f.collectives;
-    p.collective = f.collectives;
-    return p.ab;
+    Machine::Once& o = g_machine->once[(f.tid / kWave) * 2 + ((f.collectives - 1) & 1)];
+    *fresh = o.collective != f.collectives;
+    o.collective = f.collectives;
+    return o.bytes;
 }
 
 namespace {
@@ -288,6 +328,11 @@ std::unique_ptr<T[]> table(F value) {
     std::unique_ptr<T[]> t(new T[N]);
     for (size_t i = 0; i < N; ++i) t[i] = value(i);
     return t;
+}
+// e4m3 magnitudes of exponent field e and mantissa m with bias `bias`.
+float e4m3_magnitude(int e, int m, int bias) {
+    return e == 0 ? std::ldexp(static_cast<float>(m), -bias - 2)
+                  : std::ldexp(1.0f + static_cast<float>(m) / 8.0f, e - bias);
 }
 }  // namespace
 
@@ -306,13 +351,20 @@ float bf16_value(uint16_t bits) {
     std::memcpy(&f, &u, 4);
     return f;
 }
+// e4m3fn (OCP): bias 7, no infinities, 0x7F / 0xFF NaN, largest 448.
+float e4m3fn_value(uint8_t code) {
+    static const std::unique_ptr<float[]> values = table<float, 256>([](size_t c) {
+        if ((c & 0x7f) == 0x7f) return std::nanf("");
+        const float mag = e4m3_magnitude(static_cast<int>(c >> 3) & 15, static_cast<int>(c) & 7, 7);
+        return (c & 0x80) ? -mag : mag;
+    });
+    return values[code];
+}
 // e4m3fnuz: bias 8, no infinities, 0x80 the only NaN (no negative zero).
 float e4m3fnuz_value(uint8_t code) {
     static const std::unique_ptr<float[]> values = table<float, 256>([](size_t c) {
         if (c == 0x80) return std::nanf("");
-        const int e = static_cast<int>(c >> 3) & 15, m = static_cast<int>(c) & 7;
-        const float mag = e == 0 ? std::ldexp(static_cast<float>(m), -10)
-                                 : std::ldexp(1.0f + static_cast<float>(m) / 8.0f, e - 8);
+        const float mag = e4m3_magnitude(static_cast<int>(c >> 3) & 15, static_cast<int>(c) & 7, 8);
         return (c & 0x80) ? -mag : mag;
     });
     return values[code];
@@ -327,10 +379,12 @@ gpu::error_t launch(unsigned grid, unsigned block, size_t shared_bytes, void (*b
     static Machine machine;
     g_machine = &machine;
     machine.block_threads = block;
+    machine.grid = grid;
+    machine.failure.clear();
     if (machine.fibers.size() < block) machine.fibers.resize(block);
     const size_t waves = (block + kWave - 1) / kWave;
     machine.exchange.assign(waves * 2 * kWave * kSlotBytes, 0);
-    machine.products.resize(waves * 2);
+    machine.once.resize(waves * 2);
     machine.body = body;
     machine.body_context = context;
     gpu::error_t e = gpu::kSuccess;
@@ -339,7 +393,13 @@ gpu::error_t launch(unsigned grid, unsigned block, size_t shared_bytes, void (*b
         poison_lds();
         if (!run_block(machine)) {
             std::fprintf(stderr, "libmla_decode emu: workgroup %u of a grid of %u hangs (a "
-                         "collective not every work-item reaches)\n", b, grid);
+                         "collective or barrier not every work-item reaches)%s%s\n", b, grid,
+                         machine.failure.empty() ? "" : "; before that: ",
+                         machine.failure.c_str());
+            e = gpu::kErrorLaunchFailure;
+        } else if (!machine.failure.empty()) {
+            std::fprintf(stderr, "libmla_decode emu: workgroup %u of a grid of %u: %s\n", b,
+                         grid, machine.failure.c_str());
             e = gpu::kErrorLaunchFailure;
         } else if (!lds_untouched_past(shared_bytes)) {
             std::fprintf(stderr, "libmla_decode emu: workgroup %u wrote LDS past the %zu bytes "

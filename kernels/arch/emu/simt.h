@@ -1,21 +1,23 @@
-// The emulated AMD GPU (MLA_BACKEND=emu): the AMD path's kernels, as they are, compiled as host
-// C++ by clang and run on the CPU, so that the code of arch/amd/cdna3.h and the kernels written
-// against it executes somewhere without an AMD GPU (CI). It checks the kernels' logic on the
-// AMD layouts (wave 64, the MFMA fragments below, 64 KiB of LDS, plain copies), not the
-// compiler's code for gfx942 nor any speed.
+// The emulated GPU (MLA_BACKEND=emu): the kernels of one vendor's path, as they are, compiled as
+// host C++ by clang and run on the CPU, so that the arch layer and the kernels written against
+// it execute somewhere without that GPU (CI). It checks the kernels' logic on the target's
+// layouts, not the compiler's code for the target nor any speed. Two targets
+// (MLA_EMU_TARGET, cmake):
+//   * gfx942 (the default): the AMD path, arch/amd/cdna3.h over the amdgcn builtins of
+//     emu/gfx942.h; wave 64, 64 KiB of LDS, plain copies.
+//   * sm90a (MLA_EMU_SM90): the NVIDIA path, arch/nvidia/sm80.h and sm90.h over the PTX
+//     instructions of emu/ptx_sm80.h and emu/ptx_sm90.h (sm90.cpp) and the CUDA names of
+//     emu/cuda.h; warp 32, 227 KiB of shared memory, mbarriers, asynchronous copies (cp.async,
+//     bulk and tensor copies) and warpgroup MMA, the stage-1 wgmma kernels included.
 //
-// What it emulates (simt.cpp runs it):
-//   * Work-items: every work-item of a workgroup is a fiber on the launching host thread; the
-//     workgroups of a grid run one after another. A fiber runs until it reaches a collective
-//     (a workgroup barrier, a shuffle, an MFMA) and waits there for the other work-items of
-//     that collective; work-items that returned count as arrived (as on the GPU).
-//   * The amdgcn builtins cdna3.h calls, by the AMD CDNA3 ISA's definitions (fragment layouts:
-//     lane = 16 q + r; A[r][k] with k = 4q .. 4q+3 (16-bit, 16x16x16) or 8q .. 8q+7 (fp8,
-//     16x16x32) in element order; B[k][r] likewise; D[4q + i][r] in element i), f32
-//     accumulation in k order. The fp8 MFMA reads e4m3fnuz, as gfx942 does (__gfx942__ is the
-//     emulated target).
-//   * LDS: the kernels' extern arrays (one buffer, filled with 0xFF bytes before each workgroup
-//     so that a read of what no work-item wrote shows as NaN).
+// What this file and simt.cpp emulate for both:
+//   * Work-items: every work-item (thread) of a workgroup (CTA) is a fiber on the launching host
+//     thread; the workgroups of a grid run one after another. A fiber runs until it reaches a
+//     collective (a workgroup barrier, a shuffle, a matrix instruction) or waits on a barrier
+//     object, and waits there; work-items that returned count as arrived at workgroup and wave
+//     collectives (as on the GPU).
+//   * Shared memory / LDS: the kernels' extern arrays (one buffer, filled with 0xFF bytes before
+//     each workgroup so that a read of what no work-item wrote shows as NaN).
 // Launches are synchronous and serialized in the process (one emulated device, one kernel at a
 // time); device memory is host memory.
 #pragma once
@@ -34,11 +36,8 @@
 #define __shared__
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
-// The emulated target: the architecture tests of cdna3.h and mxfp4.h take gfx942's branches.
-#define __gfx942__ 1
-#define __HIP_DEVICE_COMPILE__ 1
 
-// ---- HIP's vector types and integer helpers, as kernels use them -----------------------------
+// ---- the vector types and integer helpers, as kernels use them ---------------------------------
 struct alignas(8) uint2 {
     uint32_t x, y;
 };
@@ -62,7 +61,7 @@ inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
 inline int64_t min(int64_t a, int64_t b) { return a < b ? a : b; }
 inline int64_t max(int64_t a, int64_t b) { return a > b ? a : b; }
 inline int __ffs(int x) { return __builtin_ffs(x); }
-// HIP's fast log2 (the hardware's v_log_f32, within 1 ulp): exact here.
+// The fast log2 (NVIDIA's lg2.approx, AMD's v_log_f32, within an ulp or two): exact here.
 inline float __log2f(float x) { return std::log2(x); }
 // CUDA's / HIP's __byte_perm: byte i of the result is byte (s >> 4i) & 7 of {x, y}.
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
@@ -76,14 +75,19 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
 namespace mla::emu {
 
 // ---- the machine (simt.cpp) --------------------------------------------------------------------
+#if defined(MLA_EMU_SM90)
+inline constexpr int kWave = 32;  // an NVIDIA warp
+#else
+inline constexpr int kWave = 64;  // a CDNA wave
+#endif
 unsigned thread_index();
 unsigned block_index();
 unsigned block_threads();
+unsigned grid_blocks();
 void sync_block();
 // Wave collective: this work-item's `bytes` (at most kSlotBytes) go to its wave's exchange, and
-// once every live work-item of the wave has put its own, the result points at the wave's 64
+// once every live work-item of the wave has put its own, the result points at the wave's kWave
 // slots (lane l's at l * kSlotBytes), valid until this work-item's next collective.
-inline constexpr int kWave = 64;
 inline constexpr int kSlotBytes = 48;
 const uint8_t* wave_exchange(const void* data, size_t bytes);
 template <typename T>
@@ -91,10 +95,20 @@ const uint8_t* wave_put(const T& v) {
     static_assert(sizeof(T) <= kSlotBytes, "a lane's part of a wave collective fits its slot");
     return wave_exchange(&v, sizeof(T));
 }
+// Scratch of the wave's collective in progress (kOnceBytes): `fresh` when this work-item is the
+// first of its wave to ask since the collective (it then fills it for every lane: what a wave
+// instruction computes or reads at once); valid, as the exchange, until this work-item's next
+// collective.
+inline constexpr size_t kOnceBytes = 2048;
+uint8_t* wave_once(bool* fresh);
 // The fill of the kernels' extern LDS arrays (kLdsBytes each, arch/runtime.h) with 0xFF bytes
 // before each workgroup (lds.cpp defines them).
 void poison_lds();
 bool lds_untouched_past(size_t bytes);  // no write past a launch's LDS size
+uint8_t* lds_base();                    // the dynamic shared memory (address 0 of the window)
+// A failure of the kernel the emulator detects (a trap, a misuse of a barrier): the launch
+// fails with this message (the first of the launch), and the work-item goes on.
+[[gnu::format(printf, 1, 2)]] void fail(const char* format, ...);
 
 template <typename T>
 T lane_value(const uint8_t* slots, int lane) {
@@ -103,140 +117,10 @@ T lane_value(const uint8_t* slots, int lane) {
     return v;
 }
 
-// Value decodes of the MFMA operands (f16 and e4m3fnuz by table).
+// Value decodes of matrix operands (f16, e4m3fn and e4m3fnuz by table).
 float f16_value(uint16_t bits);
 float bf16_value(uint16_t bits);
+float e4m3fn_value(uint8_t code);
 float e4m3fnuz_value(uint8_t code);
 
-// The product A B (16 x 16, f32) of the wave's MFMA in progress: `fresh` when this work-item is
-// the first of its wave to ask since the collective (it then fills it); valid, as the exchange,
-// until this work-item's next collective.
-float (&wave_product(bool* fresh))[16][16];
-
-// D = C + A B for this lane's 4 outputs (D[4q + i][r], lane = 16 q + r): the wave's A B is
-// computed once, by the first lane to get here, from every lane's operands: a(lane, j) / b(lane,
-// j) give element j of a lane's A / B fragment as a float, kPerLane per lane (A[r][kPerLane q
-// + j] and B[kPerLane q + j][r]), summed in k order.
-template <int kPerLane, typename A, typename B>
-void mfma_16x16(const A& a, const B& b, const float (&c)[4], float (&d)[4]) {
-    bool fresh = false;
-    float(&ab)[16][16] = wave_product(&fresh);
-    if (fresh) {
-        float av[16][4 * kPerLane], bv[4 * kPerLane][16];
-        for (int lane = 0; lane < kWave; ++lane)
-            for (int j = 0; j < kPerLane; ++j) {
-                av[lane % 16][kPerLane * (lane / 16) + j] = a(lane, j);
-                bv[kPerLane * (lane / 16) + j][lane % 16] = b(lane, j);
-            }
-        for (int m = 0; m < 16; ++m)
-            for (int n = 0; n < 16; ++n) {
-                float acc = 0.0f;
-                for (int k = 0; k < 4 * kPerLane; ++k) acc += av[m][k] * bv[k][n];
-                ab[m][n] = acc;
-            }
-    }
-    const int lane = static_cast<int>(thread_index()) % kWave;
-    for (int i = 0; i < 4; ++i) d[i] = c[i] + ab[4 * (lane / 16) + i][lane % 16];
-}
-
 }  // namespace mla::emu
-
-// ---- the HIP and amdgcn builtins the AMD arch layer calls --------------------------------------
-inline unsigned __builtin_amdgcn_workitem_id_x() { return mla::emu::thread_index(); }
-inline unsigned __builtin_amdgcn_workgroup_id_x() { return mla::emu::block_index(); }
-inline unsigned __builtin_amdgcn_workgroup_size_x() { return mla::emu::block_threads(); }
-// Each work-item's memory operations are in program order here: the fences have nothing to do.
-inline void __builtin_amdgcn_fence(int, const char*) {}
-inline void __builtin_amdgcn_s_barrier() { mla::emu::sync_block(); }
-inline float __builtin_amdgcn_exp2f(float x) { return std::exp2(x); }
-
-// HIP's: a lane whose partner lies outside its width-segment keeps its own value; a source
-// lane is taken modulo the width.
-template <typename T>
-T __shfl_xor(T v, int mask, int width) {
-    const uint8_t* all = mla::emu::wave_put(v);
-    const int lane = static_cast<int>(mla::emu::thread_index()) % mla::emu::kWave;
-    const int partner = lane ^ mask;
-    const bool inside = partner < ((lane + width) & ~(width - 1));
-    return mla::emu::lane_value<T>(all, inside ? partner : lane);
-}
-template <typename T>
-T __shfl(T v, int src, int width) {
-    const uint8_t* all = mla::emu::wave_put(v);
-    const int lane = static_cast<int>(mla::emu::thread_index()) % mla::emu::kWave;
-    return mla::emu::lane_value<T>(all, (lane & ~(width - 1)) + (src & (width - 1)));
-}
-
-// v_perm_b32 (__builtin_amdgcn_perm(src0, src1, sel)): byte i of the result, by selector byte
-// s_i, is byte s_i of {src0 (bytes 4..7), src1 (bytes 0..3)} for 0..7, the sign of byte 1, 3,
-// 5 or 7 spread over the byte for 8..11, 0x00 for 12 and 0xFF for 13 and above.
-inline uint32_t __builtin_amdgcn_perm(uint32_t src0, uint32_t src1, uint32_t sel) {
-    const uint64_t bytes = (static_cast<uint64_t>(src0) << 32) | src1;
-    uint32_t r = 0;
-    for (int i = 0; i < 4; ++i) {
-        const uint32_t s = (sel >> (8 * i)) & 0xffu;
-        uint32_t byte = 0xffu;
-        if (s < 8) byte = (bytes >> (8 * s)) & 0xffu;
-        else if (s < 12) byte = ((bytes >> (8 * (2 * (s - 8) + 1) + 7)) & 1u) ? 0xffu : 0u;
-        else if (s == 12) byte = 0u;
-        r |= byte << (8 * i);
-    }
-    return r;
-}
-
-namespace mla::emu {
-// The operands of one 16-bit MFMA as a lane puts them in the exchange.
-struct Mfma16Operands {
-    uint16_t a[4], b[4];
-};
-template <typename V>
-uint16_t bits16(const V& v, int i) {
-    uint16_t b;
-    const auto e = v[i];
-    std::memcpy(&b, &e, 2);
-    return b;
-}
-template <typename V, typename C>
-C mfma_16bit(const V& a, const V& b, C c, float (*value)(uint16_t)) {
-    Mfma16Operands mine;
-    for (int i = 0; i < 4; ++i) {
-        mine.a[i] = bits16(a, i);
-        mine.b[i] = bits16(b, i);
-    }
-    const uint8_t* all = wave_put(mine);
-    auto at = [&](int lane) {
-        return reinterpret_cast<const Mfma16Operands*>(all + lane * kSlotBytes);
-    };
-    const float cin[4] = {c[0], c[1], c[2], c[3]};
-    float d[4];
-    mfma_16x16<4>([&](int lane, int j) { return value(at(lane)->a[j]); },
-                  [&](int lane, int j) { return value(at(lane)->b[j]); }, cin, d);
-    for (int i = 0; i < 4; ++i) c[i] = d[i];
-    return c;
-}
-}  // namespace mla::emu
-
-template <typename V, typename C>
-C __builtin_amdgcn_mfma_f32_16x16x16f16(V a, V b, C c, int, int, int) {
-    return mla::emu::mfma_16bit(a, b, c, mla::emu::f16_value);
-}
-template <typename V, typename C>
-C __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(V a, V b, C c, int, int, int) {
-    return mla::emu::mfma_16bit(a, b, c, mla::emu::bf16_value);
-}
-// A[r][8q + j] is byte j of lane 16 q + r's 64-bit operand (the lowest k in the lowest byte).
-template <typename C>
-C __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(int64_t a, int64_t b, C c, int, int, int) {
-    const int64_t mine[2] = {a, b};
-    const uint8_t* all = mla::emu::wave_put(mine);
-    auto code = [&](int lane, int operand, int j) {
-        return mla::emu::lane_value<uint8_t>(all + 8 * operand + j, lane);
-    };
-    const float cin[4] = {c[0], c[1], c[2], c[3]};
-    float d[4];
-    mla::emu::mfma_16x16<8>(
-        [&](int lane, int j) { return mla::emu::e4m3fnuz_value(code(lane, 0, j)); },
-        [&](int lane, int j) { return mla::emu::e4m3fnuz_value(code(lane, 1, j)); }, cin, d);
-    for (int i = 0; i < 4; ++i) c[i] = d[i];
-    return c;
-}

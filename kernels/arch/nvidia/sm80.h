@@ -106,8 +106,10 @@ MLA_DEVICE void mma_scores(float (&acc)[ScoreAtom::kAcc], const Quad (&q)[2],
 // kE4M3MmaNative<F>: whether this pass multiplies flavour F natively (OCP e4m3fn from sm_89 on,
 // with CUDA 12.4+: the instruction needs PTX ISA 8.4; e4m3fnuz never). Plans take this atom
 // only where the device's code has it (mla::stage1_e4m3_scores); in other passes it traps.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890 && \
-    (__CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ >= 1204)
+// The emulated sm_90a (arch/emu) has it.
+#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890 && \
+     (__CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ >= 1204)) || \
+    defined(MLA_ARCH_EMU)
 inline constexpr bool kE4M3FnMmaPass = true;
 #else
 inline constexpr bool kE4M3FnMmaPass = false;

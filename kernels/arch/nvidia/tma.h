@@ -1,8 +1,9 @@
 // NVIDIA Hopper tensor memory access (TMA): the tensor maps a stage-1 kernel takes as a
 // __grid_constant__ parameter, and their encoding on the host. Host and device code include
-// this; the encoder exists only in CUDA builds (MLA_BACKEND_CUDA), elsewhere a map is never
-// valid. The driver's cuTensorMapEncodeTiled is reached through the runtime's driver entry
-// point (no link against libcuda).
+// this; the encoder exists in CUDA builds (MLA_BACKEND_CUDA: the driver's cuTensorMapEncodeTiled,
+// reached through the runtime's driver entry point, no link against libcuda) and for the
+// emulated sm_90a (MLA_EMU_SM90: the emulator's own encoding, arch/emu/tensor_map.h); both
+// define MLA_HAVE_TMA_ENCODER. Elsewhere a map is never valid.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,10 @@
 #include <cuda.h>  // CUtensorMap and its enums (types only)
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
+#define MLA_HAVE_TMA_ENCODER 1
+#elif defined(MLA_BACKEND_EMU) && defined(MLA_EMU_SM90)
+#include "arch/emu/tensor_map.h"
+#define MLA_HAVE_TMA_ENCODER 1
 #endif
 
 namespace mla::arch::tma {
@@ -50,10 +55,12 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encoder() {
     return fn;
 }
 // A map of rows [0, rows) x bytes [0, width) at base with row stride `stride` bytes, boxes of
-// 64 rows x box_bytes, swizzle sw; false where the driver refuses it.
+// 64 rows x box_bytes, in the swizzle of `swizzle_bytes` (128 or 64); false where the driver
+// refuses it.
 inline bool encode_rows(unsigned char (&out)[128], const void* base, uint64_t width,
-                        uint64_t rows, uint64_t stride, uint32_t box_bytes,
-                        CUtensorMapSwizzle sw) {
+                        uint64_t rows, uint64_t stride, uint32_t box_bytes, int swizzle_bytes) {
+    const CUtensorMapSwizzle sw =
+        swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
     const auto fn = encoder();
     if (fn == nullptr) return false;
     static_assert(sizeof(CUtensorMap) == 128, "a tensor map is 128 bytes");
@@ -71,7 +78,16 @@ inline bool encode_rows(unsigned char (&out)[128], const void* base, uint64_t wi
     return true;
 }
 }  // namespace detail
+#elif defined(MLA_HAVE_TMA_ENCODER)
+namespace detail {
+inline bool encode_rows(unsigned char (&out)[128], const void* base, uint64_t width,
+                        uint64_t rows, uint64_t stride, uint32_t box_bytes, int swizzle_bytes) {
+    return emu::encode_tensor_map(out, base, width, rows, stride, box_bytes, 64, swizzle_bytes);
+}
+}  // namespace detail
+#endif
 
+#if defined(MLA_HAVE_TMA_ENCODER)
 // The maps of a cache of `rows` slots: latent rows at kv (stride kv_stride bytes), rope rows
 // at kpe (stride kpe_stride). ok only where TMA can address them: 16-byte aligned bases and
 // strides, 1 .. 2^31 - 1 rows (coordinates are int32).
@@ -86,10 +102,9 @@ inline KvMaps encode_kv_maps(const uint8_t* kv, int64_t kv_stride, const uint8_t
         return m;
     const bool ok =
         detail::encode_rows(m.kv, kv, 512, static_cast<uint64_t>(rows),
-                            static_cast<uint64_t>(kv_stride), 128,
-                            CU_TENSOR_MAP_SWIZZLE_128B) &&
+                            static_cast<uint64_t>(kv_stride), 128, 128) &&
         detail::encode_rows(m.kpe, kpe, 64, static_cast<uint64_t>(rows),
-                            static_cast<uint64_t>(kpe_stride), 64, CU_TENSOR_MAP_SWIZZLE_64B);
+                            static_cast<uint64_t>(kpe_stride), 64, 64);
     m.ok = ok ? 1 : 0;
     return m;
 }

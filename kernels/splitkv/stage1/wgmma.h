@@ -205,7 +205,7 @@ gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
     // Swizzled stages (64 rows of fp8, long CTAs) of a contiguous cache or of pages of a
     // multiple of 64 tokens: whole tiles by TMA (arch/nvidia/tma.h).
     arch::tma::KvMaps maps{};
-#if defined(MLA_BACKEND_CUDA)
+#if defined(MLA_HAVE_TMA_ENCODER)
     if constexpr (Cfg::kSwizzled) {
         if (params.tma &&
             (params.page_indptr == nullptr || params.page_size % Cfg::kTileTokens == 0))
@@ -213,8 +213,8 @@ gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
                                              params.kpe_stride_bytes, params.num_slots);
     }
 #endif
-    stage1_wgmma_kernel<F, kRows, kFp8Mma, kLongCta>
-        <<<stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params, maps);
+    const auto kernel = stage1_wgmma_kernel<F, kRows, kFp8Mma, kLongCta>;
+    MLA_LAUNCH(kernel, stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream)(params, maps);
     const gpu::error_t launched = gpu::get_last_error();
     note_stage1_tma(launched == gpu::kSuccess && maps.ok != 0);
     return launched;
