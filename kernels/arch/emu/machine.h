@@ -1,5 +1,5 @@
 // The emulated GPU's machine state (simt.h), shared by simt.cpp (fibers, collectives, the
-// scheduler, the launch) and sm90.cpp (the sm_90a target's barriers, copies and matrix
+// scheduler, the launch) and ptx.cpp (the sm_90a target's barriers, copies and matrix
 // instructions). Not included by kernels.
 #pragma once
 
@@ -40,7 +40,7 @@ struct CpAsync {
 // the hardware may read its operands): the thread's A fragment (register form) or A
 // descriptor, B's descriptor, and where its accumulators are.
 struct WgmmaOp {
-    int kind;  // sm90.cpp: f16 / bf16 / e4m3 A from registers, e4m3 A from shared memory
+    int kind;  // 0 f16, 1 bf16, 2 e4m3 (A from registers), 3 e4m3 (A from shared memory)
     int n;
     uint32_t a[4];
     uint64_t a_desc, b_desc;
@@ -132,7 +132,7 @@ void arrive_only(Group& g, void (*complete)(void*) = nullptr, void* context = nu
 void wait_mbarrier(uint32_t bar, uint32_t parity);
 // Leaves the work-item (a trap): it counts as returned.
 [[noreturn]] void exit_fiber();
-// Target hooks (sm90.cpp; no-ops for gfx942): the state of a workgroup before it starts, and the
+// Target hooks (ptx.cpp; no-ops for gfx942): the state of a workgroup before it starts, and the
 // checks when it has finished.
 void start_block_target(Machine& m);
 void finish_block_target(Machine& m);

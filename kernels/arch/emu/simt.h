@@ -6,7 +6,7 @@
 //   * gfx942 (the default): the AMD path, arch/amd/cdna3.h over the amdgcn builtins of
 //     emu/gfx942.h; wave 64, 64 KiB of LDS, plain copies.
 //   * sm90a (MLA_EMU_SM90): the NVIDIA path, arch/nvidia/sm80.h and sm90.h over the PTX
-//     instructions of emu/ptx_sm80.h and emu/ptx_sm90.h (sm90.cpp) and the CUDA names of
+//     instructions of emu/ptx_sm80.h and emu/ptx_sm90.h (ptx.cpp) and the CUDA names of
 //     emu/cuda.h; warp 32, 227 KiB of shared memory, mbarriers, asynchronous copies (cp.async,
 //     bulk and tensor copies) and warpgroup MMA, the stage-1 wgmma kernels included.
 //
