@@ -21,10 +21,10 @@
 # 4. The AMD path run on the CPU, in $MLA_EMU_BUILD_DIR (default build-emu/): backend emu
 #    (kernels/arch/emu/simt.h: the kernels and arch/amd/cdna3.h compiled as host C++ by the
 #    same clang-19 and run on an emulated gfx942), and the GPU suites' tests whose shapes take
-#    seconds there (MLA_EMU_TESTS, a ctest regex), then some of them again with each
-#    workgroup's work-items resumed in reverse order (MLA_EMU_REVERSE_TESTS; simt.cpp). It needs
-#    only clang-19: it runs where step 3 found its toolchain, and is skipped without it
-#    (MLA_SKIP_EMU=1 skips it alone).
+#    seconds there (MLA_EMU_TESTS and MLA_EMU_FORCED_TESTS, ctest regexes), then some of them
+#    again with each workgroup's work-items resumed in reverse order (MLA_EMU_REVERSE_TESTS;
+#    simt.cpp). It needs only clang-19: it runs where step 3 found its toolchain, and is
+#    skipped without it (MLA_SKIP_EMU=1 skips it alone).
 # 5. The NVIDIA path run on the CPU, in $MLA_EMU_SM90_BUILD_DIR (default build-emu-sm90/): the
 #    same backend with MLA_EMU_TARGET=sm90a (arch/nvidia/sm80.h and sm90.h over emulated PTX:
 #    mma.sync, wgmma, mbarriers, cp.async, bulk and tensor copies), so the stage-1 wgmma kernels
@@ -110,8 +110,10 @@ emu_common+='|GpuPlanApi\.|GpuPlans\.|Threads\.|[A-Za-z0-9]+/SplitForms\.|Output
 emu_common+='|AllFormats/GpuPathsFormat\.(SingleElement|ShuffledPages|LargeShuffledPages)'
 emu_common+='|Mxfp4/GpuMxfp4Extremes\.|Steps/GpuGraph\.|PastTwoGiB/|GpuLong\.(Kv131072|OneElement)'
 emu_common+='|GpuLongCta\.|Fp8Q/GpuFp8Query\.|Fp8LatentHeadsPaging/'
-# gfx942: those, and mma16's e4m3fnuz MFMA scores (forced: GpuFp8Mma's .stage1_mma16).
-MLA_EMU_TESTS="${MLA_EMU_TESTS:-^($emu_common|GpuFp8Mma\..*\.stage1_mma16\$)}"
+# gfx942: those; forced (MLA_EMU_FORCED_TESTS), mma16's e4m3fnuz MFMA scores (GpuFp8Mma's
+# .stage1_mma16: plans take them only forced).
+MLA_EMU_TESTS="${MLA_EMU_TESTS:-^($emu_common)}"
+MLA_EMU_FORCED_TESTS="${MLA_EMU_FORCED_TESTS:-^GpuFp8Mma\..*\.stage1_mma16\$}"
 # sm_90a, whose planner takes wgmma wherever it serves (the wgmma kernels at 16 / 32 / 64 rows,
 # long CTAs, TMA and copies, e4m3 scores): those and two 64-row suites, without the suffixed
 # registrations (tests/CMakeLists.txt); of those, MLA_EMU_SM90_FORCED_TESTS: mma16 forced
@@ -127,8 +129,9 @@ emu_suffixed='\.(stage1_[a-z0-9]+|one_split|nopdl|notma|notma_one_split)$'
 emu_reverse='^(GpuVectors\.|Formats/GpuFormat\.[^C]|AllFormats/GpuFormatHeads\.UnevenLengths/)'
 MLA_EMU_REVERSE_TESTS="${MLA_EMU_REVERSE_TESTS:-$emu_reverse}"
 
-# emu_run <target> <label> <build dir> <skip variable> <tests> <forced tests or ''>: builds the
-# emulated <target> and runs its tests, then MLA_EMU_REVERSE_TESTS with each workgroup's
+# emu_run <target> <label> <build dir> <skip variable> <tests> <forced tests>: builds the
+# emulated <target> and runs its tests (not their suffixed registrations: emu_suffixed) and the
+# forced ones (suffixed registrations), then MLA_EMU_REVERSE_TESTS with each workgroup's
 # work-items resumed in reverse order (simt.cpp: a kernel that reads shared memory another
 # work-item writes without a barrier between sees other data in one of the two orders). Sets
 # emu_result.
@@ -149,14 +152,12 @@ emu_run() {
   emu_result="passed"
   mla_ctest "emulated $label (emu, $target) GPU tests" "$dir" --timeout 300 -R "$tests" \
     -E "$emu_suffixed" || emu_result="FAILED"
-  if [ -n "$forced" ]; then
-    mla_ctest "emulated $label (emu, $target) GPU tests, forced variants" "$dir" --timeout 300 \
-      -R "$forced" || emu_result="FAILED"
-  fi
+  mla_ctest "emulated $label (emu, $target) GPU tests, forced variants" "$dir" --timeout 300 \
+    -R "$forced" || emu_result="FAILED"
   MLA_EMU_ORDER=reverse mla_ctest "emulated $label (emu, $target, reverse order) GPU tests" \
     "$dir" --timeout 300 -R "$MLA_EMU_REVERSE_TESTS" -E "$emu_suffixed" || emu_result="FAILED"
 }
-emu_run gfx942 AMD "$MLA_EMU_BUILD_DIR" MLA_SKIP_EMU "$MLA_EMU_TESTS" ""
+emu_run gfx942 AMD "$MLA_EMU_BUILD_DIR" MLA_SKIP_EMU "$MLA_EMU_TESTS" "$MLA_EMU_FORCED_TESTS"
 emu_amd_result="$emu_result"
 emu_run sm90a NVIDIA "$MLA_EMU_SM90_BUILD_DIR" MLA_SKIP_EMU_SM90 "$MLA_EMU_SM90_TESTS" \
   "$MLA_EMU_SM90_FORCED_TESTS"
