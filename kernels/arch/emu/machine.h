@@ -51,6 +51,7 @@ struct WgmmaOp {
 };
 
 inline constexpr uint32_t kNoMbarrier = ~0u;
+inline constexpr int kWarpgroup = 128;  // consecutive threads of a warpgroup (sm_90a's wgmma)
 
 struct Fiber {
     unsigned tid = 0;
@@ -92,7 +93,7 @@ struct Machine {
 #endif
     Group block;
     std::vector<Group> waves;
-    std::vector<Group> warpgroups;  // 128 consecutive threads (sm_90a's wgmma)
+    std::vector<Group> warpgroups;  // kWarpgroup consecutive threads each
     Group named[16];                // named barriers (bar.sync id, count); 0 unused (block)
     int named_threads[16] = {};
     bool named_any[16][2] = {};     // bar.red.or's result, by generation parity

@@ -15,11 +15,10 @@
 namespace mla::emu {
 
 using detail::g_machine;
+using detail::kWarpgroup;
 using detail::me;
 
 namespace {
-
-constexpr int kWarpgroup = 128;
 
 // The shared bytes [addr, addr + bytes), or nullptr (and the launch fails) outside the window.
 uint8_t* shared(uint32_t addr, size_t bytes, const char* what) {

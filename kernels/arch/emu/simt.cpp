@@ -63,7 +63,6 @@ using namespace detail;
 
 constexpr size_t kStackBytes = 256 * 1024;
 constexpr int kMaxThreads = 1024;
-constexpr int kWarpgroup = 128;
 
 std::mutex g_launch;  // one launch at a time (g_machine)
 
