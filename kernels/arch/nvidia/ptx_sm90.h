@@ -186,6 +186,11 @@ MLA_DEVICE void cp_async_bulk_tensor_2d_g2s(uint32_t dst, const void* map, int x
         : "memory");
 }
 
+// prefetch.tensormap [map]: tensor map `map` (a generic address) into the descriptor cache.
+MLA_DEVICE void prefetch_tensormap(const void* map) {
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
+}
+
 // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], bytes, [bar].
 MLA_DEVICE void cp_async_bulk_g2s(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar) {
     asm volatile(

@@ -136,6 +136,10 @@ MLA_DEVICE void tma_load_2d(uint32_t dst, const void* map, int x, int y, uint64_
     ptx::cp_async_bulk_tensor_2d_g2s(dst, map, x, y, smem_addr(bar));
 }
 
+// Fetches a tensor map (the generic address of a __grid_constant__ kernel parameter's
+// CUtensorMap) into the TMA unit's descriptor cache ahead of its first use.
+MLA_DEVICE void prefetch_tensormap(const void* map) { ptx::prefetch_tensormap(map); }
+
 // ---- bulk copy global -> shared, completing on an mbarrier -----------------------------------
 // dst and src 16-byte aligned, bytes a multiple of 16.
 MLA_DEVICE void bulk_copy_g2s(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {

@@ -139,6 +139,15 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma, kLongCta>::kThr
     const int warp = hw::warp_index();
     const int lane = static_cast<int>(threadIdx.x) % 32;
     if (threadIdx.x == 0) {
+        // The maps into the TMA unit's descriptor cache before the Q prologue, not at the first
+        // tile's copy: after the flush a map is a memory round trip away, which the first tile
+        // would otherwise wait for besides its own bytes.
+        if constexpr (Cfg::kSwizzled) {
+            if (tma.ok != 0) {
+                hw::prefetch_tensormap(&tma.kv);
+                hw::prefetch_tensormap(&tma.kpe);
+            }
+        }
         for (int s = 0; s < Cfg::kStages * Cfg::kFullSets; ++s)
             hw::mbarrier_init(&sh.full[s],
                               Cfg::kStagedDecode ? Cfg::kDecoderThreads : Cfg::kProducerThreads);
