@@ -232,12 +232,17 @@ function(_mla_hip_device_check target)
   foreach(_src IN LISTS ARGN)
     get_filename_component(_abs "${_src}" ABSOLUTE)
     get_filename_component(_name "${_src}" NAME_WE)
-    # The mma16 kernels once more with their tiles staged through registers
-    # (MLA_MMA16_COPIES=staged), so that form compiles for every checked target whatever the
-    # build's own setting.
+    # The mma16 kernels once more in the other AMD form of their tile copies (AMD's default is
+    # staged through registers; MLA_MMA16_COPIES=single waits for each tile), so that both forms
+    # compile for every checked target whatever the build's own setting. A form's flags are
+    # comma-separated; its -U takes back the build's own setting.
     set(_forms "|")
-    if(_name MATCHES "^stage1_mma16" AND NOT MLA_MMA16_COPIES STREQUAL "staged")
-      list(APPEND _forms ".staged|-DMLA_MMA16_COPIES_STAGED=1")
+    if(_name MATCHES "^stage1_mma16")
+      if(MLA_MMA16_COPIES STREQUAL "single")
+        list(APPEND _forms ".staged|-UMLA_MMA16_COPIES_SINGLE,-DMLA_MMA16_COPIES_STAGED=1")
+      else()
+        list(APPEND _forms ".single|-UMLA_MMA16_COPIES_STAGED,-DMLA_MMA16_COPIES_SINGLE=1")
+      endif()
     endif()
     foreach(_job_form IN LISTS _jobs)
      foreach(_form IN LISTS _forms)
@@ -251,6 +256,7 @@ function(_mla_hip_device_check target)
       set(_form_def "")
       if(_form_len GREATER 1)
         list(GET _form 1 _form_def)
+        string(REPLACE "," ";" _form_def "${_form_def}")
       endif()
       set(_out "${CMAKE_CURRENT_BINARY_DIR}/device_check/${_name}${_suffix}.${_arch}.s")
       set(_extra -MD -MF "${_out}.d")

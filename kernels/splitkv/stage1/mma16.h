@@ -9,8 +9,9 @@
 //   * Tiles of kTileTokens cache rows stream global -> shared memory kStages deep (cp.async),
 //     raw (bf16 or fp8 codes), each row padded by 16 bytes so that fragment loads spread over
 //     the banks. The cache is read exactly once. Without cp.async (AMD) one tile sits in shared
-//     memory, copied by plain loads and stores before its products, or, staged (kStagedCopies,
-//     MLA_MMA16_COPIES=staged), loaded into registers during the previous tile's products.
+//     memory, loaded into registers during the previous tile's products and stored after them
+//     (staged, kStagedCopies: AMD's default), or copied by plain loads and stores before its
+//     products (MLA_MMA16_COPIES=single).
 //   * Scores: warp (blk, dsplit) multiplies Q's dims of its dim split with the 16 tokens of
 //     block blk. Q lives in registers for the whole CTA, already in the atom's fragment layout.
 //     K fragments come from shared memory with one 16-byte load per lane and chunk: the dims a
