@@ -12,12 +12,5 @@
 #   TMA paragraph, notes) and run the checked competition bench on it.
 # Smoke (16-row paths, long CTAs, 64 rows) and the suite on B.
 set -u
-S=bs4/kv1024/h16/q1,bs4/kv8192/h16/q1,bs32/kv1024/h16/q1,bs32/kv8192/h16/q1
-S=$S,bs64/kv1024/h16/q1,bs64/kv8192/h16/q1,bs256/kv1024/h16/q1,bs32/kv8192/h16/q1/page64
-S=$S,bs4/kv4096/h16/q1,bs16/kv2048/h16/q1,bs64/kv4096/h128/q1,bs256/kv8192/h16/q1
-S=$S,bs4/kv8192/h16/q1/page16,bs32/kv1024/h16/q1/page16
 E=docs/notes/experiments
-MLA_SMOKE='GpuRows16And32.*:GpuLong.*:GpuRows64.*' MLA_SMOKE_TIMEOUT=120 \
-  MLA_AB_FORMATS=fp8_e4m3fn MLA_AB_FILTER='.' \
-  MLA_AB_ARGS="--mla_no_check --mla_shapes=$S" MLA_AB_TIMEOUT=220 \
-  bash $E/run_patch.sh $E/exp_s46_swizzle16_tma8.patch $E/exp_s39_swizzle16.patch
+bash $E/run_swizzle16_ab.sh $E/exp_s46_swizzle16_tma8.patch $E/exp_s39_swizzle16.patch
