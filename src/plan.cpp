@@ -93,13 +93,14 @@ bool long_cta_kernel(const DevicePlan& plan) {
            splitkv::wgmma_long_cta(static_cast<splitkv::KvFormat>(plan.kv_format), plan.fp8_mma,
                                    plan.rows_per_cta, plan.tiles_per_split);
 }
-// Whether the plan's stage-1 kernel keeps its stages in wgmma's swizzle, and so takes whole
-// tiles by TMA where the cache allows it (splitkv::wgmma_swizzled_stages).
+// Whether the plan's stage-1 kernel takes whole tiles by TMA where the cache allows it: it keeps
+// its stages in wgmma's swizzle, and the 16-row seesaw's CTAs are long enough
+// (splitkv::wgmma_tiles_by_tma).
 bool takes_tma(const DevicePlan& plan) {
     return plan.variant == static_cast<int>(splitkv::Stage1Variant::kWgmma) &&
-           splitkv::wgmma_swizzled_stages(static_cast<splitkv::KvFormat>(plan.kv_format),
-                                          plan.fp8_mma, plan.rows_per_cta,
-                                          long_cta_kernel(plan));
+           splitkv::wgmma_tiles_by_tma(static_cast<splitkv::KvFormat>(plan.kv_format),
+                                       plan.fp8_mma, plan.rows_per_cta, long_cta_kernel(plan),
+                                       plan.tiles_per_split);
 }
 }  // namespace
 
@@ -444,8 +445,8 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
             splitkv::reduce_ctas(static_cast<int64_t>(p.total_q) * p.num_heads, sp.num_splits),
             device.multiprocessors, shared, reserved, limit);
     }
-    // Whole tiles by TMA where the kernel keeps swizzled stages (variants.h), unless the
-    // environment turns it off (MLA_DECODE_TMA=0).
+    // Whole tiles by TMA where the kernel takes them (variants.h: swizzled stages, and at 16
+    // rows CTAs of 8 tiles or more), unless the environment turns it off (MLA_DECODE_TMA=0).
     out.tma = options.tma && takes_tma(out);
     out.partial_o_offset = sp.partial_o_offset;
     out.partial_lse_offset = sp.partial_lse_offset;

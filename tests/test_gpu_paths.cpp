@@ -481,16 +481,32 @@ bool wgmma_plans_as_planned(bool default_splits_too) {
            (forced == nullptr || std::strcmp(forced, "mma16") != 0);
 }
 
+// The number after `key` in a plan's description line (-1 where it has none).
+long route_number(const std::string& route, const char* key) {
+    const size_t at = route.find(key);
+    if (at == std::string::npos) return -1;
+    return std::strtol(route.c_str() + at + std::strlen(key), nullptr, 10);
+}
+
 // After a run whose plan `route` describes (its description line): this thread's last stage-1
 // launch (splitkv::last_stage1_tma) must have had TMA maps exactly where the plan's kernel
-// keeps swizzled stages (wgmma with an fp8 cache at 64 rows or in long CTAs) and the cache is
+// takes whole tiles by TMA (splitkv::wgmma_tiles_by_tma: wgmma with an fp8 cache at 64 rows, in
+// long CTAs, or in the 16-row seesaw with bf16 scores where a split takes
+// kWgmmaTma16MinTiles tiles or more, from the line's kv_len<= and splits=) and the cache is
 // contiguous (page_size 0) or paged in a multiple of 64 tokens, unless MLA_DECODE_TMA=0
 // (ctest's .notma registrations: the copies everywhere); every other plan must have had none.
 void expect_tma_where_it_applies(const std::string& route, int page_size) {
+    namespace sk = mla::splitkv;
     const auto has = [&](const char* s) { return route.find(s) != std::string::npos; };
     const bool fp8 = has(" kv=fp8_e4m3fn ") || has(" kv=fp8_e4m3fnuz ");
-    const bool swizzled =
-        has(" variant=wgmma") && fp8 && (has(" rows/cta=64 ") || has("(long CTAs"));
+    const bool long_cta = has("(long CTAs");
+    const bool seesaw16 = has(" rows/cta=16 ") && !has("e4m3 scores") && !long_cta;
+    const long tiles = (route_number(route, " kv_len<=") + sk::kWgmmaTileTokens - 1) /
+                       sk::kWgmmaTileTokens;
+    const long splits = std::max(1L, route_number(route, " splits="));
+    const bool swizzled = has(" variant=wgmma") && fp8 &&
+                          (has(" rows/cta=64 ") || long_cta ||
+                           (seesaw16 && (tiles + splits - 1) / splits >= sk::kWgmmaTma16MinTiles));
     const char* env = std::getenv("MLA_DECODE_TMA");
     const bool on = env == nullptr || std::strcmp(env, "0") != 0;
     const bool want = swizzled && on && (page_size == 0 || page_size % 64 == 0);
@@ -726,7 +742,7 @@ TEST(GpuRows64, EmptyElementsFp8Mma) {
 struct RowsCase {
     Format format;
     int q_len;  // 16 heads: q_len 1 takes 16 rows, 2 takes 32
-    int page_size;
+    int page_size;  // 0: contiguous
     bool split_cache;
     bool fp8_mma;
 };
@@ -739,19 +755,21 @@ void expect_rows_case(const RowsCase& c, const std::vector<int>& lengths, bool e
         make_spec(c.format, 16, lengths, std::vector<int>(lengths.size(), c.q_len), 37);
     if (c.split_cache) spec.kpe_dtype = c.format.kv;
     if (c.fp8_mma) spec.q_dtype = MLA_DTYPE_FP8_E4M3FN;
-    const HostProblem host = make_problem(paged(spec, c.page_size, 3));
+    const HostProblem host = make_problem(c.page_size > 0 ? paged(spec, c.page_size, 3) : spec);
     const int rows = 16 * c.q_len;
+    std::string line;
     if (c.fp8_mma) {
-        expect_fp8_mma_rows(host, expect_rows, rows);
-        return;
+        expect_fp8_mma_rows(host, expect_rows, rows, &line);
+    } else {
+        line = planned_route(host);
+        if (expect_rows) {
+            EXPECT_NE(line.find(" variant=wgmma rows/cta=" + std::to_string(rows) + " "),
+                      std::string::npos)
+                << line;
+        }
+        expect_matches_reference(host, Tolerance(), Api::kPlan);
     }
-    const std::string line = planned_route(host);
-    if (expect_rows) {
-        EXPECT_NE(line.find(" variant=wgmma rows/cta=" + std::to_string(rows) + " "),
-                  std::string::npos)
-            << line;
-    }
-    expect_matches_reference(host, Tolerance(), Api::kPlan);
+    expect_tma_where_it_applies(line, c.page_size);
 }
 
 // The 16- and 32-row wgmma producers on paged caches: 16 heads, 12 elements of up to 4100
@@ -766,7 +784,10 @@ void expect_rows_case(const RowsCase& c, const std::vector<int>& lengths, bool e
 // (32 splits of 10 tiles: the rope pieces copied in blocks, from 9 tiles a CTA) on pages of 1
 // and 16 (fp8, 32 rows) and 4 and 16 (bf16, 32 and 16 rows). Where the splits are not forced
 // (one split takes 16 rows here), on Hopper with the wgmma kernels built (mma16 not forced),
-// the plans must take 16 rows for q_len 1 and 32 for q_len 2.
+// the plans must take 16 rows for q_len 1 and 32 for q_len 2. fp8 at 16 rows (the seesaw in
+// swizzled stages): a contiguous cache (e4m3fnuz in the split cache form too), pages of 1, 3,
+// 16 (e4m3fnuz, the split cache form), 64 and 128 (the split cache form), and 64 in the long
+// batch; every case asserts where whole tiles came by TMA (expect_tma_where_it_applies).
 TEST(GpuRows16And32, OwnPagesAndRuns) {
     SKIP_WITHOUT_GPU();
     const bool expect_rows =
@@ -781,11 +802,14 @@ TEST(GpuRows16And32, OwnPagesAndRuns) {
         {kBf16, 1, 8, false, false},   {kBf16, 1, 16, false, false},   {kBf16, 1, 16, true, false},
         {kBf16, 1, 12, false, false},  {kBf16, 2, 1, false, false},    {kBf16, 2, 2, false, false},
         {kBf16, 2, 4, false, false},   {kBf16, 2, 8, true, false},     {kBf16, 2, 16, false, false},
-        {kBf16, 2, 3, false, false}};
+        {kBf16, 2, 3, false, false},   {kFp8Fn, 1, 0, false, false},   {kFp8Fn, 1, 1, false, false},
+        {kFp8Fn, 1, 3, false, false},  {kFp8Fn, 1, 64, false, false}, {kFp8Fn, 1, 128, true, false},
+        {kFp8Fnuz, 1, 0, true, false}, {kFp8Fnuz, 1, 16, true, false}};
     for (const RowsCase& c : cases) expect_rows_case(c, lengths, expect_rows);
     const std::vector<int> long_lengths = {20037, 1, 9000, 13001};
     const RowsCase long_cases[] = {{kFp8Fn, 2, 1, false, false},
                                    {kFp8Fn, 2, 16, true, false},
+                                   {kFp8Fn, 1, 64, false, false},
                                    {kBf16, 2, 4, false, false},
                                    {kBf16, 1, 16, false, false}};
     for (const RowsCase& c : long_cases) expect_rows_case(c, long_lengths, expect_rows);

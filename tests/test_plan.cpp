@@ -727,10 +727,11 @@ TEST(PlanCreate, Bf16CachesRunOnWgmmaAt16Or32RowsOnly) {
 }
 
 // MLA_DECODE_TMA=0 (PlanOptions::tma false) reaches the plans whose kernel keeps swizzled
-// stages (fp8 at 64 rows here: splitkv::wgmma_swizzled_stages) and the kernels' params
+// stages (fp8 at 64 and 16 rows here: splitkv::wgmma_swizzled_stages) and the kernels' params
 // (kernel_params: Params::tma), and their description says the tiles are all copied. By
-// default those plans may take TMA; wgmma plans of padded stages (fp8 at 32 rows) and mma16
-// plans never do, and their descriptions never mention the switch.
+// default those plans may take TMA; wgmma plans of padded stages (fp8 at 32 rows), 16-row
+// seesaw plans of fewer than kWgmmaTma16MinTiles tiles a split (bs4 kv1024: 8 splits of 2) and
+// mma16 plans never do, and their descriptions never mention the switch.
 TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
     if (!mla::stage1_variant_built(Stage1Variant::kWgmma)) GTEST_SKIP() << "no wgmma kernels";
     mla_decode_params h128 = host_fields(64, 4096, MLA_DTYPE_FP8_E4M3FN);
@@ -740,6 +741,8 @@ TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
     mla_decode_params q2 = host_fields(128, 4096, MLA_DTYPE_FP8_E4M3FN);
     q2.total_q = 256;
     q2.max_q_len = 2;
+    const mla_decode_params h16 = host_fields(64, 1024, MLA_DTYPE_FP8_E4M3FN);  // 16-row seesaw
+    const mla_decode_params h16_short = host_fields(4, 1024, MLA_DTYPE_FP8_E4M3FN);
     mla::PlanOptions on;
     mla::PlanOptions off;
     off.tma = false;
@@ -759,7 +762,11 @@ TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
                           {&h128, &mma16, Stage1Variant::kMma16, 16, false, false},
                           {&h128, &mma16_off, Stage1Variant::kMma16, 16, false, false},
                           {&q2, &on, Stage1Variant::kWgmma, 32, false, false},
-                          {&q2, &off, Stage1Variant::kWgmma, 32, false, false}};
+                          {&q2, &off, Stage1Variant::kWgmma, 32, false, false},
+                          {&h16, &on, Stage1Variant::kWgmma, 16, true, false},
+                          {&h16, &off, Stage1Variant::kWgmma, 16, false, true},
+                          {&h16_short, &on, Stage1Variant::kWgmma, 16, false, false},
+                          {&h16_short, &off, Stage1Variant::kWgmma, 16, false, false}};
     for (const Case& c : cases) {
         mla::DevicePlan plan;
         ASSERT_EQ(mla::plan_create(*c.p, nvidia(9, 0), *c.options, &plan), MLA_STATUS_SUCCESS)
@@ -767,6 +774,8 @@ TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
         EXPECT_EQ(plan.variant, static_cast<int>(c.variant)) << plan.description;
         EXPECT_EQ(plan.rows_per_cta, c.rows) << plan.description;
         EXPECT_EQ(plan.tma, c.tma) << plan.description;
+        if (c.p == &h16) EXPECT_GE(plan.tiles_per_split, mla::splitkv::kWgmmaTma16MinTiles);
+        if (c.p == &h16_short) EXPECT_LT(plan.tiles_per_split, mla::splitkv::kWgmmaTma16MinTiles);
         std::vector<char> workspace(plan.workspace_bytes + 1);
         EXPECT_EQ(mla::kernel_params(plan, *c.p, workspace.data()).tma, c.tma);
         EXPECT_EQ(contains(plan.description, "every tile copied (MLA_DECODE_TMA=0)"), c.says_off)

@@ -74,14 +74,27 @@ constexpr bool wgmma_long_cta(KvFormat format, bool fp8_mma, int rows_per_cta,
 
 // The wgmma kernels whose stages hold each tile in wgmma's K-major 128-byte swizzle
 // (WgmmaConfig::kSwizzled, which asserts this): fp8 caches (e4m3fn, e4m3fnuz) at 64 rows, with
-// e4m3 or bf16 scores, and the long CTAs (`long_cta`: wgmma_long_cta). Only these take whole
-// tiles by TMA (arch/nvidia/tma.h), and only on a contiguous cache or pages of a multiple of
-// kWgmmaTileTokens tokens.
+// e4m3 or bf16 scores, at 16 rows with bf16 scores (the seesaw and the long CTAs, `long_cta`:
+// wgmma_long_cta), not at 32. Only these take whole tiles by TMA (arch/nvidia/tma.h), and only
+// on a contiguous cache or pages of a multiple of kWgmmaTileTokens tokens.
 constexpr bool wgmma_swizzled_stages(KvFormat format, bool fp8_mma, int rows_per_cta,
                                      bool long_cta) {
-    (void)fp8_mma;
     return (format == KvFormat::kFp8E4M3FN || format == KvFormat::kFp8E4M3FNUZ) &&
-           (rows_per_cta == 64 || long_cta);
+           (rows_per_cta == 64 || long_cta || (rows_per_cta == 16 && !fp8_mma));
+}
+
+// Whether a plan's stage-1 kernel takes whole tiles by TMA (where the cache allows it): the
+// swizzled kernels, but the 16-row seesaw only where its CTAs take kWgmmaTma16MinTiles tiles or
+// more (a split's tiles, tiles_per_split). Shorter CTAs fill the same swizzled stages by the
+// producer's row copies. Against the padded seesaw (0.7.28) on the H100 (s47, contiguous
+// caches): at 2-4 tiles a CTA copies took 0.996-1.025x its time (mean 1.013), TMA 1.001-1.038x
+// (mean 1.021); from 8 tiles TMA took 0.948-0.969x. 16-token pages (copies) took 0.977-0.982x at
+// 4 tiles. Neither fills short CTAs as fast as the padded stages did; why is not measured.
+inline constexpr int kWgmmaTma16MinTiles = 8;
+constexpr bool wgmma_tiles_by_tma(KvFormat format, bool fp8_mma, int rows_per_cta,
+                                  bool long_cta, int tiles_per_split) {
+    return wgmma_swizzled_stages(format, fp8_mma, rows_per_cta, long_cta) &&
+           (rows_per_cta != 16 || long_cta || tiles_per_split >= kWgmmaTma16MinTiles);
 }
 
 // "mma16", "wgmma"; "?" for a value outside the enum.

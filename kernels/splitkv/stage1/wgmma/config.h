@@ -83,10 +83,14 @@ struct WgmmaConfig {
     // registers at 16 rows, 40 at 32): the producer issued that loop ~85 % of its time (ncu,
     // sixteenth session) and bounded the staged kernel then.
     static constexpr int kMxfp4RowUnroll = kStagedDecode ? 8 : 1;
+    // The 16-row seesaw in swizzled stages (fp8 with bf16 scores): its producer spilled 4 bytes
+    // in 24 registers (the TMA thread's page); 32 leave its consumers 232, which they fit.
+    static constexpr bool kSwizzledSeesaw16 =
+        Decode::kSwizzledStage && kRows == 16 && !kLongCta;
     // (Three solo consumers: the producer spilled 36 / 72 bytes at 24; 32 fits, and leaves the
     // consumers their 160.)
     static constexpr int kProducerRegs =
-        kStagedDecode ? (kRows == 16 ? 32 : 40) : (kLongCta ? 32 : 24);
+        kStagedDecode ? (kRows == 16 ? 32 : 40) : (kLongCta || kSwizzledSeesaw16 ? 32 : 24);
     // The 64-row producer derives its work, tile count and shared pointers again after the
     // role split, so that no value of the prologue's lives into its 24 registers: ptxas spills
     // 8 bytes instead of 24-28 (forty-second session, H200 A/B 0.989-1.000, geomean 0.998).
@@ -98,7 +102,8 @@ struct WgmmaConfig {
     static constexpr int kDecoderRegs = kStagedDecode ? (kRows == 16 ? 64 : 72) : 56;
     // Three solo consumers: 128 - 32 free 96 x 128 for 32 x 384 more (160; exact).
     static constexpr int kConsumerRegs =
-        kStagedDecode ? (kRows == 16 ? 160 : 200) : (kLongCta ? 160 : 240);
+        kStagedDecode ? (kRows == 16 ? 160 : 200)
+                      : (kLongCta ? 160 : (kSwizzledSeesaw16 ? 232 : 240));
     static_assert((kLaunchRegs - kProducerRegs) * kProducerThreads +
                           (kLaunchRegs - kDecoderRegs) * kDecoderThreads >=
                       (kConsumerRegs - kLaunchRegs) * kConsumerThreads,
@@ -113,7 +118,7 @@ struct WgmmaConfig {
     static constexpr int kRowBytes = Decode::kRowBytes;
     static constexpr int kRowPitch = kRowBytes + 16;
     static_assert(kRowPitch % 32 == 16, "rows 4 apart in opposite halves of the banks");
-    // Decode::kSwizzledStage (64 rows of fp8, long CTAs): the tile in wgmma's K-major layout,
+    // Decode::kSwizzledStage (wgmma_swizzled_stages): the tile in wgmma's K-major layout,
     // stage row m holding token m, no pad (ss_offset): the latent bytes in 4 blocks of 128 bytes
     // a row (kSsBlockBytes each) of 1 KB atoms (8 rows) with the 128-byte swizzle, then the
     // rope's 64 bytes a row in 512-byte atoms with the 64-byte swizzle; the layout TMA writes,

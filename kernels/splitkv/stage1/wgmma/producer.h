@@ -190,7 +190,7 @@ MLA_DEVICE void copy_tile_rows_own_pages(uint32_t dst_s, const Params& p,
     }
 }
 
-// Cfg::kSwizzled (64 rows of fp8, long CTAs): producer thread pt copies stage rows m = r + 16 j
+// Cfg::kSwizzled (wgmma_swizzled_stages): producer thread pt copies stage rows m = r + 16 j
 // (r = pt / 8, j < 4) of the tile, token m, its 16-byte piece c = pt % 8 of each 128-byte
 // latent block and (c < kRopePieces) rope piece c, to ss_offset: a warp's instruction reads 4
 // rows' 128 contiguous bytes and, through the swizzle, writes them without bank conflicts. The
@@ -485,14 +485,14 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
     hw::copy_async_wait_all();  // leave only once this thread's copies have landed
 }
 
-// Cfg::kSwizzled (64 rows of fp8, long CTAs): the producer's tile loop, for every cache form.
+// Cfg::kSwizzled (wgmma_swizzled_stages): the producer's tile loop, for every cache form.
 // A whole tile of a contiguous cache or of pages of a multiple of 64 tokens (the only caches
 // the maps exist for; tiles start at multiples of 64 tokens, so its slots are consecutive from
 // its first token's, tile_tok0 + ss_page of lane 0 of warp 0): four latent boxes and the rope's
 // by one thread, which announces the stage's bytes, the other producer threads only arriving.
 // Other tiles: copy_tile_rows_ss (a tile's rows past `valid` must be zeros, not the next slots,
 // which may hold NaN). Token counts in 32 bits (an element's tokens number below 2^31), in the
-// producer's 24 registers.
+// producer's 24 registers (64 rows; 32 in the 16-row kernels).
 template <class Cfg>
 MLA_DEVICE void wgmma_producer_tiles_ss(const Params& p, const Stage1Work& work,
                                         const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int pw,
