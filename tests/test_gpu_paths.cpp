@@ -490,22 +490,24 @@ long route_number(const std::string& route, const char* key) {
 
 // After a run whose plan `route` describes (its description line): this thread's last stage-1
 // launch (splitkv::last_stage1_tma) must have had TMA maps exactly where the plan's kernel
-// takes whole tiles by TMA (splitkv::wgmma_tiles_by_tma: wgmma with an fp8 cache at 64 rows, in
-// long CTAs, or in the 16-row seesaw with bf16 scores where a split takes
-// kWgmmaTma16MinTiles tiles or more, from the line's kv_len<= and splits=) and the cache is
-// contiguous (page_size 0) or paged in a multiple of 64 tokens, unless MLA_DECODE_TMA=0
+// takes whole tiles by TMA (splitkv::wgmma_tiles_by_tma: wgmma with an fp8 cache at 64 rows, an
+// e4m3fn one at 32 with bf16 scores, in long CTAs, or in the 16-row seesaw with bf16 scores where a
+// split takes kWgmmaTma16MinTiles tiles or more, from the line's kv_len<= and splits=) and the
+// cache is contiguous (page_size 0) or paged in a multiple of 64 tokens, unless MLA_DECODE_TMA=0
 // (ctest's .notma registrations: the copies everywhere); every other plan must have had none.
 void expect_tma_where_it_applies(const std::string& route, int page_size) {
     namespace sk = mla::splitkv;
     const auto has = [&](const char* s) { return route.find(s) != std::string::npos; };
     const bool fp8 = has(" kv=fp8_e4m3fn ") || has(" kv=fp8_e4m3fnuz ");
     const bool long_cta = has("(long CTAs");
-    const bool seesaw16 = has(" rows/cta=16 ") && !has("e4m3 scores") && !long_cta;
+    const bool e4m3_scores = has("e4m3 scores");
+    const bool seesaw16 = has(" rows/cta=16 ") && !e4m3_scores && !long_cta;
     const long tiles = (route_number(route, " kv_len<=") + sk::kWgmmaTileTokens - 1) /
                        sk::kWgmmaTileTokens;
     const long splits = std::max(1L, route_number(route, " splits="));
     const bool swizzled = has(" variant=wgmma") && fp8 &&
                           (has(" rows/cta=64 ") || long_cta ||
+                           (has(" rows/cta=32 ") && !e4m3_scores && has(" kv=fp8_e4m3fn ")) ||
                            (seesaw16 && (tiles + splits - 1) / splits >= sk::kWgmmaTma16MinTiles));
     const char* env = std::getenv("MLA_DECODE_TMA");
     const bool on = env == nullptr || std::strcmp(env, "0") != 0;
@@ -784,10 +786,13 @@ void expect_rows_case(const RowsCase& c, const std::vector<int>& lengths, bool e
 // (32 splits of 10 tiles: the rope pieces copied in blocks, from 9 tiles a CTA) on pages of 1
 // and 16 (fp8, 32 rows) and 4 and 16 (bf16, 32 and 16 rows). Where the splits are not forced
 // (one split takes 16 rows here), on Hopper with the wgmma kernels built (mma16 not forced),
-// the plans must take 16 rows for q_len 1 and 32 for q_len 2. fp8 at 16 rows (the seesaw in
-// swizzled stages): a contiguous cache (e4m3fnuz in the split cache form too), pages of 1, 3,
-// 16 (e4m3fnuz, the split cache form), 64 and 128 (the split cache form), and 64 in the long
-// batch; every case asserts where whole tiles came by TMA (expect_tma_where_it_applies).
+// the plans must take 16 rows for q_len 1 and 32 for q_len 2. (fp8 with bf16 scores keeps its
+// 16-row stages swizzled, and e4m3fn its 32-row ones: their rows come by copy_tile_rows_ss or
+// TMA, not the own-page rows or runs named above, which bf16 and e4m3fnuz at 32 rows keep.) fp8
+// at 16 rows (the seesaw): a contiguous cache (e4m3fnuz in the split cache form too), pages of
+// 1, 3, 16 (e4m3fnuz, the split cache form), 64 and 128 (the split cache form), and 64 in the
+// long batch; at 32 rows a contiguous e4m3fn cache and e4m3fnuz on 64-token pages; every case
+// asserts where whole tiles came by TMA (expect_tma_where_it_applies).
 TEST(GpuRows16And32, OwnPagesAndRuns) {
     SKIP_WITHOUT_GPU();
     const bool expect_rows =
@@ -804,7 +809,8 @@ TEST(GpuRows16And32, OwnPagesAndRuns) {
         {kBf16, 2, 4, false, false},   {kBf16, 2, 8, true, false},     {kBf16, 2, 16, false, false},
         {kBf16, 2, 3, false, false},   {kFp8Fn, 1, 0, false, false},   {kFp8Fn, 1, 1, false, false},
         {kFp8Fn, 1, 3, false, false},  {kFp8Fn, 1, 64, false, false}, {kFp8Fn, 1, 128, true, false},
-        {kFp8Fnuz, 1, 0, true, false}, {kFp8Fnuz, 1, 16, true, false}};
+        {kFp8Fnuz, 1, 0, true, false}, {kFp8Fnuz, 1, 16, true, false}, {kFp8Fn, 2, 0, false, false},
+        {kFp8Fnuz, 2, 64, true, false}};
     for (const RowsCase& c : cases) expect_rows_case(c, lengths, expect_rows);
     const std::vector<int> long_lengths = {20037, 1, 9000, 13001};
     const RowsCase long_cases[] = {{kFp8Fn, 2, 1, false, false},

@@ -727,9 +727,10 @@ TEST(PlanCreate, Bf16CachesRunOnWgmmaAt16Or32RowsOnly) {
 }
 
 // MLA_DECODE_TMA=0 (PlanOptions::tma false) reaches the plans whose kernel keeps swizzled
-// stages (fp8 at 64 and 16 rows here: splitkv::wgmma_swizzled_stages) and the kernels' params
-// (kernel_params: Params::tma), and their description says the tiles are all copied. By
-// default those plans may take TMA; wgmma plans of padded stages (fp8 at 32 rows), 16-row
+// stages (fp8 at 64 and 16 rows, e4m3fn at 32 here: splitkv::wgmma_swizzled_stages) and the
+// kernels' params (kernel_params: Params::tma), and their description says the tiles are all
+// copied. By default those plans may take TMA; wgmma plans of padded stages (e4m3fnuz and bf16
+// at 32 rows), 16-row
 // seesaw plans of fewer than kWgmmaTma16MinTiles tiles a split (bs4 kv1024: 8 splits of 2) and
 // mma16 plans never do, and their descriptions never mention the switch.
 TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
@@ -741,6 +742,10 @@ TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
     mla_decode_params q2 = host_fields(128, 4096, MLA_DTYPE_FP8_E4M3FN);
     q2.total_q = 256;
     q2.max_q_len = 2;
+    mla_decode_params q2_bf16 = q2;
+    q2_bf16.kv_dtype = MLA_DTYPE_BF16;
+    mla_decode_params q2_fnuz = q2;
+    q2_fnuz.kv_dtype = MLA_DTYPE_FP8_E4M3FNUZ;
     const mla_decode_params h16 = host_fields(64, 1024, MLA_DTYPE_FP8_E4M3FN);  // 16-row seesaw
     const mla_decode_params h16_short = host_fields(4, 1024, MLA_DTYPE_FP8_E4M3FN);
     mla::PlanOptions on;
@@ -761,8 +766,12 @@ TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
                           {&h128, &off, Stage1Variant::kWgmma, 64, false, true},
                           {&h128, &mma16, Stage1Variant::kMma16, 16, false, false},
                           {&h128, &mma16_off, Stage1Variant::kMma16, 16, false, false},
-                          {&q2, &on, Stage1Variant::kWgmma, 32, false, false},
-                          {&q2, &off, Stage1Variant::kWgmma, 32, false, false},
+                          {&q2, &on, Stage1Variant::kWgmma, 32, true, false},
+                          {&q2, &off, Stage1Variant::kWgmma, 32, false, true},
+                          {&q2_bf16, &on, Stage1Variant::kWgmma, 32, false, false},
+                          {&q2_bf16, &off, Stage1Variant::kWgmma, 32, false, false},
+                          {&q2_fnuz, &on, Stage1Variant::kWgmma, 32, false, false},
+                          {&q2_fnuz, &off, Stage1Variant::kWgmma, 32, false, false},
                           {&h16, &on, Stage1Variant::kWgmma, 16, true, false},
                           {&h16, &off, Stage1Variant::kWgmma, 16, false, true},
                           {&h16_short, &on, Stage1Variant::kWgmma, 16, false, false},

@@ -73,14 +73,20 @@ constexpr bool wgmma_long_cta(KvFormat format, bool fp8_mma, int rows_per_cta,
 }
 
 // The wgmma kernels whose stages hold each tile in wgmma's K-major 128-byte swizzle
-// (WgmmaConfig::kSwizzled, which asserts this): fp8 caches (e4m3fn, e4m3fnuz) at 64 rows, with
-// e4m3 or bf16 scores, at 16 rows with bf16 scores (the seesaw and the long CTAs, `long_cta`:
-// wgmma_long_cta), not at 32. Only these take whole tiles by TMA (arch/nvidia/tma.h), and only
-// on a contiguous cache or pages of a multiple of kWgmmaTileTokens tokens.
+// (WgmmaConfig::kSwizzled, which asserts this): fp8 caches (e4m3fn, e4m3fnuz) at 64 rows (e4m3
+// or bf16 scores) and at 16 with bf16 scores (the seesaw and the long CTAs, `long_cta`:
+// wgmma_long_cta); at 32 rows e4m3fn with bf16 scores only. 32 rows, A/B on the H100 against
+// padded stages (forty-seventh session): e4m3fn 0.940-0.973 (bs128 kv4096 H16 q2 130.1 ->
+// 122.4 us; 8 tiles a CTA 0.962), e4m3fnuz 1.04-1.11 in CTAs of 32-64 tiles (137.7 -> 150.4;
+// its consumers at 232 registers beside a producer of 32, not profiled). Only these take whole
+// tiles by TMA (arch/nvidia/tma.h), and only on a contiguous cache or pages of a multiple of
+// kWgmmaTileTokens tokens.
 constexpr bool wgmma_swizzled_stages(KvFormat format, bool fp8_mma, int rows_per_cta,
                                      bool long_cta) {
+    (void)long_cta;  // long CTAs have bf16 scores
     return (format == KvFormat::kFp8E4M3FN || format == KvFormat::kFp8E4M3FNUZ) &&
-           (rows_per_cta == 64 || long_cta || (rows_per_cta == 16 && !fp8_mma));
+           (rows_per_cta == 64 ||
+            (!fp8_mma && (rows_per_cta == 16 || format == KvFormat::kFp8E4M3FN)));
 }
 
 // Whether a plan's stage-1 kernel takes whole tiles by TMA (where the cache allows it): the

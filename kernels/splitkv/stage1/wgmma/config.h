@@ -87,14 +87,20 @@ struct WgmmaConfig {
     // in 24 registers (the TMA thread's page); 32 leave its consumers 232, which they fit.
     static constexpr bool kSwizzledSeesaw16 =
         Decode::kSwizzledStage && kRows == 16 && !kLongCta;
+    // 32 rows in swizzled stages (e4m3fn only: variants.h, wgmma_swizzled_stages): the
+    // consumers need 240 (they spill at 232) and leave the producer 24, which derives its work
+    // again after the role split (kProducerDerivesWork) and still spills 16 / 28 bytes (36 / 60
+    // without; ptxas).
     // (Three solo consumers: the producer spilled 36 / 72 bytes at 24; 32 fits, and leaves the
     // consumers their 160.)
     static constexpr int kProducerRegs =
         kStagedDecode ? (kRows == 16 ? 32 : 40) : (kLongCta || kSwizzledSeesaw16 ? 32 : 24);
-    // The 64-row producer derives its work, tile count and shared pointers again after the
-    // role split, so that no value of the prologue's lives into its 24 registers: ptxas spills
-    // 8 bytes instead of 24-28 (forty-second session, H200 A/B 0.989-1.000, geomean 0.998).
-    static constexpr bool kProducerDerivesWork = Decode::kSwizzledStage && kRows == 64;
+    // The producers of 24 registers (64 rows; 32 of e4m3fn) derive their work, tile count and
+    // shared pointers again after the role split, so that no value of the prologue's lives into
+    // them: at 64 rows ptxas spills 8 bytes instead of 24-28 (forty-second session, H200 A/B
+    // 0.989-1.000, geomean 0.998).
+    static constexpr bool kProducerDerivesWork =
+        Decode::kSwizzledStage && kRows >= 32 && kProducerRegs == 24;
     // 16 rows: 96 - 32 and 2 x (96 - 64) free 64 x 128 + 32 x 256 for 64 x 256 more (160;
     // the decoders, with their rope pieces apart, spill at 48 and 56, the producer fits 32).
     // 32 rows: 128 - 40 and 128 - 72 free 88 x 128 + 56 x 128 for 72 x 256 more (200); the

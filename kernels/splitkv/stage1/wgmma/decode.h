@@ -275,10 +275,10 @@ struct WgmmaFp8MmaSsDecode : WgmmaFp8MmaDecode {
     static constexpr bool kSwizzledStage = true;
 };
 
-// fp8 caches at 64 rows and in long CTAs (16 rows), f16 scores: the stage in the same swizzled
-// layout (so whole tiles come by TMA, as the e4m3 scores' do), K loaded into registers and
-// decoded as in the register form. A lane's two A rows g and g + 8 of warp wq hold stage rows
-// 16 wq + WgmmaConfig::stage_row(g) and 8 on (see there for the bank conflicts).
+// fp8 caches with f16 scores at 16 and 64 rows, e4m3fn's at 32 (wgmma_swizzled_stages): the stage
+// in the same swizzled layout (so whole tiles come by TMA, as the e4m3 scores' do), K loaded into
+// registers and decoded as in the register form. A lane's two A rows g and g + 8 of warp wq hold
+// stage rows 16 wq + WgmmaConfig::stage_row(g) and 8 on (see there for the bank conflicts).
 template <arch::Fp8Flavor kFlavor>
 struct WgmmaSwizzledDecode : WgmmaDecode<kFlavor> {
     static constexpr bool kSwizzledStage = true;

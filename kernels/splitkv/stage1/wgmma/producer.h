@@ -33,8 +33,9 @@ namespace wgmma_detail {
 // (not measured for them).
 constexpr int kRopeBlockMinTiles = 9;
 // Threads a tile row in the producer on pages of 1, 2, 4 and 8 tokens (kOwnPageLanes; each
-// thread 4 rows, a warp's copy 4 rows' 128 bytes): fp8 at 64 rows and (bf16 scores) 32, bf16 at
-// 16 (and 16-token pages) and 32. Thirty-fifth session, against the shuffled loop: fp8 at 32
+// thread 4 rows, a warp's copy 4 rows' 128 bytes): e4m3fnuz at 32 rows with bf16 scores (fp8 at
+// 64 rows and e4m3fn at 32 took them until their stages were swizzled), bf16 at 16 (and 16-token
+// pages) and 32. Thirty-fifth session, against the shuffled loop: fp8 at 32
 // rows (bs128 kv4096 H16 q2) 0.978 / 0.985 on pages of 1 / 4 (113.3 -> 110.8 us; contiguous
 // 105.3); bf16 at 16 rows (bs32 kv8192 H16) 0.921-0.926 on 1-token pages (103.7 -> 96.0;
 // contiguous 94.1), 0.965 on 16-token pages, at 32 rows (bs128 kv4096 H16 q2) 0.970 / 0.968 on
@@ -492,7 +493,7 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
 // by one thread, which announces the stage's bytes, the other producer threads only arriving.
 // Other tiles: copy_tile_rows_ss (a tile's rows past `valid` must be zeros, not the next slots,
 // which may hold NaN). Token counts in 32 bits (an element's tokens number below 2^31), in the
-// producer's 24 registers (64 rows; 32 in the 16-row kernels).
+// producer's 24 registers (64 rows, and e4m3fn's 32; 32 in the 16-row kernels).
 template <class Cfg>
 MLA_DEVICE void wgmma_producer_tiles_ss(const Params& p, const Stage1Work& work,
                                         const WgmmaRows& rows, const WgmmaShared<Cfg>& sh, int pw,
@@ -579,19 +580,19 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         // had lost 1.5-2 %; a page walk by shuffled page numbers lost 3 % on 16-token pages and
         // 16 / 35 % on 4-token ones; pages of 1-8 tokens as runs whose rows' addresses are
         // staged in shared memory 0.989-0.994 (thirty-third session), not kept.)
-        // Pages of 1, 2, 4 or 8 tokens (32 rows of fp8 with bf16 scores, and 64 rows until
-        // 0.7.20; bf16 at 16 and 32 rows): kOwnPageRowThreads threads a row, each row from
-        // its own page, no shuffles (kOwnPageLanes; the shuffled loop cost these 5-12 % over
-        // contiguous caches, pages in order or not: thirty-fourth and thirty-fifth sessions'
-        // probes, docs/notes/stage1_wgmma.md). Other page sizes below 16 (3, 12, ...) keep the
-        // shuffled loop, as do bf16's 16 rows on pages of more than 16 tokens (no runs). Pages
-        // of a multiple of 16: the runs below, also for fp8 at 32 rows (bs128 kv4096 H16 q2:
-        // 0.977 on 16-token pages, 0.950 on 64; runs on a contiguous cache lost, 1.018-1.024).
-        // bf16 at 16 rows takes its own-page rows on 16-token pages too (bs32 kv8192 H16 0.965,
-        // bs32 kv1024 0.974; runs there spilled its producer). e4m3 scores at 32 rows keep the
-        // shuffled loop: own-page rows and runs (64-token pages) ran 0.95-0.98 in CTAs of 64
-        // tiles (bs128 kv4096 H16 q2) but 1.034-1.044 in CTAs of 8 (bs32 kv2048 H16 q2), as
-        // faster producers did in the 16-row seesaw's short CTAs.
+        // Pages of 1, 2, 4 or 8 tokens (32 rows of e4m3fnuz with bf16 scores, of e4m3fn until
+        // 0.7.30, of fp8 at 64 until 0.7.20; bf16 at 16 and 32 rows): kOwnPageRowThreads threads a
+        // row, each row from its own page, no shuffles (kOwnPageLanes; the shuffled loop cost these
+        // 5-12 % over contiguous caches, pages in order or not: thirty-fourth and thirty-fifth
+        // sessions' probes, docs/notes/stage1_wgmma.md). Other page sizes below 16 (3, 12, ...)
+        // keep the shuffled loop, as do bf16's 16 rows on pages of more than 16 tokens (no runs).
+        // Pages of a multiple of 16: the runs below, also for fp8 at 32 rows (bs128 kv4096 H16 q2:
+        // 0.977 on 16-token pages, 0.950 on 64; runs on a contiguous cache lost, 1.018-1.024). bf16
+        // at 16 rows takes its own-page rows on 16-token pages too (bs32 kv8192 H16 0.965, bs32
+        // kv1024 0.974; runs there spilled its producer). e4m3 scores at 32 rows keep the shuffled
+        // loop: own-page rows and runs (64-token pages) ran 0.95-0.98 in CTAs of 64 tiles (bs128
+        // kv4096 H16 q2) but 1.034-1.044 in CTAs of 8 (bs32 kv2048 H16 q2), as faster producers did
+        // in the 16-row seesaw's short CTAs.
         if constexpr (!Cfg::kMxfp4Rows &&
                       (Cfg::Decode::kDimBytes == 2 || (Cfg::N == 32 && !Cfg::Decode::kQCodes))) {
             // (A thread's rows are 128 / kOwnPageRowThreads = 16 apart: pages up to 16 tokens.
