@@ -39,9 +39,10 @@ struct DevicePlan {
     int row_groups = 1;       // stage-1 CTAs per (element, split)
     bool fp8_mma = false;     // the score product on the e4m3 tensor core: MLA_DECODE_FLAG_
                               // FP8_MMA with e4m3fn Q and cache, variant wgmma
-    bool tma = false;         // stage 1's kernel keeps swizzled stages and may take whole tiles
-                              // by TMA where the cache allows it (splitkv::
-                              // wgmma_swizzled_stages; NVIDIA builds), unless MLA_DECODE_TMA=0
+    bool tma = false;         // stage 1's kernel may take whole tiles by TMA where the cache
+                              // allows it (splitkv::wgmma_tiles_by_tma: swizzled stages, at 16
+                              // rows 8 tiles a split or more; NVIDIA builds), unless
+                              // MLA_DECODE_TMA=0
     bool dependent_launch = false;  // the reduce as a programmatic dependent of stage 1 (PDL):
                                     // split path on NVIDIA sm_90+ (DeviceInfo::dependent_reduce)
                                     // unless MLA_DECODE_PDL=0

@@ -746,7 +746,7 @@ TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
     q2_bf16.kv_dtype = MLA_DTYPE_BF16;
     mla_decode_params q2_fnuz = q2;
     q2_fnuz.kv_dtype = MLA_DTYPE_FP8_E4M3FNUZ;
-    const mla_decode_params h16 = host_fields(64, 1024, MLA_DTYPE_FP8_E4M3FN);  // 16-row seesaw
+    const mla_decode_params h16 = host_fields(64, 2048, MLA_DTYPE_FP8_E4M3FN);  // 16-row seesaw
     const mla_decode_params h16_short = host_fields(4, 1024, MLA_DTYPE_FP8_E4M3FN);
     mla::PlanOptions on;
     mla::PlanOptions off;

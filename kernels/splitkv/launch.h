@@ -30,10 +30,10 @@ Stage1Shape stage1_shape(Stage1Variant variant, KvFormat format);
 gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFormat format,
                               bool dependent_reduce, gpu::stream_t stream);
 
-// Whether the calling thread's last stage-1 launch had tensor maps (arch/nvidia/tma.h), so
-// that its kernel took the whole tiles of its splits by TMA (a launch whose splits hold no
-// whole tile still counts): false after a kernel without swizzled stages
-// (wgmma_swizzled_stages), a cache the maps cannot address (pages of other than a multiple of
+// Whether the calling thread's last stage-1 launch had tensor maps (arch/nvidia/tma.h), so that its
+// kernel took the whole tiles of its splits by TMA (a launch whose splits hold no whole tile still
+// counts): false after a kernel that takes no TMA (wgmma_tiles_by_tma: padded stages, or the 16-row
+// seesaw below 8 tiles a split), a cache the maps cannot address (pages of other than a multiple of
 // 64 tokens, a misaligned base or stride, a refused map), with Params::tma false
 // (MLA_DECODE_TMA=0), or a failed launch. For tests and MLA_DECODE_DEBUG. note_stage1_tma
 // records it: launch_attention clears it, the stage-1 launchers set it, and the library's run

@@ -85,9 +85,10 @@ struct Params {
     // limit.
     int reduce_shared_bytes;
     int reduce_shared_limit;
-    // Host side: stage 1 may take whole tiles by TMA where its kernel keeps its stages in
-    // wgmma's swizzle and the cache allows it (DevicePlan::tma; false under MLA_DECODE_TMA=0:
-    // the kernel copies every tile, the same bytes into the same stages).
+    // Host side: stage 1 may take whole tiles by TMA where its kernel takes them
+    // (wgmma_tiles_by_tma: swizzled stages, at 16 rows 8 tiles a split or more) and the cache
+    // allows it (DevicePlan::tma; false under MLA_DECODE_TMA=0: the kernel copies every tile,
+    // the same bytes into the same stages).
     bool tma;
 
     // Stage-1 outputs read by the reduce (workspace), per partial row r and head h:

@@ -91,11 +91,12 @@ constexpr bool wgmma_swizzled_stages(KvFormat format, bool fp8_mma, int rows_per
 
 // Whether a plan's stage-1 kernel takes whole tiles by TMA (where the cache allows it): the
 // swizzled kernels, but the 16-row seesaw only where its CTAs take kWgmmaTma16MinTiles tiles or
-// more (a split's tiles, tiles_per_split). Shorter CTAs fill the same swizzled stages by the
-// producer's row copies. Against the padded seesaw (0.7.28) on the H100 (s47, contiguous
+// more (a split's tiles, tiles_per_split: the most a CTA of the plan takes; its last split's CTAs
+// and short elements' may take fewer, and TMA then too). Shorter CTAs fill the same swizzled stages
+// by the producer's row copies. Against the padded seesaw (0.7.28) on the H100 (s47, contiguous
 // caches): at 2-4 tiles a CTA copies took 0.996-1.025x its time (mean 1.013), TMA 1.001-1.038x
-// (mean 1.021); from 8 tiles TMA took 0.948-0.969x. 16-token pages (copies) took 0.977-0.982x at
-// 4 tiles. Neither fills short CTAs as fast as the padded stages did; why is not measured.
+// (mean 1.021); from 8 tiles TMA took 0.948-0.969x. 16-token pages (copies) took 0.977-0.982x at 4
+// tiles. Neither fills short CTAs as fast as the padded stages did; why is not measured.
 inline constexpr int kWgmmaTma16MinTiles = 8;
 constexpr bool wgmma_tiles_by_tma(KvFormat format, bool fp8_mma, int rows_per_cta,
                                   bool long_cta, int tiles_per_split) {

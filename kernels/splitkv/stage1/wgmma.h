@@ -51,8 +51,10 @@
 //     copy engine then moved only 2.35 TB/s on bs256 kv8192, 515 us for a 295 us floor.)
 //     Swizzled stages (WgmmaConfig::kSwizzled: fp8 at 64 rows, at 16 with bf16 scores, and
 //     e4m3fn at 32 with bf16 scores) take each whole tile of a contiguous cache or of pages of
-//     a multiple of 64 tokens by TMA instead
-//     (wgmma_producer_tiles_ss): one thread issues 5 boxes of two tensor maps
+//     a multiple of 64 tokens by TMA instead, where the plan's kernel takes TMA
+//     (wgmma_tiles_by_tma: the 16-row seesaw only where a split takes 8 tiles or more; then
+//     every whole tile of every CTA, shorter CTAs of the plan's last split or short elements
+//     included) (wgmma_producer_tiles_ss): one thread issues 5 boxes of two tensor maps
 //     (arch/nvidia/tma.h) that write the swizzled layout as it is (thirty-eighth session, H200,
 //     against the copies: 0.93-0.95x on H128 q1 and q2 and H16 q4, 0.95x on 64-token pages,
 //     0.94-0.97x in long CTAs).
@@ -87,10 +89,10 @@
 //     rows of one parity. bf16's 8-byte V loads (16-lane phases, lanes g < 4 or g >= 4): lane
 //     (g, t) reads row r(t) at 8g bytes, the rows r(t) of t = 0..3 are 2t (+ 1) or 12, 14, 8, 10
 //     (+ 1): 16 r(t) mod 128 = 0, 32, 64, 96 in some order, so 16 lanes fill 128 bytes once.
-//     Swizzled stages (WgmmaConfig::kSwizzled: fp8 but e4m3 scores below 64 rows and
-//     e4m3fnuz at 32) have no pad: stage row m holds token m, and S^T row 8 h + g of warp w
-//     reads stage row 16 w + WgmmaConfig::stage_row(8 h + g), an order free of bank conflicts
-//     in the swizzle.
+//     Swizzled stages (WgmmaConfig::kSwizzled: fp8 at 64 rows, at 16 with bf16 scores and e4m3fn at
+//     32 with bf16 scores) have no pad: stage row m holds token m, and S^T row 8 h + g of warp w
+//     reads stage row 16 w + WgmmaConfig::stage_row(8 h + g), an order free of bank conflicts in
+//     the swizzle.
 //   * O^T rows: m-blocks 2p and 2p+1 (p = 0..3; consumer p / 2) are built together from 4-byte
 //     loads of 4 token rows (those of PV k indices 2t, 2t+1, 2t+8, 2t+9): lane g of warp w holds
 //     dims 128p + 32w + 4g + {0, 1} (m-block 2p, rows g and g+8) and + {2, 3} (m-block 2p+1). So

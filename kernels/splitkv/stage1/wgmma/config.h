@@ -135,7 +135,7 @@ struct WgmmaConfig {
     static constexpr bool kSwizzled = Decode::kSwizzledStage;
     static_assert(kSwizzled || !kSsScores, "e4m3 scores from shared memory: a swizzled stage");
     static_assert(kSwizzled == wgmma_swizzled_stages(F, kFp8Mma, kRows, kLongCta),
-                  "the host's view of which kernels take TMA (variants.h, plans)");
+                  "the host's view of which kernels keep swizzled stages (variants.h, plans)");
     static constexpr int kSsBlockBytes = kTileTokens * 128;
     static constexpr int kStageBytes =
         kSwizzled ? kTileTokens * kRowBytes : kTileTokens * kRowPitch;

@@ -106,7 +106,7 @@ MLA_DEVICE void copy_tile_rows(uint8_t* dst, const uint8_t* my_src, const uint8_
 
 // copy_tile_rows where the tile's rows lie in consecutive cache slots (wgmma_producer_tiles'
 // kConsecutive: 32 rows of bf16, WgmmaConfig::kConsecutiveRows (until 0.7.20 also 64 rows of
-// fp8 and long CTAs); with kWarpRun fp8 at 32 rows on pages of a multiple of 16): the
+// fp8 and long CTAs); with kWarpRun e4m3fnuz at 32 rows on pages of a multiple of 16): the
 // same copies, each row's source 4 rows' strides after the previous one of the warp, from the
 // warp's first row (src0, rope0: row pw's, or row 0's where the warp has no valid row) instead
 // of a lane's shuffled address. It was written from ncu of the 16-row long-CTA kernel (bs256
@@ -330,7 +330,7 @@ MLA_DEVICE int producer_full_bar(int stage, int t) {
 // pages of a multiple of the tile's tokens: tiles start at multiples of it), so a warp's rows
 // are found from its first row's slot (copy_tile_rows_consecutive, MXFP4's
 // copy_tile_rows_mxfp4).
-// kWarpRun (with kConsecutive; (bf16 scores) 32 rows of fp8, 32 of bf16, on pages of a
+// kWarpRun (with kConsecutive; (bf16 scores) 32 rows of e4m3fnuz, 32 of bf16, on pages of a
 // multiple of 16 tokens): warp pw copies the tile's rows 16 pw .. 16 pw + 15, which lie in one page
 // (tiles start at multiples of 64 tokens: stage1_work), from that page's slot, one row's strides
 // a row; with kPagedAhead that page is loaded a tile ahead, after the tile's copies (late).
@@ -586,13 +586,14 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         // 5-12 % over contiguous caches, pages in order or not: thirty-fourth and thirty-fifth
         // sessions' probes, docs/notes/stage1_wgmma.md). Other page sizes below 16 (3, 12, ...)
         // keep the shuffled loop, as do bf16's 16 rows on pages of more than 16 tokens (no runs).
-        // Pages of a multiple of 16: the runs below, also for fp8 at 32 rows (bs128 kv4096 H16 q2:
-        // 0.977 on 16-token pages, 0.950 on 64; runs on a contiguous cache lost, 1.018-1.024). bf16
-        // at 16 rows takes its own-page rows on 16-token pages too (bs32 kv8192 H16 0.965, bs32
-        // kv1024 0.974; runs there spilled its producer). e4m3 scores at 32 rows keep the shuffled
-        // loop: own-page rows and runs (64-token pages) ran 0.95-0.98 in CTAs of 64 tiles (bs128
-        // kv4096 H16 q2) but 1.034-1.044 in CTAs of 8 (bs32 kv2048 H16 q2), as faster producers did
-        // in the 16-row seesaw's short CTAs.
+        // Pages of a multiple of 16: the runs below, also for fp8 at 32 rows (e4m3fnuz since
+        // 0.7.30; measured on e4m3fn, bs128 kv4096 H16 q2: 0.977 on 16-token pages, 0.950 on 64;
+        // runs on a contiguous cache lost, 1.018-1.024). bf16 at 16 rows takes its own-page rows on
+        // 16-token pages too (bs32 kv8192 H16 0.965, bs32 kv1024 0.974; runs there spilled its
+        // producer). e4m3 scores at 32 rows keep the shuffled loop: own-page rows and runs
+        // (64-token pages) ran 0.95-0.98 in CTAs of 64 tiles (bs128 kv4096 H16 q2) but 1.034-1.044
+        // in CTAs of 8 (bs32 kv2048 H16 q2), as faster producers did in the 16-row seesaw's short
+        // CTAs.
         if constexpr (!Cfg::kMxfp4Rows &&
                       (Cfg::Decode::kDimBytes == 2 || (Cfg::N == 32 && !Cfg::Decode::kQCodes))) {
             // (A thread's rows are 128 / kOwnPageRowThreads = 16 apart: pages up to 16 tokens.
