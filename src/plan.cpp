@@ -94,7 +94,7 @@ bool long_cta_kernel(const DevicePlan& plan) {
                                    plan.rows_per_cta, plan.tiles_per_split);
 }
 // Whether the plan's stage-1 kernel takes whole tiles by TMA where the cache allows it: it keeps
-// its stages in wgmma's swizzle, and the 16-row seesaw's CTAs are long enough
+// its stages in wgmma's swizzle, and the 16-row seesaw's splits are long enough
 // (splitkv::wgmma_tiles_by_tma).
 bool takes_tma(const DevicePlan& plan) {
     return plan.variant == static_cast<int>(splitkv::Stage1Variant::kWgmma) &&
@@ -446,7 +446,7 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
             device.multiprocessors, shared, reserved, limit);
     }
     // Whole tiles by TMA where the kernel takes them (variants.h: swizzled stages, and at 16
-    // rows CTAs of 8 tiles or more), unless the environment turns it off (MLA_DECODE_TMA=0).
+    // rows splits of 8 tiles or more), unless the environment turns it off (MLA_DECODE_TMA=0).
     out.tma = options.tma && takes_tma(out);
     out.partial_o_offset = sp.partial_o_offset;
     out.partial_lse_offset = sp.partial_lse_offset;
