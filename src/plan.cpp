@@ -99,8 +99,7 @@ bool long_cta_kernel(const DevicePlan& plan) {
 bool takes_tma(const DevicePlan& plan) {
     return plan.variant == static_cast<int>(splitkv::Stage1Variant::kWgmma) &&
            splitkv::wgmma_tiles_by_tma(static_cast<splitkv::KvFormat>(plan.kv_format),
-                                       plan.fp8_mma, plan.rows_per_cta, long_cta_kernel(plan),
-                                       plan.tiles_per_split);
+                                       plan.fp8_mma, plan.rows_per_cta, plan.tiles_per_split);
 }
 }  // namespace
 

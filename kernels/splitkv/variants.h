@@ -74,16 +74,14 @@ constexpr bool wgmma_long_cta(KvFormat format, bool fp8_mma, int rows_per_cta,
 
 // The wgmma kernels whose stages hold each tile in wgmma's K-major 128-byte swizzle
 // (WgmmaConfig::kSwizzled, which asserts this): fp8 caches (e4m3fn, e4m3fnuz) at 64 rows (e4m3
-// or bf16 scores) and at 16 with bf16 scores (the seesaw and the long CTAs, `long_cta`:
-// wgmma_long_cta); at 32 rows e4m3fn with bf16 scores only. 32 rows, A/B on the H100 against
+// or bf16 scores) and at 16 with bf16 scores (the seesaw and the long CTAs: wgmma_long_cta);
+// at 32 rows e4m3fn with bf16 scores only. 32 rows, A/B on the H100 against
 // padded stages (forty-seventh session): e4m3fn 0.940-0.973 (bs128 kv4096 H16 q2 130.1 ->
 // 122.4 us; 8 tiles a CTA 0.962), e4m3fnuz 1.04-1.11 in CTAs of 32-64 tiles (137.7 -> 150.4;
 // its consumers at 232 registers beside a producer of 32, not profiled). Only these take whole
 // tiles by TMA (arch/nvidia/tma.h), and only on a contiguous cache or pages of a multiple of
 // kWgmmaTileTokens tokens.
-constexpr bool wgmma_swizzled_stages(KvFormat format, bool fp8_mma, int rows_per_cta,
-                                     bool long_cta) {
-    (void)long_cta;  // long CTAs have bf16 scores
+constexpr bool wgmma_swizzled_stages(KvFormat format, bool fp8_mma, int rows_per_cta) {
     return (format == KvFormat::kFp8E4M3FN || format == KvFormat::kFp8E4M3FNUZ) &&
            (rows_per_cta == 64 ||
             (!fp8_mma && (rows_per_cta == 16 || format == KvFormat::kFp8E4M3FN)));
@@ -97,11 +95,13 @@ constexpr bool wgmma_swizzled_stages(KvFormat format, bool fp8_mma, int rows_per
 // caches): at 2-4 tiles a CTA copies took 0.996-1.025x its time (mean 1.013), TMA 1.001-1.038x
 // (mean 1.021); from 8 tiles TMA took 0.948-0.969x. 16-token pages (copies) took 0.977-0.982x at 4
 // tiles. Neither fills short CTAs as fast as the padded stages did; why is not measured.
+// (The long CTAs' splits are longer still: they always take TMA.)
 inline constexpr int kWgmmaTma16MinTiles = 8;
+static_assert(kWgmmaLongCtaTiles >= kWgmmaTma16MinTiles, "long CTAs take whole tiles by TMA");
 constexpr bool wgmma_tiles_by_tma(KvFormat format, bool fp8_mma, int rows_per_cta,
-                                  bool long_cta, int tiles_per_split) {
-    return wgmma_swizzled_stages(format, fp8_mma, rows_per_cta, long_cta) &&
-           (rows_per_cta != 16 || long_cta || tiles_per_split >= kWgmmaTma16MinTiles);
+                                  int tiles_per_split) {
+    return wgmma_swizzled_stages(format, fp8_mma, rows_per_cta) &&
+           (rows_per_cta != 16 || tiles_per_split >= kWgmmaTma16MinTiles);
 }
 
 // "mma16", "wgmma"; "?" for a value outside the enum.

@@ -34,7 +34,7 @@ struct WgmmaConfig {
         kFp8Mma, std::conditional_t<kRows == 64, WgmmaFp8MmaSsDecode, WgmmaFp8MmaDecode>,
         std::conditional_t<kStagedDecode, WgmmaMxfp4StagedDecode,
                            typename WgmmaDecodeOf<F, wgmma_swizzled_stages(
-                                                         F, kFp8Mma, kRows, kLongCta)>::type>>;
+                                                         F, kFp8Mma, kRows)>::type>>;
 
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
@@ -134,7 +134,7 @@ struct WgmmaConfig {
     static constexpr bool kSsScores = Decode::kSsScores;
     static constexpr bool kSwizzled = Decode::kSwizzledStage;
     static_assert(kSwizzled || !kSsScores, "e4m3 scores from shared memory: a swizzled stage");
-    static_assert(kSwizzled == wgmma_swizzled_stages(F, kFp8Mma, kRows, kLongCta),
+    static_assert(kSwizzled == wgmma_swizzled_stages(F, kFp8Mma, kRows),
                   "the host's view of which kernels keep swizzled stages (variants.h, plans)");
     static constexpr int kSsBlockBytes = kTileTokens * 128;
     static constexpr int kStageBytes =
