@@ -71,7 +71,7 @@ extern "C" {
 
 #define MLA_DECODE_VERSION_MAJOR 0
 #define MLA_DECODE_VERSION_MINOR 7
-#define MLA_DECODE_VERSION_PATCH 30
+#define MLA_DECODE_VERSION_PATCH 31
 /* Single comparable number: major * 10000 + minor * 100 + patch. */
 #define MLA_DECODE_VERSION                                                                      \
     (MLA_DECODE_VERSION_MAJOR * 10000 + MLA_DECODE_VERSION_MINOR * 100 + MLA_DECODE_VERSION_PATCH)
@@ -412,7 +412,9 @@ typedef struct mla_decode_params {
  *     flag is accepted and changes nothing.
  *   - Speed (wgmma; H200, mla_bench, SPEC method, 0.6.2): 0.74-0.75x the time at 128 heads or
  *     q_len 4 (bs64 kv4096 H128 168 -> 125 us; q_len 2 326 -> 240), 0.88x on the competition
- *     shapes (geomean 50.2 -> 44.2 us), against the same e4m3fn Q without the flag. mma16
+ *     shapes (geomean 50.2 -> 44.2 us), against the same e4m3fn Q without the flag; 0.7.31
+ *     (H200): competition geomean 42.7 us (44.1 with a bf16 Q), bs256 kv8192 H16 313 us (316),
+ *     bs64 kv4096 H128 107 us (133), H16 q_len 2 / 4 bs128 kv4096 93 / 114 us (93 / 138). mma16
  *     (H200, forced, 0.7.25): 0.85-0.87x the time where a CTA takes 1-2 tiles (bs4 kv1024 H16
  *     15.7 -> 13.7 us), 1.05-1.07x on long CTAs (bs32 kv8192 H16 93.7 -> 98.6 us).
  *   - Accuracy (measured on wgmma): the tensor core keeps fewer bits than f32 while it adds

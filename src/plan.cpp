@@ -90,7 +90,7 @@ namespace {
 // Whether the plan's stage-1 kernel is the wgmma variant's long-CTA kernel (variants.h).
 bool long_cta_kernel(const DevicePlan& plan) {
     return plan.variant == static_cast<int>(splitkv::Stage1Variant::kWgmma) &&
-           splitkv::wgmma_long_cta(static_cast<splitkv::KvFormat>(plan.kv_format), plan.fp8_mma,
+           splitkv::wgmma_long_cta(static_cast<splitkv::KvFormat>(plan.kv_format),
                                    plan.rows_per_cta, plan.tiles_per_split);
 }
 // Whether the plan's stage-1 kernel takes whole tiles by TMA where the cache allows it: it keeps
@@ -99,7 +99,7 @@ bool long_cta_kernel(const DevicePlan& plan) {
 bool takes_tma(const DevicePlan& plan) {
     return plan.variant == static_cast<int>(splitkv::Stage1Variant::kWgmma) &&
            splitkv::wgmma_tiles_by_tma(static_cast<splitkv::KvFormat>(plan.kv_format),
-                                       plan.fp8_mma, plan.rows_per_cta, plan.tiles_per_split);
+                                       plan.rows_per_cta, plan.tiles_per_split);
 }
 }  // namespace
 

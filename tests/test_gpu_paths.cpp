@@ -491,8 +491,9 @@ long route_number(const std::string& route, const char* key) {
 // After a run whose plan `route` describes (its description line): this thread's last stage-1
 // launch (splitkv::last_stage1_tma) must have had TMA maps exactly where the plan's kernel
 // takes whole tiles by TMA (splitkv::wgmma_tiles_by_tma: wgmma with an fp8 cache at 64 rows, an
-// e4m3fn one at 32 with bf16 scores, in long CTAs, or in the 16-row seesaw with bf16 scores where a
-// split takes kWgmmaTma16MinTiles tiles or more, from the line's kv_len<= and splits=) and the
+// e4m3fn one at 32, in long CTAs, or in the 16-row seesaw where a split takes
+// kWgmmaTma16MinTiles tiles or more, from the line's kv_len<= and splits=; bf16 or e4m3 scores
+// alike) and the
 // cache is contiguous (page_size 0) or paged in a multiple of 64 tokens, unless MLA_DECODE_TMA=0
 // (ctest's .notma registrations: the copies everywhere); every other plan must have had none.
 void expect_tma_where_it_applies(const std::string& route, int page_size) {
@@ -500,14 +501,13 @@ void expect_tma_where_it_applies(const std::string& route, int page_size) {
     const auto has = [&](const char* s) { return route.find(s) != std::string::npos; };
     const bool fp8 = has(" kv=fp8_e4m3fn ") || has(" kv=fp8_e4m3fnuz ");
     const bool long_cta = has("(long CTAs");
-    const bool e4m3_scores = has("e4m3 scores");
-    const bool seesaw16 = has(" rows/cta=16 ") && !e4m3_scores && !long_cta;
+    const bool seesaw16 = has(" rows/cta=16 ") && !long_cta;
     const long tiles = (route_number(route, " kv_len<=") + sk::kWgmmaTileTokens - 1) /
                        sk::kWgmmaTileTokens;
     const long splits = std::max(1L, route_number(route, " splits="));
     const bool swizzled = has(" variant=wgmma") && fp8 &&
                           (has(" rows/cta=64 ") || long_cta ||
-                           (has(" rows/cta=32 ") && !e4m3_scores && has(" kv=fp8_e4m3fn ")) ||
+                           (has(" rows/cta=32 ") && has(" kv=fp8_e4m3fn ")) ||
                            (seesaw16 && (tiles + splits - 1) / splits >= sk::kWgmmaTma16MinTiles));
     const char* env = std::getenv("MLA_DECODE_TMA");
     const bool on = env == nullptr || std::strcmp(env, "0") != 0;
@@ -527,43 +527,9 @@ std::string planned_route(const HostProblem& host) {
     return line;
 }
 
-// The long-CTA kernel of 16-row fp8 plans (three solo consumers: splits of at least
-// kWgmmaLongCtaTiles tiles, variants.h; the choice follows max_kv_len, so every CTA of the
-// launch runs it) with the elements beside the long one giving its CTAs 0 to 5 tiles (0 to 2
-// a consumer: 0, 1, 63 .. 257 tokens) and a tile boundary at the long end. The planner takes
-// it for large batches of long caches (bs256 kv8192); under the suite's .one_split
-// registration (MLA_DECODE_NUM_SPLITS=1) this small batch takes it too, and on Hopper with the
-// wgmma kernels built (mma16 not forced) the description must say so; the plain registration
-// runs whatever the planner picks (8 splits of 9 tiles on the H200: the seesaw). Its stages are
-// swizzled (WgmmaConfig::kSwizzled): a contiguous cache and 64-token pages take whole tiles by
-// TMA, 16-token pages and partial tiles the copies; shuffled pages with NaN in spare slots.
-TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
-    SKIP_WITHOUT_GPU();
-    const bool expect_long = wgmma_plans_as_planned(false);
-    const std::pair<Format, int> cases[] = {
-        {kFp8Fn, 0}, {kFp8Fnuz, 0}, {kFp8Fn, 64}, {kFp8Fnuz, 16}};
-    for (const auto& [f, page_size] : cases) {
-        SCOPED_TRACE(name_of(f) + ", " + trace("page_size", page_size));
-        ProblemSpec spec = make_spec(
-            f, 16, {4097, 0, 1, 63, 64, 65, 128, 129, 192, 193, 255, 256, 257, 4096, 4095}, {},
-            31);
-        if (page_size > 0) spec = paged(spec, page_size, 3);
-        const HostProblem host = make_problem(spec);
-        const std::string line = planned_route(host);
-        if (expect_long) {
-            EXPECT_NE(line.find(" variant=wgmma (long CTAs: three consumers) rows/cta=16 "),
-                      std::string::npos)
-                << line;
-        }
-        expect_matches_reference(host, Tolerance(), Api::kPlan);
-        expect_matches_reference(host, Tolerance(), Api::kFwd);
-        expect_tma_where_it_applies(line, page_size);
-    }
-}
-
 // e4m3fn Q on an e4m3fn cache with MLA_DECODE_FLAG_FP8_MMA (e4m3 scores), judged by SPEC's fp8-Q
-// rule against the same values; where expect_rows, the plan must take the e4m3-score kernel of
-// `rows` rows. `route`, where not null: the plan's description.
+// rule against the same values; where expect_rows, the plan must take an e4m3-score wgmma kernel
+// of `rows` rows (long CTAs included). `route`, where not null: the plan's description.
 void expect_fp8_mma_rows(const HostProblem& host, bool expect_rows, int rows = 64,
                          std::string* route = nullptr) {
     const Reference ref = run_reference(host);
@@ -575,15 +541,71 @@ void expect_fp8_mma_rows(const HostProblem& host, bool expect_rows, int rows = 6
         std::printf("[ route    ] %s\n", plan.describe().c_str());
         if (route != nullptr) *route = plan.describe();
         if (expect_rows) {
-            const std::string want =
-                " variant=wgmma (e4m3 scores) rows/cta=" + std::to_string(rows) + " ";
-            EXPECT_NE(plan.describe().find(want), std::string::npos) << plan.describe();
+            const std::string line = plan.describe();
+            const std::string want = " rows/cta=" + std::to_string(rows) + " ";
+            EXPECT_NE(line.find(" variant=wgmma (e4m3 scores) "), std::string::npos) << line;
+            EXPECT_NE(line.find(want), std::string::npos) << line;
         }
     }
     dev.poison_outputs(0xFF);
     ASSERT_TRUE(run_on_gpu(dev, Api::kPlan));
     EXPECT_LE(worst_fp8_rule_ratio(dev.download_o(), ref.o), 1.0);
     EXPECT_LE(worst_fp8_rule_ratio(dev.download_lse(), ref.lse), 1.0);
+}
+
+// The long-CTA kernel of 16-row fp8 plans (three solo consumers: splits of at least
+// kWgmmaLongCtaTiles tiles, variants.h; the choice follows max_kv_len, so every CTA of the
+// launch runs it) with the elements beside the long one giving its CTAs 0 to 5 tiles (0 to 2
+// a consumer: 0, 1, 63 .. 257 tokens) and a tile boundary at the long end. The planner takes
+// it for large batches of long caches (bs256 kv8192); under the suite's .one_split
+// registration (MLA_DECODE_NUM_SPLITS=1) this small batch takes it too, and on Hopper with the
+// wgmma kernels built (mma16 not forced) the description must say so; the plain registration
+// runs whatever the planner picks (8 splits of 9 tiles on the H200: the seesaw). Its stages are
+// swizzled (WgmmaConfig::kSwizzled): a contiguous cache and 64-token pages take whole tiles by
+// TMA, 16-token pages and partial tiles the copies; shuffled pages with NaN in spare slots.
+// e4m3 scores take the same kernel (e4m3fn Q with MLA_DECODE_FLAG_FP8_MMA, judged by SPEC's
+// fp8-Q rule against the same values; the plan API only): a contiguous cache and 16-token pages.
+TEST(GpuLongCta, ConsumersOfZeroToManyTiles) {
+    SKIP_WITHOUT_GPU();
+    const bool expect_long = wgmma_plans_as_planned(false);
+    struct Case {
+        Format format;
+        int page_size;  // 0: contiguous
+        bool fp8_mma;   // e4m3fn Q with MLA_DECODE_FLAG_FP8_MMA: e4m3 scores
+    };
+    const Case cases[] = {{kFp8Fn, 0, false},  {kFp8Fnuz, 0, false}, {kFp8Fn, 64, false},
+                          {kFp8Fnuz, 16, false}, {kFp8Fn, 0, true},    {kFp8Fn, 16, true}};
+    for (const auto& [f, page_size, fp8_mma] : cases) {
+        SCOPED_TRACE(name_of(f) + ", " + trace("page_size", page_size) +
+                     (fp8_mma ? ", e4m3fn Q, FP8_MMA" : ""));
+        ProblemSpec spec = make_spec(
+            f, 16, {4097, 0, 1, 63, 64, 65, 128, 129, 192, 193, 255, 256, 257, 4096, 4095}, {},
+            31);
+        if (fp8_mma) spec.q_dtype = MLA_DTYPE_FP8_E4M3FN;
+        if (page_size > 0) spec = paged(spec, page_size, 3);
+        const HostProblem host = make_problem(spec);
+        if (fp8_mma) {
+            std::string route;
+            expect_fp8_mma_rows(host, false, 16, &route);
+            if (expect_long) {
+                EXPECT_NE(route.find(" variant=wgmma (e4m3 scores) (long CTAs: three consumers) "
+                                     "rows/cta=16 "),
+                          std::string::npos)
+                    << route;
+            }
+            expect_tma_where_it_applies(route, page_size);
+            continue;
+        }
+        const std::string line = planned_route(host);
+        if (expect_long) {
+            EXPECT_NE(line.find(" variant=wgmma (long CTAs: three consumers) rows/cta=16 "),
+                      std::string::npos)
+                << line;
+        }
+        expect_matches_reference(host, Tolerance(), Api::kPlan);
+        expect_matches_reference(host, Tolerance(), Api::kFwd);
+        expect_tma_where_it_applies(line, page_size);
+    }
 }
 
 // The 64-row wgmma producer by cache form: 128 heads, q_len 4 (512 rows an element), 12
@@ -781,9 +803,9 @@ void expect_rows_case(const RowsCase& c, const std::vector<int>& lengths, bool e
 // (wgmma_producer_tiles' kOwnPageLanes) on pages of 1, 2, 4 and 8 (the split cache form on 4
 // and 8) and, bf16 at 16 rows, 16 (the split cache form too); e4m3fnuz at 32 rows: runs of 16
 // rows a warp with the page look-ahead (kWarpRun) on pages of 16, 32, 48 (split ends mid-page)
-// and 64; the shuffled loop on pages of 3 (and 12, bf16). e4m3 scores at 32 rows (fp8_mma): the
-// shuffled loop on pages of 1, 16 and 64 (the split cache form on 64). Swizzled stages (fp8
-// with bf16 scores at 16 rows, e4m3fn at 32): copy_tile_rows_ss, or TMA on a contiguous cache
+// and 64; the shuffled loop on pages of 3 (and 12, bf16). Swizzled stages (fp8 at 16 rows,
+// e4m3fn at 32, bf16 or e4m3 scores; e4m3 scores (fp8_mma) at 32 rows on pages of 1, 16 and 64,
+// the split cache form on 64): copy_tile_rows_ss, or TMA on a contiguous cache
 // and pages of a multiple of 64 where the kernel takes it; at 16 rows (the seesaw) a
 // contiguous cache (e4m3fnuz in the split cache form too), pages of 1, 3, 16 (e4m3fnuz, the
 // split cache form), 64 and 128 (the split cache form), at 32 rows (e4m3fn) a contiguous cache

@@ -1076,12 +1076,12 @@ TEST(PlanCreate, DependentReduceSpreadsOverTheSms) {
     }
 }
 
-// 16-row plans of fp8 caches with bf16 scores whose splits are at least kWgmmaLongCtaTiles
+// 16-row plans of fp8 caches (bf16 or e4m3 scores) whose splits are at least kWgmmaLongCtaTiles
 // (40) tiles long take the wgmma variant's long-CTA kernel (three consumers; the launcher
 // decides by the same function) and their description says so. On the H200 as described,
 // with the wgmma kernels built: bs256 kv8192 H16 is one split of 128 tiles and bs64 two of 64
-// (long, for e4m3fn and e4m3fnuz; e4m3fnuz ignores the e4m3-score flag, e4m3fn takes it and
-// is then not long); bs4's splits are short, q_len 2 is 32 rows, bf16 and MXFP4 never. And
+// (long, for e4m3fn and e4m3fnuz, with bf16 scores or, e4m3fn with the flag, e4m3 scores;
+// e4m3fnuz ignores the flag); bs4's splits are short, q_len 2 is 32 rows, bf16 and MXFP4 never. And
 // the threshold on one forced split: 39 tiles (2,496 tokens) not, 40 (2,497) long.
 TEST(PlanCreate, LongSixteenRowFp8SplitsTakeTheLongCtaKernel) {
     const bool built = mla::stage1_variant_built(Stage1Variant::kWgmma);
@@ -1089,7 +1089,7 @@ TEST(PlanCreate, LongSixteenRowFp8SplitsTakeTheLongCtaKernel) {
         mla::DevicePlan plan;
         EXPECT_EQ(mla::plan_create(p, nvidia(9, 0), options, &plan), MLA_STATUS_SUCCESS)
             << mla_last_error_message();
-        return contains(plan.description, " variant=wgmma (long CTAs: three consumers) ");
+        return contains(plan.description, " (long CTAs: three consumers) rows/cta=16 ");
     };
     for (mla_dtype kv : {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ, MLA_DTYPE_BF16,
                          MLA_DTYPE_MXFP4}) {
@@ -1103,8 +1103,7 @@ TEST(PlanCreate, LongSixteenRowFp8SplitsTakeTheLongCtaKernel) {
                                                  e4m3_scores ? MLA_DECODE_FLAG_FP8_MMA : 0);
                 if (e4m3_scores) p.q_dtype = MLA_DTYPE_FP8_E4M3FN;
                 const bool expect = built && q_len == 1 && (batch == 256 || batch == 64) &&
-                                    (kv == MLA_DTYPE_FP8_E4M3FNUZ ||
-                                     (kv == MLA_DTYPE_FP8_E4M3FN && !e4m3_scores));
+                                    (kv == MLA_DTYPE_FP8_E4M3FNUZ || kv == MLA_DTYPE_FP8_E4M3FN);
                 EXPECT_EQ(long_cta(p, mla::PlanOptions()), expect);
             }
         }

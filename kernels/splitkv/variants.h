@@ -57,34 +57,37 @@ constexpr const char* mma16_copies_name(Mma16Copies copies) {
 // Cache tokens per tile of the wgmma variant (wgmma's M; WgmmaConfig::kTileTokens).
 inline constexpr int kWgmmaTileTokens = 64;
 
-// The wgmma variant's long-CTA kernel: at 16 rows of fp8 caches (e4m3fn, e4m3fnuz) with bf16
-// scores, plans whose split length is at least kWgmmaLongCtaTiles tiles launch three solo
+// The wgmma variant's long-CTA kernel: at 16 rows of fp8 caches (e4m3fn, e4m3fnuz; bf16 or e4m3
+// scores), plans whose split length is at least kWgmmaLongCtaTiles tiles launch three solo
 // consumers (WgmmaConfig::kLongCta) instead of the two-consumer seesaw. Measured on the H200
 // (twenty-sixth session, every 16-row fp8 plan on it): 0.969x at bs256 kv8192 H16 (128 tiles
 // a CTA), 0.982x at bs64 kv8192 (2 splits of 64), but 1.01-1.04x at 32 tiles a CTA and 1.09x at
 // 2 (the three-way merge and the ring's start are a fixed cost). Twenty-seventh session, single
 // splits at 128 and 256 CTAs: 40-56 tiles 0.968-0.993 (bs256 kv2560 125.4 -> 122.1 us), 32
-// tiles 0.975 / 1.003-1.004; so 40.
+// tiles 0.975 / 1.003-1.004; so 40. e4m3 scores took it in the forty-eighth session (below).
 inline constexpr int kWgmmaLongCtaTiles = 40;
-constexpr bool wgmma_long_cta(KvFormat format, bool fp8_mma, int rows_per_cta,
-                              int tiles_per_split) {
-    return (format == KvFormat::kFp8E4M3FN || format == KvFormat::kFp8E4M3FNUZ) && !fp8_mma &&
+constexpr bool wgmma_long_cta(KvFormat format, int rows_per_cta, int tiles_per_split) {
+    return (format == KvFormat::kFp8E4M3FN || format == KvFormat::kFp8E4M3FNUZ) &&
            rows_per_cta == 16 && tiles_per_split >= kWgmmaLongCtaTiles;
 }
 
 // The wgmma kernels whose stages hold each tile in wgmma's K-major 128-byte swizzle
-// (WgmmaConfig::kSwizzled, which asserts this): fp8 caches (e4m3fn, e4m3fnuz) at 64 rows (e4m3
-// or bf16 scores) and at 16 with bf16 scores (the seesaw and the long CTAs: wgmma_long_cta);
-// at 32 rows e4m3fn with bf16 scores only. 32 rows, A/B on the H100 against
-// padded stages (forty-seventh session): e4m3fn 0.940-0.973 (bs128 kv4096 H16 q2 130.1 ->
-// 122.4 us; 8 tiles a CTA 0.962), e4m3fnuz 1.04-1.11 in CTAs of 32-64 tiles (137.7 -> 150.4;
-// its consumers at 232 registers beside a producer of 32, not profiled). Only these take whole
-// tiles by TMA (arch/nvidia/tma.h), and only on a contiguous cache or pages of a multiple of
-// kWgmmaTileTokens tokens.
-constexpr bool wgmma_swizzled_stages(KvFormat format, bool fp8_mma, int rows_per_cta) {
-    return (format == KvFormat::kFp8E4M3FN || format == KvFormat::kFp8E4M3FNUZ) &&
-           (rows_per_cta == 64 ||
-            (!fp8_mma && (rows_per_cta == 16 || format == KvFormat::kFp8E4M3FN)));
+// (WgmmaConfig::kSwizzled, which asserts this): fp8 caches (e4m3fn, e4m3fnuz) at 16 and 64 rows,
+// and e4m3fn at 32, with bf16 or e4m3 scores alike; only e4m3fnuz at 32 rows keeps padded
+// stages. Only these take whole tiles by TMA (arch/nvidia/tma.h), and only on a contiguous cache
+// or pages of a multiple of kWgmmaTileTokens tokens.
+//   32 rows, A/B on the H100 against padded stages (forty-seventh session, bf16 scores):
+// e4m3fn 0.940-0.973 (bs128 kv4096 H16 q2 130.1 -> 122.4 us; 8 tiles a CTA 0.962), e4m3fnuz
+// 1.04-1.11 in CTAs of 32-64 tiles (137.7 -> 150.4; its consumers at 232 registers beside a
+// producer of 32, not profiled).
+//   e4m3 scores at 16 and 32 rows (and the long CTAs at 16), A/B on the H200 against padded
+// stages (forty-eighth session): from 8 tiles a CTA 0.937-0.976 (bs64 kv8192 H16 98.4 -> 92.2
+// us, bs256 kv8192 319.0 -> 311.3), 32 rows 0.946 / 0.914 on 16-token pages / 0.991 at 8
+// tiles; at 2-4 tiles 0.945 (bs4 kv1024, 32 CTAs) and 1.028-1.040 (128 CTAs), as the f16
+// seesaw's swizzled stages in short CTAs (below).
+constexpr bool wgmma_swizzled_stages(KvFormat format, int rows_per_cta) {
+    return format == KvFormat::kFp8E4M3FN ||
+           (format == KvFormat::kFp8E4M3FNUZ && rows_per_cta != 32);
 }
 
 // Whether a plan's stage-1 kernel takes whole tiles by TMA (where the cache allows it): the
@@ -94,13 +97,14 @@ constexpr bool wgmma_swizzled_stages(KvFormat format, bool fp8_mma, int rows_per
 // by the producer's row copies. Against the padded seesaw (0.7.28) on the H100 (s47, contiguous
 // caches): at 2-4 tiles a CTA copies took 0.996-1.025x its time (mean 1.013), TMA 1.001-1.038x
 // (mean 1.021); from 8 tiles TMA took 0.948-0.969x. 16-token pages (copies) took 0.977-0.982x at 4
-// tiles. Neither fills short CTAs as fast as the padded stages did; why is not measured.
+// tiles. Neither fills short CTAs as fast as the padded stages did; why is not known (ncu, s48,
+// H100, bs32 kv1024 H16, 4 tiles a CTA: 26,007 cycles against 24,738; most of the extra warp
+// samples lie in the consumers' Q prologue, 376 against 307 of ~1,300).
 // (The long CTAs' splits are longer still: they always take TMA.)
 inline constexpr int kWgmmaTma16MinTiles = 8;
 static_assert(kWgmmaLongCtaTiles >= kWgmmaTma16MinTiles, "long CTAs take whole tiles by TMA");
-constexpr bool wgmma_tiles_by_tma(KvFormat format, bool fp8_mma, int rows_per_cta,
-                                  int tiles_per_split) {
-    return wgmma_swizzled_stages(format, fp8_mma, rows_per_cta) &&
+constexpr bool wgmma_tiles_by_tma(KvFormat format, int rows_per_cta, int tiles_per_split) {
+    return wgmma_swizzled_stages(format, rows_per_cta) &&
            (rows_per_cta != 16 || tiles_per_split >= kWgmmaTma16MinTiles);
 }
 

@@ -49,8 +49,8 @@
 //     rows past the end are zero-filled by the same copies. Consumer warps release a stage
 //     through its "empty" mbarrier. (One bulk copy per 576-byte row was measured first: the
 //     copy engine then moved only 2.35 TB/s on bs256 kv8192, 515 us for a 295 us floor.)
-//     Swizzled stages (WgmmaConfig::kSwizzled: fp8 at 64 rows, at 16 with bf16 scores, and
-//     e4m3fn at 32 with bf16 scores) take each whole tile of a contiguous cache or of pages of
+//     Swizzled stages (WgmmaConfig::kSwizzled: fp8 at 16 and 64 rows and e4m3fn at 32, with
+//     bf16 or e4m3 scores) take each whole tile of a contiguous cache or of pages of
 //     a multiple of 64 tokens by TMA instead, where the plan's kernel takes TMA
 //     (wgmma_tiles_by_tma: the 16-row seesaw only where a split takes 8 tiles or more; then
 //     every whole tile of every CTA, shorter CTAs of the plan's last split or short elements
@@ -89,8 +89,8 @@
 //     rows of one parity. bf16's 8-byte V loads (16-lane phases, lanes g < 4 or g >= 4): lane
 //     (g, t) reads row r(t) at 8g bytes, the rows r(t) of t = 0..3 are 2t (+ 1) or 12, 14, 8, 10
 //     (+ 1): 16 r(t) mod 128 = 0, 32, 64, 96 in some order, so 16 lanes fill 128 bytes once.
-//     Swizzled stages (WgmmaConfig::kSwizzled: fp8 at 64 rows, at 16 with bf16 scores and e4m3fn at
-//     32 with bf16 scores) have no pad: stage row m holds token m, and S^T row 8 h + g of warp w
+//     Swizzled stages (WgmmaConfig::kSwizzled: fp8 at 16 and 64 rows and e4m3fn at 32, with
+//     bf16 or e4m3 scores) have no pad: stage row m holds token m, and S^T row 8 h + g of warp w
 //     reads stage row 16 w + WgmmaConfig::stage_row(8 h + g), an order free of bank conflicts in
 //     the swizzle.
 //   * O^T rows: m-blocks 2p and 2p+1 (p = 0..3; consumer p / 2) are built together from 4-byte
@@ -243,9 +243,9 @@ template <KvFormat F, bool kFp8Mma>
 gpu::error_t launch_stage1_wgmma(const Params& params, gpu::stream_t stream) {
     switch (params.rows_per_cta) {
         case 16:
-            if constexpr (wgmma_long_cta(F, kFp8Mma, 16, kWgmmaLongCtaTiles)) {
-                if (wgmma_long_cta(F, kFp8Mma, 16, params.tiles_per_split))
-                    return wgmma_detail::launch_rows<F, 16, false, true>(params, stream);
+            if constexpr (wgmma_long_cta(F, 16, kWgmmaLongCtaTiles)) {
+                if (wgmma_long_cta(F, 16, params.tiles_per_split))
+                    return wgmma_detail::launch_rows<F, 16, kFp8Mma, true>(params, stream);
             }
             return wgmma_detail::launch_rows<F, 16, kFp8Mma>(params, stream);
         case 32: return wgmma_detail::launch_rows<F, 32, kFp8Mma>(params, stream);

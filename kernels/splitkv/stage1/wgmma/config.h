@@ -31,10 +31,9 @@ struct WgmmaConfig {
     static constexpr bool kMxfp4Rows = F == KvFormat::kMxfp4;
     static constexpr bool kStagedDecode = kMxfp4Rows && kRows <= 32;
     using Decode = std::conditional_t<
-        kFp8Mma, std::conditional_t<kRows == 64, WgmmaFp8MmaSsDecode, WgmmaFp8MmaDecode>,
+        kFp8Mma, std::conditional_t<kRows == 64, WgmmaFp8MmaSsDecode, WgmmaFp8MmaSwizzledDecode>,
         std::conditional_t<kStagedDecode, WgmmaMxfp4StagedDecode,
-                           typename WgmmaDecodeOf<F, wgmma_swizzled_stages(
-                                                         F, kFp8Mma, kRows)>::type>>;
+                           typename WgmmaDecodeOf<F, wgmma_swizzled_stages(F, kRows)>::type>>;
 
     static constexpr int kTileTokens = kWgmmaTileTokens;  // wgmma's M
     static_assert(kTileTokens == 64, "S^T and V^T fragments assume 64-token tiles");
@@ -56,8 +55,8 @@ struct WgmmaConfig {
         kRows == 32 && (F == KvFormat::kBf16 || F == KvFormat::kMxfp4);
     // Long CTAs of 16-row fp8 plans: three solo consumers, each taking every third tile;
     // consumers 0 and 1 store the output's halves after the merge.
-    static_assert(!kLongCta || wgmma_long_cta(F, kFp8Mma, kRows, kWgmmaLongCtaTiles),
-                  "the long-CTA kernel: 16 rows of fp8 caches with bf16 scores");
+    static_assert(!kLongCta || wgmma_long_cta(F, kRows, kWgmmaLongCtaTiles),
+                  "the long-CTA kernel: 16 rows of fp8 caches");
     static constexpr int kConsumers = kLongCta ? 3 : 2;
     // From 32 rows the producer starts once the consumers have issued their Q loads (write_q):
     // its first tiles otherwise queue ahead of Q, whose wait opens every CTA (fp8 H16 q2 0.97x,
@@ -83,7 +82,7 @@ struct WgmmaConfig {
     // registers at 16 rows, 40 at 32): the producer issued that loop ~85 % of its time (ncu,
     // sixteenth session) and bounded the staged kernel then.
     static constexpr int kMxfp4RowUnroll = kStagedDecode ? 8 : 1;
-    // The 16-row seesaw in swizzled stages (fp8 with bf16 scores): its producer spilled 4 bytes
+    // The 16-row seesaw in swizzled stages (fp8, bf16 or e4m3 scores): its producer spilled 4 bytes
     // in 24 registers (the TMA thread's page); 32 leave its consumers 232, which they fit.
     static constexpr bool kSwizzledSeesaw16 =
         Decode::kSwizzledStage && kRows == 16 && !kLongCta;
@@ -128,13 +127,13 @@ struct WgmmaConfig {
     // stage row m holding token m, no pad (ss_offset): the latent bytes in 4 blocks of 128 bytes
     // a row (kSsBlockBytes each) of 1 KB atoms (8 rows) with the 128-byte swizzle, then the
     // rope's 64 bytes a row in 512-byte atoms with the 64-byte swizzle; the layout TMA writes,
-    // and with Decode::kSsScores (e4m3 scores) the A operand of the score product as it is.
+    // and with Decode::kSsScores (e4m3 scores at 64 rows) the A operand of the score product.
     // (Without a swizzle, core matrices of 8 rows x 16 bytes, e4m3 scores ran 1.36-1.5x slower:
     // thirty-sixth session.)
     static constexpr bool kSsScores = Decode::kSsScores;
     static constexpr bool kSwizzled = Decode::kSwizzledStage;
     static_assert(kSwizzled || !kSsScores, "e4m3 scores from shared memory: a swizzled stage");
-    static_assert(kSwizzled == wgmma_swizzled_stages(F, kFp8Mma, kRows),
+    static_assert(kSwizzled == wgmma_swizzled_stages(F, kRows),
                   "the host's view of which kernels keep swizzled stages (variants.h, plans)");
     static constexpr int kSsBlockBytes = kTileTokens * 128;
     static constexpr int kStageBytes =
@@ -262,8 +261,9 @@ struct WgmmaConfig {
         return ((g & 1) ? (((g & 6) + 4) & 7) + 8 : (g & 6)) + h;
     }
     // kSwizzled: the stage row (tile token, of the warp's 16) of S^T row j = g + 8 h, PV k index
-    // j: j itself for e4m3 scores (wgmma reads the stage's rows as its M rows), and for K loaded
-    // into registers j with bit 2 flipped where j is odd. Then the 16-byte K loads of one 8-lane
+    // j: j itself where K is read by descriptor (kSsScores: e4m3 scores at 64 rows; wgmma reads
+    // the stage's rows as its M rows), and for K loaded into registers (bf16 scores; e4m3 at 16
+    // and 32 rows) j with bit 2 flipped where j is odd. Then the 16-byte K loads of one 8-lane
     // phase (rows g = 2i, 2i + 1: stage rows 5 apart mod 8, t = 0..3) meet 8 distinct 16-byte
     // slots of the 128-byte swizzle (and for the rope the two 64-byte halves of the banks), and
     // the 4-byte V loads of a warp (4 rows stage_row(2t (+1)) with distinct bits 1-2) 8 distinct

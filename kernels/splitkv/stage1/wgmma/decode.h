@@ -1,8 +1,8 @@
 // The wgmma variant's decoders (stage1/wgmma.h): how a tile of each KV format becomes wgmma's A
 // fragments (K for S^T, V^T for O^T) and how Q^T and P^T are laid out for it. WgmmaDecodeOf picks
 // a format's decoder (fp8 by flavour, in swizzled stages or not; bf16; MXFP4); WgmmaConfig
-// (config.h) replaces it with WgmmaFp8MmaDecode / WgmmaFp8MmaSsDecode for e4m3 scores and with
-// WgmmaMxfp4StagedDecode for staged MXFP4. The dim and token orders they follow are in
+// (config.h) replaces it with WgmmaFp8MmaSwizzledDecode / WgmmaFp8MmaSsDecode for e4m3 scores and
+// with WgmmaMxfp4StagedDecode for staged MXFP4. The dim and token orders they follow are in
 // stage1/wgmma.h's overview.
 #pragma once
 
@@ -239,6 +239,7 @@ struct WgmmaBf16Decode : WgmmaDecodeCommon {
 // Q^T holds Q's codes as stored; the value side (V^T decode, f16 P^T) is the e4m3fn decoder's.
 // Step st of a chunk takes words 2 st and 2 st + 1 of a row's 16-byte load: k indices 4t .. 4t+3
 // <-> dims 64c + 16t + 8st + {0..3}, k 4t+16 .. 4t+19 <-> dims 64c + 16t + 8st + 4 + {0..3}.
+// (The base of WgmmaFp8MmaSsDecode and WgmmaFp8MmaSwizzledDecode: no kernel takes it itself.)
 struct WgmmaFp8MmaDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
     static constexpr arch::MmaType kScoreMma = arch::MmaType::kE4M3;
     static constexpr bool kQF16 = false;
@@ -272,6 +273,14 @@ struct WgmmaFp8MmaDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
 // k-step j <-> dim 32 j + k.
 struct WgmmaFp8MmaSsDecode : WgmmaFp8MmaDecode {
     static constexpr bool kSsScores = true;
+    static constexpr bool kSwizzledStage = true;
+};
+
+// e4m3 scores at 16 and 32 rows (the seesaw, the long CTAs, 32 rows' solo consumers): the stage
+// in the swizzled layout of the f16 kernels (WgmmaSwizzledDecode, below: whole tiles by TMA), K
+// loaded into registers as WgmmaFp8MmaDecode's fragments (a lane's 16-byte load of a row holds
+// the same dims in either layout). Padded stages until 0.7.30 (variants.h: the A/B).
+struct WgmmaFp8MmaSwizzledDecode : WgmmaFp8MmaDecode {
     static constexpr bool kSwizzledStage = true;
 };
 

@@ -590,10 +590,10 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
         // 0.7.30; measured on e4m3fn, bs128 kv4096 H16 q2: 0.977 on 16-token pages, 0.950 on 64;
         // runs on a contiguous cache lost, 1.018-1.024). bf16 at 16 rows takes its own-page rows on
         // 16-token pages too (bs32 kv8192 H16 0.965, bs32 kv1024 0.974; runs there spilled its
-        // producer). e4m3 scores at 32 rows keep the shuffled loop: own-page rows and runs
-        // (64-token pages) ran 0.95-0.98 in CTAs of 64 tiles (bs128 kv4096 H16 q2) but 1.034-1.044
-        // in CTAs of 8 (bs32 kv2048 H16 q2), as faster producers did in the 16-row seesaw's short
-        // CTAs.
+        // producer). e4m3 scores at 32 rows took the shuffled loop until 0.7.31 (swizzled since):
+        // own-page rows and runs (64-token pages) ran 0.95-0.98 in CTAs of 64 tiles (bs128 kv4096
+        // H16 q2) but 1.034-1.044 in CTAs of 8 (bs32 kv2048 H16 q2), as faster producers did in the
+        // 16-row seesaw's short CTAs.
         if constexpr (!Cfg::kMxfp4Rows &&
                       (Cfg::Decode::kDimBytes == 2 || (Cfg::N == 32 && !Cfg::Decode::kQCodes))) {
             // (A thread's rows are 128 / kOwnPageRowThreads = 16 apart: pages up to 16 tokens.
