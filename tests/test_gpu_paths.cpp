@@ -952,6 +952,30 @@ TEST(GpuRows16And32, SettledMaximaMoveLate) {
     }
 }
 
+// Maxima that move late at 64 rows with e4m3 scores (e4m3fn Q on e4m3fn with
+// MLA_DECODE_FLAG_FP8_MMA, judged by SPEC's fp8-Q rule against the same values): 16 heads,
+// q_len 4, 24 elements of 2000-4100 tokens (on 132 units the plan takes 5 splits of 13 tiles;
+// the .one_split registration CTAs of 32-63), one token in each element's last quarter aligned
+// (moderately) with the query of one (token, head) row, so that a tile well into its CTA moves
+// that row's maximum by ~17 past its lazy bound, after tiles that moved none. Written for a
+// score warpgroup that skips the owners' step on tiles that move no maximum (a vote: the
+// forty-ninth session's experiment); it fails when that vote misses the late tile. Where the
+// splits are not forced, on Hopper with the wgmma kernels built, the plans must take 64 rows.
+TEST(GpuRows64, SettledMaximaMoveLateFp8Mma) {
+    SKIP_WITHOUT_GPU();
+    const bool expect_rows =
+        wgmma_plans_as_planned(true) && std::getenv("MLA_DECODE_NUM_SPLITS") == nullptr;
+    const std::vector<int> lengths = random_lengths(24, 2000, 4100, 43);
+    ProblemSpec spec = make_spec(kFp8Fn, 16, lengths, std::vector<int>(lengths.size(), 4), 43);
+    spec.q_dtype = MLA_DTYPE_FP8_E4M3FN;
+    HostProblem host = make_problem(spec);
+    for (int b = 0; b < static_cast<int>(lengths.size()); ++b) {
+        const int tok = lengths[b] * 3 / 4 + b % 64;
+        align_token_to_query(host, b, tok, host.qo_indptr[b] + b % 4, b % 16, true);
+    }
+    expect_fp8_mma_rows(host, expect_rows, 64);
+}
+
 // 1024 elements of uneven lengths 0..2048, q_len 1.
 TEST(GpuLargeBatch, Batch1024UnevenLengths) {
     SKIP_WITHOUT_GPU();
