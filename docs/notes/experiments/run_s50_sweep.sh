@@ -6,11 +6,18 @@
 # fixed cost; s47's sweep covered the fp8 16-row kernels only (planner within 0.7 %). Question:
 # does any forced count beat the plan's by more than noise (>= 2 %)? If so, refit the bf16 /
 # MXFP4 16-row fixed cost in src/plan.cpp's table. Then one checked run of both formats.
+#   bash docs/notes/experiments/run_s50_sweep.sh [BUILD]   (BUILD: a build folder with
+#   bench/mla_bench, e.g. run_patch.sh's side A through MLA_AFTER_AB; else one is built)
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; W=$OUT/sweep; mkdir -p "$W"
 . docs/notes/experiments/build_bench.sh
-B=$(build_bench "$W") || exit 1
-echo "build $SECONDS s"; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+B=${1:-}
+[ -n "$B" ] || B=$(build_bench "$W") || exit 1
+echo "build $SECONDS s"
+nvcc -arch=sm_90a -cubin -o "$W/probe.cubin" docs/notes/experiments/ex2_f16x2_probe.cu &&
+  cuobjdump -sass "$W/probe.cubin" > "$W/probe.sass" 2>&1
+grep -E "Function|MUFU|HADD2|F2F" "$W/probe.sass"
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 for f in bf16 mxfp4; do
   timeout 150 bash bench/split_sweep.sh "$B/bench/mla_bench" "$W/sweep_$f.csv" \
     "decode/$f/bs(4|32|64|256)/kv(1024|8192)/h16/q1/" 2 4 8 16 32 64 > "$W/sweep_$f.log" 2>&1
