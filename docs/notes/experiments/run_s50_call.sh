@@ -5,9 +5,9 @@
 # seesaw's softmax band, ~1/3 MUFU), 0.99-1.00 at 16 rows; 1.00 if ptxas splits the f16x2
 # exponential into two MUFU (the probe below says). Smoke on B: the e4m3-score tests (the
 # fp8-Q rule, measured errors in the log). After the A/B: run_s50_sweep.sh on A's build (bf16
-# and MXFP4 split sweeps, the ex2 probe). No suite.
-MLA_SMOKE='GpuFp8Mma.*:*Fp8Mma*:*fp8_mma*:GpuVectors.*' MLA_SMOKE_TIMEOUT=200 MLA_NO_SUITE=1 \
-  MLA_AB_FORMATS=fp8_e4m3fn_qfp8_mma MLA_AB_ARGS=--mla_extra MLA_AB_TIMEOUT=200 \
+# and MXFP4 split sweeps, the ex2 probe); then B's suite with the time left (~450 s in all).
+MLA_SMOKE='GpuFp8Mma.*:*Fp8Mma*:*fp8_mma*:GpuVectors.*' MLA_SMOKE_TIMEOUT=150 MLA_SWEEP_COUNTS='4 8 16 32' \
+  MLA_AB_FORMATS=fp8_e4m3fn_qfp8_mma MLA_AB_ARGS=--mla_extra MLA_AB_TIMEOUT=150 \
   MLA_AB_FILTER='bs(4|32|64|256)/kv(1024|8192)/h16/q1/|bs64/kv4096/h128/q[12]/|bs32/kv8192/h128/q1/|bs128/kv4096/h16/q4/' \
-  MLA_AFTER_AB='timeout 200 bash docs/notes/experiments/run_s50_sweep.sh "$MLA_BUILD_A"' \
+  MLA_AFTER_AB='timeout 220 bash docs/notes/experiments/run_s50_sweep.sh "$MLA_BUILD_A"' \
   exec bash docs/notes/experiments/run_patch.sh docs/notes/experiments/exp_s50_half_exp2.patch

@@ -19,11 +19,12 @@ nvcc -arch=sm_90a -cubin -o "$W/probe.cubin" docs/notes/experiments/ex2_f16x2_pr
 grep -E "Function|MUFU|HADD2|F2F" "$W/probe.sass"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 for f in bf16 mxfp4; do
-  timeout 150 bash bench/split_sweep.sh "$B/bench/mla_bench" "$W/sweep_$f.csv" \
-    "decode/$f/bs(4|32|64|256)/kv(1024|8192)/h16/q1/" 2 4 8 16 32 64 > "$W/sweep_$f.log" 2>&1
+  timeout 90 bash bench/split_sweep.sh "$B/bench/mla_bench" "$W/sweep_$f.csv" \
+    "decode/$f/bs(4|32|64|256)/kv(1024|8192)/h16/q1/" ${MLA_SWEEP_COUNTS:-2 4 8 16 32 64} \
+    > "$W/sweep_$f.log" 2>&1
   echo "sweep $f rc=$? $SECONDS s"
 done
-timeout 100 "$B/bench/mla_bench" --mla_formats=bf16,mxfp4 --mla_csv="$W/checked.csv" \
+timeout 40 "$B/bench/mla_bench" --mla_formats=bf16,mxfp4 --mla_csv="$W/checked.csv" \
   > "$W/checked.log" 2>&1
 echo "checked rc=$? $SECONDS s"; grep -i "geomean" "$W/checked.log" | head
 python3 - "$W" <<'PY'
