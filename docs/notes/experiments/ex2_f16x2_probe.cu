@@ -1,6 +1,6 @@
 // Fiftieth session: what ptxas makes of ex2.approx.f16x2 on sm_90a (one MUFU for both halves, or
 // two?), beside ex2.approx.ftz.f32 and the f16 -> f32 conversion. Compiled and disassembled on the
-// GPU machine (cuobjdump is not installed here): run_s50_sweep.sh.
+// GPU machine (cuobjdump is not installed here): run_s50_call.sh.
 #include <cstdint>
 __global__ void probe_f16x2(const uint32_t* x, uint32_t* y) {
     uint32_t d;
