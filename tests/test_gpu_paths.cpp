@@ -959,8 +959,9 @@ TEST(GpuRows16And32, SettledMaximaMoveLate) {
 // (moderately) with the query of one (token, head) row, so that a tile well into its CTA moves
 // that row's maximum by ~17 past its lazy bound, after tiles that moved none. Written for a
 // score warpgroup that skips the owners' step on tiles that move no maximum (a vote: the
-// forty-ninth session's experiment); it fails when that vote misses the late tile. Where the
-// splits are not forced, on Hopper with the wgmma kernels built, the plans must take 64 rows.
+// forty-ninth session's experiment, not kept); it fails when that vote misses the late tile, and
+// guards any 64-row e4m3-score kernel that tracks maxima lazily. Where the splits are not
+// forced, on Hopper with the wgmma kernels built, the plans must take 64 rows.
 TEST(GpuRows64, SettledMaximaMoveLateFp8Mma) {
     SKIP_WITHOUT_GPU();
     const bool expect_rows =
