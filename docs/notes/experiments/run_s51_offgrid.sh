@@ -19,12 +19,13 @@ fm=$!
 wait $lib || { echo "BUILD FAILED"; tail -30 "$L/build.log"; exit 1; }
 echo "library built $SECONDS s"
 wait $fm; echo "flashmla build rc=$? $SECONDS s"
-S='1,1,3000,16;7,1,2500,16;48,1,1500,16;100,1,5000,16;512,1,512,16;1024,1,300,16;2,1,100000,16'
-S="$S;64,1,4096,32;24,1,6000,32;128,1,2000,32;50,2,3500,32;100,3,1500,32"
-S="$S;64,1,4096,64;32,1,2048,64;16,1,10000,64;8,2,8192,64"
-S="$S;16,3,4096,16;64,3,3000,16;40,1,3000,128;16,1,12000,128"
-PYTHONPATH=python timeout $((590 - SECONDS)) python3 bench/compare_peers.py \
-  --lib "$B/src/libmla_decode.so" --flashmla /tmp/flashmla --formats fp8_e4m3fn \
+S='64,1,4096,64;32,1,2048,64;50,2,3500,32;8,2,8192,64;64,1,4096,32;16,3,4096,16'
+S="$S;100,3,1500,32;40,1,3000,128;128,1,2000,32;24,1,6000,32;16,1,10000,64;64,3,3000,16"
+S="$S;1,1,3000,16;7,1,2500,16;48,1,1500,16;100,1,5000,16;512,1,512,16;1024,1,300,16"
+S="$S;2,1,100000,16;16,1,12000,128"
+PYTHONUNBUFFERED=1 PYTHONPATH=python timeout $((${MLA_OFFGRID_END:-590} - SECONDS)) \
+  python3 bench/compare_peers.py --lib "$B/src/libmla_decode.so" --flashmla /tmp/flashmla \
+  --formats fp8_e4m3fn \
   --shapes "$S" --csv "$L/compare_peers.csv" > "$L/compare_peers.log" 2>&1
 echo "compare_peers rc=$? $SECONDS s"
 grep -E "FlashMLA|libmla_decode  " "$L/compare_peers.log" | cut -c1-80
