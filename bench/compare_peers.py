@@ -194,11 +194,14 @@ def run_torch(torch, timer, shape, q, kv, scale, mask, ref):
 
 
 def run_flashmla(torch, flash_mla, timer, shape, q, kv, scale, ref):
-    """FlashMLA on the same bf16 cache, as 64-token pages in order (the same bytes)."""
+    """FlashMLA on the same bf16 cache, as 64-token pages in order (the same bytes; a length
+    that is not a multiple of 64 ends in a partial page, its tail never read)."""
     bs, q_len, kv_len, heads = shape.bs, shape.q_len, shape.kv_len, shape.heads
+    pages = -(-kv_len // PAGE)
     if kv_len % PAGE:
-        return []
-    pages = kv_len // PAGE
+        padded = torch.zeros(bs, pages * PAGE, HEAD_DIM_QK, device=kv.device, dtype=kv.dtype)
+        padded[:, :kv_len] = kv
+        kv = padded
     blocked = kv.reshape(bs * pages, PAGE, 1, HEAD_DIM_QK)
     table = torch.arange(bs * pages, device=q.device, dtype=torch.int32).reshape(bs, pages)
     seqlens = torch.full((bs,), kv_len, device=q.device, dtype=torch.int32)
