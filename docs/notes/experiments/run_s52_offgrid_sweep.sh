@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Fifty-second session, prepared for the next (one device call, ~150 s, no carry): where the
+# off-grid shapes that missed "at most 0.85x FlashMLA's bf16" (docs/perf/h100_2026-12-06_s52/
+# offgrid_call2) lose their time. The planner splits every element the same way, so a shape of
+# few elements and many row groups can leave units idle (bs40 kv3000 H128: 80 CTAs of 47 tiles
+# on 132 units at one split; the cost model's split charges, 12 us a wave at 64 rows plus the
+# partial O, reject 3 splits of 16 tiles, 240 CTAs in two waves). This times each shape at the
+# plan's choice and at forced split counts (MLA_DECODE_NUM_SPLITS; --mla_no_check: timing only,
+# the plans' outputs are what the suite checks), floors measured in the same runs.
+# Prediction (H100, 64-row tiles ~2.1 us): bs40 kv3000 H128 102.8 us at 1 split -> ~85-90 at 3.
+# Logs: $OUT/offgrid_sweep/.
+set -u
+OUT=${OUT:-/tmp/out}; L=$OUT/offgrid_sweep; mkdir -p "$L"
+B=$(mktemp -d /tmp/offgrid_sweep.XXXXXX)
+(cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
+  -DMLA_BACKEND=cuda && timeout 200 cmake --build "$B" -j12 --target mla_bench) \
+  > "$L/build.log" 2>&1 || { echo "BUILD FAILED"; tail -30 "$L/build.log"; exit 1; }
+echo "built $SECONDS s"
+S=${MLA_SWEEP_SHAPES:-bs40/kv3000/h128/q1,bs100/kv1500/h32/q3,bs16/kv12000/h128/q1,bs8/kv8192/h64/q2,bs50/kv3500/h32/q2,bs32/kv2048/h64/q1}
+for s in auto 1 2 3 4 5 6 8; do
+  env $([ $s = auto ] || echo MLA_DECODE_NUM_SPLITS=$s) timeout 60 "$B/bench/mla_bench" \
+    --mla_no_check --mla_formats=fp8_e4m3fn --mla_iters=30 "--mla_shapes=$S" \
+    "--mla_csv=$L/s$s.csv" > "$L/s$s.log" 2>&1
+  echo "splits $s rc=$? $SECONDS s"
+done
+python3 - "$L" <<'PY'
+import csv, glob, os, sys
+rows = {}
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "s*.csv"))):
+    forced = os.path.basename(path)[1:-4]
+    for r in csv.DictReader(open(path)):
+        key = "bs%s kv%s H%s q%s" % (r["bs"], r["kv_len"], r["heads"], r["q_len"])
+        rows.setdefault(key, []).append((forced, r["median_us"], r["splits"], r["floor_read_us"],
+                                         r["rows_per_cta"]))
+for key, cells in rows.items():
+    print(key, " | ".join("%s: %s us (%s splits, %s rows)" % (f, m, s, rc)
+                          for f, m, s, fl, rc in cells), "| floor", cells[0][3])
+PY
+echo "total $SECONDS s"
