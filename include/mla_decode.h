@@ -71,7 +71,7 @@ extern "C" {
 
 #define MLA_DECODE_VERSION_MAJOR 0
 #define MLA_DECODE_VERSION_MINOR 7
-#define MLA_DECODE_VERSION_PATCH 31
+#define MLA_DECODE_VERSION_PATCH 32
 /* Single comparable number: major * 10000 + minor * 100 + patch. */
 #define MLA_DECODE_VERSION                                                                      \
     (MLA_DECODE_VERSION_MAJOR * 10000 + MLA_DECODE_VERSION_MINOR * 100 + MLA_DECODE_VERSION_PATCH)
@@ -382,7 +382,7 @@ typedef struct mla_decode_params {
  * only its own Q row), and the reduce combines an element's splits in one fixed order
  * (chunks of 8 consecutive splits into 4 partial sums, each in split order, then added in
  * order), whichever of its kernels the batch gets. The environment switches
- * MLA_DECODE_NUM_SPLITS and MLA_DECODE_STAGE1 do not apply.
+ * MLA_DECODE_NUM_SPLITS, MLA_DECODE_ROWS and MLA_DECODE_STAGE1 do not apply.
  * Cost: no faster variant (wgmma) and no split count fitted to the batch, so calls can take
  * longer than in the default mode, most for few elements on short caches (idle compute units)
  * and for fp8, bf16 and MXFP4 caches with 128 heads or q_len > 1 (wgmma's shapes): mla_bench
@@ -532,7 +532,10 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
  * switch: the environment variable MLA_DECODE_STAGE1=<name> (mma16, wgmma) forces a stage-1
  * variant wherever it can serve the problem on the device and build (elsewhere, and in
  * batch-invariant mode, the plan keeps its own and its description says why); an unknown name
- * makes every call that makes a plan fail with INVALID_VALUE. By default the split-KV route's
+ * makes every call that makes a plan fail with INVALID_VALUE. MLA_DECODE_ROWS=<n> (16, 32, 64:
+ * query rows per stage-1 CTA, a calibration switch like MLA_DECODE_NUM_SPLITS) keeps only the
+ * candidate kernels with n rows where one serves (otherwise the plan's own, and its description
+ * says so). By default the split-KV route's
  * reduce is a programmatic dependent launch on NVIDIA sm_90+ with sm_90 code and CUDA 12.3+
  * (its launch overlaps the end of stage 1, also in a captured graph); MLA_DECODE_PDL=0 makes it
  * a plain launch after stage 1. The results are the same either way. MLA_DECODE_TMA=0 makes

@@ -50,6 +50,10 @@ namespace {
 // Environment switches, read once:
 //   MLA_DECODE_DEBUG=1          print each call's route, plan and the reason to stderr
 //   MLA_DECODE_NUM_SPLITS=<n>   force the split count (calibration of the cost model)
+//   MLA_DECODE_ROWS=<n>         force the query rows per stage-1 CTA (16, 32, 64) where a
+//                               candidate variant has them (calibration, as the split count;
+//                               the GPU tests that check the planner's own choices skip those
+//                               checks under it)
 //   MLA_DECODE_STAGE1=<name>    force a stage-1 variant (mma16, wgmma) where it can serve; an
 //                               unknown name fails plan creation (stage1_select.h)
 //   MLA_DECODE_PDL=0            launch the reduce plainly after stage 1. Any other value, or
@@ -65,6 +69,8 @@ struct EnvSwitches {
         debug = d != nullptr && d[0] != '\0' && std::strcmp(d, "0") != 0;
         const char* s = std::getenv("MLA_DECODE_NUM_SPLITS");
         if (s != nullptr) plan.forced_splits = std::atoi(s);
+        const char* rows = std::getenv("MLA_DECODE_ROWS");
+        if (rows != nullptr) plan.forced_rows = std::atoi(rows);
         plan.stage1 = parse_stage1_request(std::getenv("MLA_DECODE_STAGE1"));
         const char* pdl = std::getenv("MLA_DECODE_PDL");
         plan.dependent_launch = pdl == nullptr || std::strcmp(pdl, "0") != 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "error.h"
 #include "planner.h"
@@ -110,13 +111,24 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
         splitkv::stage1_variant_name(static_cast<splitkv::Stage1Variant>(plan->variant));
     const int64_t ctas = static_cast<int64_t>(k.batch_size) * plan->num_splits * plan->row_groups;
     const bool invariant = (k.flags & MLA_DECODE_FLAG_BATCH_INVARIANT) != 0;
-    const char* forced =
-        options.forced_splits > 0 && !invariant ? ", forced by MLA_DECODE_NUM_SPLITS" : "";
+    // What the environment forced (plan_create: the rows where a candidate has them).
+    char forced[96] = "";
+    if (!invariant && options.forced_rows > 0) {
+        if (plan->rows_per_cta == options.forced_rows)
+            std::snprintf(forced, sizeof(forced), ", rows forced by MLA_DECODE_ROWS");
+        else
+            std::snprintf(forced, sizeof(forced), ", MLA_DECODE_ROWS=%d: no candidate has them",
+                          options.forced_rows);
+    }
+    if (!invariant && options.forced_splits > 0)
+        std::snprintf(forced + std::strlen(forced), sizeof(forced) - std::strlen(forced),
+                      ", forced by MLA_DECODE_NUM_SPLITS");
     if (invariant) {  // the environment's switches do not apply (stage1_note is not used)
-        stage1_note = options.forced_splits > 0 || options.stage1.forced
+        stage1_note = options.forced_splits > 0 || options.forced_rows > 0 ||
+                              options.stage1.forced
                           ? "batch-invariant mode: fixed split boundaries, split-KV route and "
-                            "mma16 whatever the batch (MLA_DECODE_NUM_SPLITS and "
-                            "MLA_DECODE_STAGE1 do not apply)"
+                            "mma16 whatever the batch (MLA_DECODE_NUM_SPLITS, MLA_DECODE_ROWS "
+                            "and MLA_DECODE_STAGE1 do not apply)"
                           : "batch-invariant mode: fixed split boundaries, split-KV route and "
                             "mma16 whatever the batch";
     }
@@ -362,20 +374,28 @@ bool plan_batch_invariant(const mla_decode_params& p, splitkv::KvFormat format,
 
 // The default mode's candidates: visit(variant, tile_tokens, rows per CTA) for every
 // (stage-1 variant, rows per CTA) that may serve `problem` on `device` (only the forced variant
-// when `choice` forces one).
+// when `choice` forces one; only rows per CTA `forced_rows` when it is > 0 and one of them has
+// it). Returns whether forced_rows applied.
 template <typename Visit>
-void for_each_candidate(const Stage1Choice& choice, const Stage1Problem& problem,
-                        const DeviceInfo& device, Visit&& visit) {
-    for (int v = 0; v < splitkv::kStage1Variants; ++v) {
-        const auto variant = static_cast<splitkv::Stage1Variant>(v);
-        if (choice.forced ? variant != choice.variant
-                          : !stage1_can_serve(variant, problem, device, nullptr, 0))
-            continue;
-        const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(variant, problem.format);
-        for (int rows : stage1.rows_per_cta) {
-            if (rows > 0 && stage1.tile_tokens > 0) visit(variant, stage1.tile_tokens, rows);
+bool for_each_candidate(const Stage1Choice& choice, const Stage1Problem& problem,
+                        const DeviceInfo& device, int forced_rows, Visit&& visit) {
+    bool rows_apply = false;
+    for (int pass = forced_rows > 0 ? 0 : 1; pass < 2; ++pass) {  // 0: is forced_rows there?
+        for (int v = 0; v < splitkv::kStage1Variants; ++v) {
+            const auto variant = static_cast<splitkv::Stage1Variant>(v);
+            if (choice.forced ? variant != choice.variant
+                              : !stage1_can_serve(variant, problem, device, nullptr, 0))
+                continue;
+            const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(variant, problem.format);
+            for (int rows : stage1.rows_per_cta) {
+                if (rows <= 0 || stage1.tile_tokens <= 0) continue;
+                if (pass == 0) rows_apply = rows_apply || rows == forced_rows;
+                else if (!rows_apply || rows == forced_rows)
+                    visit(variant, stage1.tile_tokens, rows);
+            }
         }
     }
+    return rows_apply;
 }
 
 mla_status no_variant(splitkv::KvFormat format) {
@@ -400,7 +420,7 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     const bool invariant = (p.flags & MLA_DECODE_FLAG_BATCH_INVARIANT) != 0;
     bool found = invariant && plan_batch_invariant(p, format, device, &out, &sp);
     if (!invariant) {
-        for_each_candidate(choice, problem, device,
+        for_each_candidate(choice, problem, device, options.forced_rows,
                            [&](splitkv::Stage1Variant variant, int tile_tokens, int rows) {
                                const SplitKvPlan plan_v = plan_split_kv(
                                    split_shape(p, format, device, variant, tile_tokens, rows),
@@ -472,7 +492,7 @@ mla_status plan_workspace_bound(const mla_decode_params& max_shape, const Device
         const Stage1Problem problem{format, max_shape.num_heads, max_shape.max_q_len,
                                     max_shape.q_dtype};
         const Stage1Choice choice = choose_stage1_variant(options.stage1, problem, device);
-        for_each_candidate(choice, problem, device,
+        for_each_candidate(choice, problem, device, options.forced_rows,
                            [&](splitkv::Stage1Variant variant, int tile_tokens, int rows) {
                                found = true;
                                bound = std::max(

@@ -58,6 +58,8 @@ struct DevicePlan {
 // What the caller's environment asks of plans (device.cpp reads it once).
 struct PlanOptions {
     int forced_splits = 0;  // > 0: this split count (MLA_DECODE_NUM_SPLITS)
+    int forced_rows = 0;    // > 0: this many query rows per CTA, where a candidate variant has
+                            // them; otherwise the planner's choice (MLA_DECODE_ROWS)
     Stage1Request stage1;   // a forced stage-1 variant (MLA_DECODE_STAGE1)
     bool dependent_launch = true;   // PDL where the device allows it; MLA_DECODE_PDL=0 turns
                                     // it off (on by default since measured on an H200)

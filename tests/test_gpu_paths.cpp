@@ -484,8 +484,9 @@ TEST(GpuLong, OneElementOfManySplits) {
 }
 
 // Whether this run's plans are the wgmma variant's as the H200's planner makes them: Hopper,
-// the wgmma kernels built, mma16 not forced, and the split count as the caller accepts it
-// (MLA_DECODE_NUM_SPLITS "1", or also unset where `default_splits_too`).
+// the wgmma kernels built, mma16 and the rows per CTA (MLA_DECODE_ROWS) not forced, and the split
+// count as the caller accepts it (MLA_DECODE_NUM_SPLITS "1", or also unset where
+// `default_splits_too`).
 bool wgmma_plans_as_planned(bool default_splits_too) {
     const char* splits = std::getenv("MLA_DECODE_NUM_SPLITS");
     const char* forced = std::getenv("MLA_DECODE_STAGE1");
@@ -499,6 +500,7 @@ bool wgmma_plans_as_planned(bool default_splits_too) {
                                  .tile_tokens > 0;
     const bool splits_ok = splits == nullptr ? default_splits_too : std::strcmp(splits, "1") == 0;
     return splits_ok && device.cc_major == 9 && wgmma_built &&
+           std::getenv("MLA_DECODE_ROWS") == nullptr &&
            (forced == nullptr || std::strcmp(forced, "mma16") != 0);
 }
 

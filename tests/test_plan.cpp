@@ -292,13 +292,24 @@ TEST(PlanDescription, SaysWhatTheEnvironmentForcedAndWhyAVariantWasNotUsed) {
     options.stage1 = mla::parse_stage1_request("wgmma");
     const mla::Stage1Choice c = mla::choose_stage1_variant(options.stage1, kFp8H128, gfx942());
     mla::describe_plan(&plan, options, c.note);
-    const std::string line = plan.description;
+    std::string line = plan.description;
     EXPECT_TRUE(contains(line, "forced by MLA_DECODE_NUM_SPLITS")) << line;
-    // The note ends the line, whole (the description holds the longest one).
+    EXPECT_FALSE(contains(line, "MLA_DECODE_ROWS")) << line;
+    // The note ends the line, whole (the description holds the longest one: rows asked for
+    // that no candidate has, splits forced and a variant not available).
+    options.forced_rows = 48;
+    mla::describe_plan(&plan, options, c.note);
+    line = plan.description;
+    EXPECT_TRUE(contains(line, "MLA_DECODE_ROWS=48: no candidate has them")) << line;
+    EXPECT_TRUE(contains(line, "forced by MLA_DECODE_NUM_SPLITS")) << line;
     const std::string note = c.note;
     ASSERT_GE(line.size(), note.size());
     EXPECT_EQ(line.substr(line.size() - note.size()), note) << line;
     EXPECT_TRUE(contains(line, "MLA_DECODE_STAGE1=wgmma not available: ")) << line;
+
+    options.forced_rows = 16;  // the plan's own rows: they were forced
+    mla::describe_plan(&plan, options, c.note);
+    EXPECT_TRUE(contains(plan.description, ", rows forced by MLA_DECODE_ROWS")) << plan.description;
 }
 
 // "(PDL)" after the reduce exactly where the plan launches it as a programmatic dependent.
@@ -330,7 +341,8 @@ TEST(PlanDescription, SaysBatchInvariantModeAndThatTheEnvironmentDoesNotApply) {
     line = plan.description;
     EXPECT_FALSE(contains(line, "forced by MLA_DECODE_NUM_SPLITS")) << line;
     EXPECT_FALSE(contains(line, "not available")) << line;
-    EXPECT_TRUE(contains(line, "MLA_DECODE_NUM_SPLITS and MLA_DECODE_STAGE1 do not apply"))
+    EXPECT_TRUE(contains(line, "MLA_DECODE_NUM_SPLITS, MLA_DECODE_ROWS and MLA_DECODE_STAGE1 do "
+                               "not apply"))
         << line;
 }
 
@@ -793,6 +805,54 @@ TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
     }
 }
 
+// MLA_DECODE_ROWS (PlanOptions::forced_rows) picks the rows per CTA among the candidates that
+// have them, each at its own best split count, and is passed over where none has them: bf16
+// has no 64-row kernel, and no variant has 48 rows.
+TEST(PlanCreate, ForcedRowsPickAmongTheCandidatesThatHaveThem) {
+    mla_decode_params h128 = host_fields(40, 3000, MLA_DTYPE_FP8_E4M3FN);
+    h128.num_heads = 128;
+    h128.q_stride_token = 128 * 576;
+    h128.o_stride_token = 128 * 512;
+    mla_decode_params h128_bf16 = h128;
+    h128_bf16.kv_dtype = MLA_DTYPE_BF16;
+    mla::DevicePlan planned, planned_bf16;
+    ASSERT_EQ(mla::plan_create(h128, nvidia(9, 0), mla::PlanOptions(), &planned),
+              MLA_STATUS_SUCCESS);
+    ASSERT_EQ(mla::plan_create(h128_bf16, nvidia(9, 0), mla::PlanOptions(), &planned_bf16),
+              MLA_STATUS_SUCCESS);
+    EXPECT_EQ(planned.rows_per_cta, 64) << planned.description;
+    struct Case {
+        const mla_decode_params* p;
+        int forced, rows;  // rows: what the plan takes
+        bool applies;
+    };
+    const Case cases[] = {{&h128, 16, 16, true},
+                          {&h128, 32, 32, true},
+                          {&h128, 64, 64, true},
+                          {&h128, 48, planned.rows_per_cta, false},
+                          {&h128_bf16, 32, 32, true},
+                          {&h128_bf16, 64, planned_bf16.rows_per_cta, false}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(::testing::Message() << "forced rows " << c.forced << " kv " << c.p->kv_dtype);
+        mla::PlanOptions options;
+        options.forced_rows = c.forced;
+        mla::DevicePlan plan;
+        ASSERT_EQ(mla::plan_create(*c.p, nvidia(9, 0), options, &plan), MLA_STATUS_SUCCESS)
+            << mla_last_error_message();
+        EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kWgmma)) << plan.description;
+        EXPECT_EQ(plan.rows_per_cta, c.rows) << plan.description;
+        EXPECT_EQ(plan.row_groups, 128 / c.rows) << plan.description;
+        EXPECT_EQ(contains(plan.description, "rows forced by MLA_DECODE_ROWS"), c.applies)
+            << plan.description;
+        EXPECT_EQ(contains(plan.description, "no candidate has them"), !c.applies)
+            << plan.description;
+        size_t bound = 0;
+        ASSERT_EQ(mla::plan_workspace_bound(*c.p, nvidia(9, 0), options, &bound),
+                  MLA_STATUS_SUCCESS);
+        EXPECT_LE(plan.workspace_bytes, bound);
+    }
+}
+
 // MXFP4 caches (V from the latent rows): with the cost table of the H200 (plan.cpp), 16 query
 // rows an element take wgmma's decoder warpgroups, short caches too since the eighteenth
 // session's split sweep (bs4 kv1024: 15.5 us on wgmma with one tile a CTA, 19.5 on mma16),
@@ -920,9 +980,10 @@ mla_decode_params problem_of(int batch, int total_q, int q_len, int kv_len, int 
 // split less and the bound, set by mma16's candidate, which splits the most, moved little:
 // fp8 at 16 heads 77.0 -> 73.5 MB, 2.84x the largest plan found.)
 TEST(PlanWorkspaceBound, CoversThePlansOfEveryProblemUnderTheLargest) {
-    mla::PlanOptions forced_splits, forced_variant;
+    mla::PlanOptions forced_splits, forced_variant, forced_rows;
     forced_splits.forced_splits = 5;
     forced_variant.stage1 = mla::parse_stage1_request("mma16");
+    forced_rows.forced_rows = 32;
     const std::pair<mla_dtype, mla_dtype> formats[] = {
         {MLA_DTYPE_BF16, MLA_DTYPE_NONE},
         {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_NONE},
@@ -937,13 +998,14 @@ TEST(PlanWorkspaceBound, CoversThePlansOfEveryProblemUnderTheLargest) {
     double worst = 1.0;
     for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
         for (const mla::PlanOptions& options :
-             {mla::PlanOptions(), forced_splits, forced_variant}) {
+             {mla::PlanOptions(), forced_splits, forced_variant, forced_rows}) {
             for (const auto& [kv, v] : formats) {
                 for (int heads : {16, 128}) {
                     for (uint32_t flags : {0u, MLA_DECODE_FLAG_BATCH_INVARIANT}) {
                         SCOPED_TRACE(::testing::Message()
                                      << d.arch_name << " forced splits " << options.forced_splits
-                                     << " stage1 " << options.stage1.name << " kv " << kv
+                                     << " stage1 " << options.stage1.name << " rows "
+                                     << options.forced_rows << " kv " << kv
                                      << " heads " << heads << " flags " << flags);
                         const mla_decode_params largest =
                             problem_of(kBatch, kTotalQ, kQLen, kKvLen, heads, kv, v, flags);
@@ -976,7 +1038,7 @@ TEST(PlanWorkspaceBound, CoversThePlansOfEveryProblemUnderTheLargest) {
                             EXPECT_EQ(bound, own.workspace_bytes);
                             continue;
                         }
-                        if (options.stage1.forced) continue;
+                        if (options.stage1.forced || options.forced_rows > 0) continue;
                         // Default mode: every batch and q_len at total_q = batch * q_len over a
                         // grid of lengths, for how close the bound comes to the largest found.
                         for (int b = 1; b <= kBatch; ++b)

@@ -7,7 +7,8 @@
 # partial O, reject 3 splits of 16 tiles, 240 CTAs in two waves). This times each shape at the
 # plan's choice and at forced split counts (MLA_DECODE_NUM_SPLITS; --mla_no_check: timing only,
 # the plans' outputs are what the suite checks), floors measured in the same runs.
-# Prediction (H100, 64-row tiles ~2.1 us): bs40 kv3000 H128 102.8 us at 1 split -> ~85-90 at 3.
+# Prediction (H100, 64-row tiles ~2.1 us): bs40 kv3000 H128 102.8 us at 1 split -> ~85-90 at 3;
+# bs100 kv1500 H32 q3 at 32 rows (r32: three row groups) ~105 against 118.7 at 64.
 # Logs: $OUT/offgrid_sweep/.
 set -u
 OUT=${OUT:-/tmp/out}; L=$OUT/offgrid_sweep; mkdir -p "$L"
@@ -17,11 +18,20 @@ B=$(mktemp -d /tmp/offgrid_sweep.XXXXXX)
   > "$L/build.log" 2>&1 || { echo "BUILD FAILED"; tail -30 "$L/build.log"; exit 1; }
 echo "built $SECONDS s"
 S=${MLA_SWEEP_SHAPES:-bs40/kv3000/h128/q1,bs100/kv1500/h32/q3,bs16/kv12000/h128/q1,bs8/kv8192/h64/q2,bs50/kv3500/h32/q2,bs32/kv2048/h64/q1}
-for s in auto 1 2 3 4 5 6 8; do
-  env $([ $s = auto ] || echo MLA_DECODE_NUM_SPLITS=$s) timeout 60 "$B/bench/mla_bench" \
+# Side names: s<splits> (rows the plan's), r<rows> (splits the plan's for those rows, 0.7.32's
+# MLA_DECODE_ROWS), r<rows>s<splits>.
+for side in auto 1 2 3 4 5 6 8 r16 r32 r64 r32s2 r32s3; do
+  envs=()
+  case $side in
+    auto) ;;
+    r*s*) r=${side#r}; envs=(MLA_DECODE_ROWS=${r%s*} MLA_DECODE_NUM_SPLITS=${side#*s}) ;;
+    r*) envs=(MLA_DECODE_ROWS=${side#r}) ;;
+    *) envs=(MLA_DECODE_NUM_SPLITS=$side) ;;
+  esac
+  env "${envs[@]}" timeout 60 "$B/bench/mla_bench" \
     --mla_no_check --mla_formats=fp8_e4m3fn --mla_iters=30 "--mla_shapes=$S" \
-    "--mla_csv=$L/s$s.csv" > "$L/s$s.log" 2>&1
-  echo "splits $s rc=$? $SECONDS s"
+    "--mla_csv=$L/s$side.csv" > "$L/s$side.log" 2>&1
+  echo "side $side rc=$? $SECONDS s"
 done
 python3 - "$L" <<'PY'
 import csv, glob, os, sys
