@@ -375,9 +375,9 @@ bool plan_batch_invariant(const mla_decode_params& p, splitkv::KvFormat format,
 // The default mode's candidates: visit(variant, tile_tokens, rows per CTA) for every
 // (stage-1 variant, rows per CTA) that may serve `problem` on `device` (only the forced variant
 // when `choice` forces one; only rows per CTA `forced_rows` when it is > 0 and one of them has
-// it). Returns whether forced_rows applied.
+// it).
 template <typename Visit>
-bool for_each_candidate(const Stage1Choice& choice, const Stage1Problem& problem,
+void for_each_candidate(const Stage1Choice& choice, const Stage1Problem& problem,
                         const DeviceInfo& device, int forced_rows, Visit&& visit) {
     bool rows_apply = false;
     for (int pass = forced_rows > 0 ? 0 : 1; pass < 2; ++pass) {  // 0: is forced_rows there?
@@ -395,7 +395,6 @@ bool for_each_candidate(const Stage1Choice& choice, const Stage1Problem& problem
             }
         }
     }
-    return rows_apply;
 }
 
 mla_status no_variant(splitkv::KvFormat format) {
