@@ -807,12 +807,23 @@ TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
 
 // MLA_DECODE_ROWS (PlanOptions::forced_rows) picks the rows per CTA among the candidates that
 // have them, each at its own best split count, and is passed over where none has them: bf16
-// has no 64-row kernel, and no variant has 48 rows.
+// has no 64-row kernel, and no variant has 48 rows. (A build without wgmma kernels, e.g. AMD's,
+// has only mma16's 16 rows: 32 is passed over there.)
 TEST(PlanCreate, ForcedRowsPickAmongTheCandidatesThatHaveThem) {
     mla_decode_params h128 = host_fields(40, 3000, MLA_DTYPE_FP8_E4M3FN);
     h128.num_heads = 128;
     h128.q_stride_token = 128 * 576;
     h128.o_stride_token = 128 * 512;
+    if (!mla::stage1_variant_built(Stage1Variant::kWgmma)) {
+        mla::PlanOptions options;
+        options.forced_rows = 32;
+        mla::DevicePlan plan;
+        ASSERT_EQ(mla::plan_create(h128, nvidia(9, 0), options, &plan), MLA_STATUS_SUCCESS);
+        EXPECT_EQ(plan.rows_per_cta, 16) << plan.description;
+        EXPECT_TRUE(contains(plan.description, "MLA_DECODE_ROWS=32: no candidate has them"))
+            << plan.description;
+        GTEST_SKIP() << "no wgmma kernels: only the 16 rows of mma16 to force";
+    }
     mla_decode_params h128_bf16 = h128;
     h128_bf16.kv_dtype = MLA_DTYPE_BF16;
     mla::DevicePlan planned, planned_bf16;
