@@ -535,13 +535,13 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
  * makes every call that makes a plan fail with INVALID_VALUE. MLA_DECODE_ROWS=<n> (16, 32, 64:
  * query rows per stage-1 CTA, a calibration switch like MLA_DECODE_NUM_SPLITS) keeps only the
  * candidate kernels with n rows where one serves (otherwise the plan's own, and its description
- * says so). By default the split-KV route's
- * reduce is a programmatic dependent launch on NVIDIA sm_90+ with sm_90 code and CUDA 12.3+
- * (its launch overlaps the end of stage 1, also in a captured graph); MLA_DECODE_PDL=0 makes it
- * a plain launch after stage 1. The results are the same either way. MLA_DECODE_TMA=0 makes
- * stage 1 copy every cache tile itself where by default whole tiles come by TMA (NVIDIA sm_90
- * kernels of swizzled stages, on a contiguous cache or pages of a multiple of 64 tokens); the
- * kernel's stages hold the same bytes either way.
+ * says so). By default the split-KV route's reduce is a programmatic dependent launch on
+ * NVIDIA sm_90+ with sm_90 code and CUDA 12.3+ (its launch overlaps the end of stage 1, also in
+ * a captured graph); MLA_DECODE_PDL=0 makes it a plain launch after stage 1. The results are
+ * the same either way. MLA_DECODE_TMA=0 makes stage 1 copy every cache tile itself where by
+ * default whole tiles come by TMA (NVIDIA sm_90 kernels of swizzled stages, on a contiguous
+ * cache or pages of a multiple of 64 tokens); the kernel's stages hold the same bytes either
+ * way.
  * Numerics: scores and O accumulate in fp32 over exactly decoded cache values (bf16; fp8 in f16;
  * MXFP4 with its block scale in bf16, except on the sm_90a wgmma variant at 16 or 32 query rows per
  * CTA, which the plan picks for most shapes of 16 heads and q_len 1 to 4 and for more heads on some
