@@ -21,7 +21,8 @@ MISSES=bs40/kv3000/h128/q1,bs100/kv1500/h32/q3,bs16/kv12000/h128/q1,bs8/kv8192/h
 S=${MLA_SWEEP_SHAPES:-$MISSES,bs50/kv3500/h32/q2,bs32/kv2048/h64/q1}
 # Side names: s<splits> (rows the plan's), r<rows> (splits the plan's for those rows, 0.7.32's
 # MLA_DECODE_ROWS), r<rows>s<splits>.
-for side in auto 1 2 3 4 5 6 8 r16 r32 r64 r32s2 r32s3; do
+# MLA_SWEEP_SIDES replaces the side list (fifty-third session: rows x splits grids).
+for side in ${MLA_SWEEP_SIDES:-auto 1 2 3 4 5 6 8 r16 r32 r64 r32s2 r32s3}; do
   envs=()
   case $side in
     auto) ;;
@@ -47,4 +48,5 @@ for key, cells in rows.items():
     print(key, " | ".join("%s: %s us (%s splits, %s rows)" % (f, m, s, rc)
                           for f, m, s, fl, rc in cells), "| floor", cells[0][3])
 PY
+tar -czf "$OUT/offgrid_sweep.tgz" -C "$OUT" offgrid_sweep && rm -rf "$L"
 echo "total $SECONDS s"
