@@ -39,13 +39,15 @@ struct Cost {
 // src/planner.cpp's, the same for both: diff LIST=1 of two builds for a change of it).
 // Forty-first session: OLD is the current table (0.7.24, the twenty-fourth session's figures);
 // the table of 0.7.0-0.7.7 was {1.37, 2.0, 3.0} at 16 / 32 / 64 rows without split costs.
+// Fifty-third session: OLD is 0.7.32's table, NEW 0.7.33's (32 rows 1.55 us a tile, split
+// charge 4: 276 shapes move).
 constexpr Cost kOld[] = {{"mma16", 2.4, 1, 2.0, 16, 1.0},
                          {"wgmma16", 1.37, 2, 2.0, 16, 1.0},
                          {"wgmma32", 1.75, 2, 2.0, 32, 3.0},
                          {"wgmma64", 2.55, 2, 2.0, 64, 12.0}};
 Cost kNew[] = {{"mma16", 2.4, 1, 2.0, 16, 1.0},
                {"wgmma16", 1.37, 2, 2.0, 16, 1.0},
-               {"wgmma32", 1.75, 2, 2.0, 32, 3.0},
+               {"wgmma32", 1.55, 2, 2.0, 32, 4.0},
                {"wgmma64", 2.55, 2, 2.0, 64, 12.0}};
 // src/plan.cpp's stage1_cost for MXFP4 (--mxfp4; 0.7.4-0.7.7 as OLD; 0.7.3's wgmma16 was
 // 2.8,2.0,1 and wgmma32 3.6,2.0,2), and NEW before the arguments.
@@ -92,7 +94,8 @@ Choice choose(const Cost (&costs)[4], int bs, int q, int kv, int heads) {
     return c;
 }
 
-// Arguments (optional) replace the NEW figures: NAME=TILE_US,FIXED_US[,PARALLELISM], e.g.
+// Arguments (optional) replace the NEW figures: NAME=TILE_US,FIXED_US[,PARALLELISM[,SPLIT_US]],
+// e.g.
 //   /tmp/planner_choice_diff wgmma32=1.75,3.0 wgmma64=2.55,3.0
 int main(int argc, char** argv) {
     const Cost(*old_costs)[4] = &kOld;
@@ -119,6 +122,9 @@ int main(int argc, char** argv) {
             c.fixed_us = std::stod(arg.substr(comma + 1));
             const size_t comma2 = arg.find(',', comma + 1);
             if (comma2 != std::string::npos) c.parallelism = std::stoi(arg.substr(comma2 + 1));
+            const size_t comma3 =
+                comma2 == std::string::npos ? comma2 : arg.find(',', comma2 + 1);
+            if (comma3 != std::string::npos) c.split_us = std::stod(arg.substr(comma3 + 1));
             known = true;
         }
         if (!known) {
