@@ -692,19 +692,19 @@ TEST(GpuRows64, ConsecutiveSlotsAndPages) {
 // loaded a tile ahead on the others; bf16 Q on pages of 1, 2, 4, 8, 12, 16, 32, 48 and 64,
 // e4m3fnuz on 1 and 16; e4m3 scores on pages of 1, 3, 4, 12, 16, 32, 48, 64, 128 and a
 // contiguous cache), and bf16's 32-row producer on pages of 16, 32, 48 and 64 (runs of 16 rows
-// a warp), in split CTAs: 128 heads, q_len 4, 4 elements, the longest 4133 tokens (the H200's
-// plan: 64 rows, 4 splits of 17 tiles), so that CTAs of 1 to 17 tiles run (bf16: their rope
-// pieces in blocks from 9 tiles, per row below). Lengths end mid-page and mid-tile, one 5 tokens
-// past a split boundary (17 x 64 + 5); shuffled pages with NaN codes in spare slots. The fp8_mma
-// cases run e4m3fn Q with MLA_DECODE_FLAG_FP8_MMA (e4m3 scores at 64 rows), judged by SPEC's
-// fp8-Q rule against the same values. Where the splits are not forced (MLA_DECODE_NUM_SPLITS;
-// one split takes 16 rows here), on Hopper with the wgmma kernels built (mma16 not forced), the
-// plans must take 64 rows.
+// a warp), in split CTAs: 128 heads, q_len 4, 3 elements, the longest 4133 tokens (the plan on
+// 132 units since 0.7.33: 64 rows, 5 splits of 13 tiles; at 4 elements it takes 32 rows), so
+// that CTAs of 1 to 13 tiles run (bf16: their rope pieces in blocks from 9 tiles, per row
+// below). Lengths end mid-page and mid-tile, one 5 tokens past a split boundary (13 x 64 + 5);
+// shuffled pages with NaN codes in spare slots. The fp8_mma cases run e4m3fn Q with
+// MLA_DECODE_FLAG_FP8_MMA (e4m3 scores at 64 rows), judged by SPEC's fp8-Q rule against the same
+// values. Where the splits are not forced (MLA_DECODE_NUM_SPLITS; one split takes 16 rows
+// here), on Hopper with the wgmma kernels built (mma16 not forced), the plans must take 64 rows.
 TEST(GpuRows64, PagedSplitCtas) {
     SKIP_WITHOUT_GPU();
     const bool expect_64 =
         wgmma_plans_as_planned(true) && std::getenv("MLA_DECODE_NUM_SPLITS") == nullptr;
-    const std::vector<int> lengths = {4133, 1093, 300, 37};
+    const std::vector<int> lengths = {4133, 837, 300};
     struct Case {
         Format format;
         int page_size;  // 0: contiguous (e4m3 scores only)
