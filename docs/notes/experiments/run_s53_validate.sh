@@ -10,18 +10,14 @@ set -u
 OUT=${OUT:-/tmp/out}; L=$OUT/validate; mkdir -p "$L"; END=${MLA_END:-560}
 trap 'tar -czf "$OUT/validate.tgz" -C "$OUT" validate && rm -rf "$L"' EXIT
 B=$(mktemp -d /tmp/validate_build.XXXXXX)
-(cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
-  -DMLA_BACKEND=cuda && timeout 300 cmake --build "$B" -j12) > "$L/build.log" 2>&1 &
-lib=$!
-(MAX_JOBS=6 timeout 300 bash build-peers/build_flashmla.sh build-peers/flashmla-*.tar.xz \
-  /tmp/flashmla) > "$L/flashmla_build.log" 2>&1 &
-fm=$!
-wait $lib || { echo "BUILD FAILED"; tail -30 "$L/build.log"; exit 1; }
+source docs/notes/experiments/start_builds.sh
+start_builds "$L" "$B"
+wait $lib_pid || { echo "BUILD FAILED"; tail -30 "$L/build.log"; exit 1; }
 echo "library built $SECONDS s"
 timeout 220 python3 tests/ctest_grouped.py --build "$B" -j 12 -E install_ --log-dir "$L/suite" \
   > "$L/suite.log" 2>&1
 echo "suite rc=$? $SECONDS s"; grep -v "^to ctest" "$L/suite.log" | tail -8
-wait $fm; echo "flashmla build rc=$? $SECONDS s"
+wait $fm_pid; echo "flashmla build rc=$? $SECONDS s"
 S='64,1,4096,64;32,1,2048,64;50,2,3500,32;8,2,8192,64;64,1,4096,32;16,3,4096,16'
 S="$S;100,3,1500,32;40,1,3000,128;128,1,2000,32;24,1,6000,32;16,1,10000,64;64,3,3000,16"
 S="$S;1,1,3000,16;7,1,2500,16;48,1,1500,16;100,1,5000,16;512,1,512,16;1024,1,300,16"

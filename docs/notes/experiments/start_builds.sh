@@ -1,0 +1,19 @@
+# Sourced by the device-call scripts that time FlashMLA beside the library (run_validate.sh,
+# run_s51_offgrid.sh, run_s53_validate.sh). start_builds LOG_DIR BUILD_DIR [TARGET] starts, in
+# the background, the library's Release build for sm_90a (every target, or TARGET) in BUILD_DIR
+# and FlashMLA's from build-peers/ (build_flashmla.sh and the source tarball, carried) into
+# /tmp/flashmla; logs build.log and flashmla_build.log in LOG_DIR. Sets lib_pid, and fm_pid
+# (empty where build-peers/ is absent).
+start_builds() {
+  local log=$1 build=$2 target=${3:-}
+  (cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
+    -DMLA_BACKEND=cuda && timeout 300 cmake --build "$build" -j12 ${target:+--target "$target"}) \
+    > "$log/build.log" 2>&1 &
+  lib_pid=$!
+  fm_pid=""
+  if [ -f build-peers/build_flashmla.sh ]; then
+    (MAX_JOBS=8 timeout 330 bash build-peers/build_flashmla.sh build-peers/flashmla-*.tar.xz \
+      /tmp/flashmla) > "$log/flashmla_build.log" 2>&1 &
+    fm_pid=$!
+  fi
+}
