@@ -14,10 +14,7 @@ start_builds "$L" "$B" mla_decode
 wait $lib_pid || { echo "BUILD FAILED"; tail -30 "$L/build.log"; exit 1; }
 echo "library built $SECONDS s"
 wait $fm_pid; echo "flashmla build rc=$? $SECONDS s"
-S='64,1,4096,64;32,1,2048,64;50,2,3500,32;8,2,8192,64;64,1,4096,32;16,3,4096,16'
-S="$S;100,3,1500,32;40,1,3000,128;128,1,2000,32;24,1,6000,32;16,1,10000,64;64,3,3000,16"
-S="$S;1,1,3000,16;7,1,2500,16;48,1,1500,16;100,1,5000,16;512,1,512,16;1024,1,300,16"
-S="$S;2,1,100000,16;16,1,12000,128"
+S=$(tr '\n' ';' < docs/notes/experiments/offgrid_shapes.txt | sed 's/;$//')
 PYTHONUNBUFFERED=1 PYTHONPATH=python timeout $((${MLA_OFFGRID_END:-590} - SECONDS)) \
   python3 bench/compare_peers.py --lib "$B/src/libmla_decode.so" --flashmla /tmp/flashmla \
   --formats fp8_e4m3fn \
