@@ -2,8 +2,9 @@
 # session's rows x splits sweeps (host only, Python 3, no packages):
 #   python3 docs/notes/experiments/cost_table_fit_s53.py            (current table, candidates)
 #   python3 docs/notes/experiments/cost_table_fit_s53.py --search   (the grid search)
-# Data: every offgrid_sweep.tgz / offgrid_sweep/ directory under docs/perf/h100_2026-12-06_s53
-# (mla_bench CSVs, one per forced side; fp8 e4m3fn cache, bf16 Q). For each shape timed with
+# Data: docs/perf/h100_2026-12-06_s53/offgrid_sweep/ and rows_sweep/offgrid_sweep.tgz (mla_bench
+# CSVs, one per forced side; fp8 e4m3fn cache, bf16 Q; moved_ab/ is the out-of-sample check and
+# is not read). For each shape timed with
 # 2+ plans (rows per CTA, splits), the plan the model chooses among the timed ones is "right"
 # within 2 % of the fastest; regret = sum of log(chosen / fastest). The model is the
 # twenty-fourth session's predict() (cost_table_fit_s24.py: src/planner.cpp's).
@@ -13,7 +14,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cost_table_fit_s24 import ROOT, predict, score  # noqa: E402
 
 FMT = 'fp8_e4m3fn'
-DATA = os.path.join(ROOT, 'docs/perf/h100_2026-12-06_s53')
+DATA = [os.path.join(ROOT, 'docs/perf/h100_2026-12-06_s53', d)
+        for d in ('offgrid_sweep', 'rows_sweep')]
 
 
 def rows_of(text, pts):
@@ -27,9 +29,9 @@ def rows_of(text, pts):
 
 def load():
     pts = {}
-    for path in sorted(glob.glob(os.path.join(DATA, '**', '*.csv'), recursive=True)):
+    for path in sorted(p for d in DATA for p in glob.glob(os.path.join(d, '*.csv'))):
         rows_of(open(path).read(), pts)
-    for path in sorted(glob.glob(os.path.join(DATA, '**', '*.tgz'), recursive=True)):
+    for path in sorted(p for d in DATA for p in glob.glob(os.path.join(d, '*.tgz'))):
         with tarfile.open(path) as t:
             for m in t.getmembers():
                 if m.name.endswith('.csv'):
@@ -61,8 +63,7 @@ if __name__ == '__main__':
             res.append((round(regret, 3), -right, v))
         for r in sorted(res)[:12]:
             print('regret %.3f right %d' % (r[0], -r[1]), r[2])
-    cands = [('0.7.32', CURRENT)] + [(str(a), table(*a)) for a in
-                                     ((1.37, 1.4, 3.0, 2.55, 12.0), (1.37, 1.4, 3.0, 2.2, 12.0))]
+    cands = [('0.7.32', CURRENT), ('0.7.33', table(1.37, 1.55, 4.0, 2.55, 12.0))]
     for name, t in cands:
         right, n, regret = score(pts, t, FMT)
         print('%s: %d of %d shapes right, regret %.3f' % (name, right, n, regret))
