@@ -7,7 +7,8 @@
 # the table says 1.75. Before a re-fit moves ~400-580 of the 4,320 grid shapes
 # (planner_choice_diff), time the candidates: 20 shapes (the H128 targets, shapes the re-fit
 # would move, the off-grid misses) at rows 16 / 32 / 64 x splits 1 / 2 / 4 / 8 / 16, the plan's
-# choice and each rows' own split choice. Logs: $OUT/offgrid_sweep.tgz.
+# choice and each rows' own split choice. Logs: $OUT/offgrid_sweep.tgz. MLA_SWEEP_SHAPES replaces
+# the shapes (run_s54_rows64_sweep.sh).
 S=bs32/kv8192/h128/q1,bs64/kv4096/h128/q1,bs4/kv4096/h64/q1,bs4/kv8192/h128/q2
 S=$S,bs32/kv4096/h64/q1,bs64/kv4096/h64/q1,bs64/kv4096/h32/q2,bs128/kv4096/h32/q3
 S=$S,bs32/kv1024/h32/q1,bs4/kv8192/h16/q2,bs32/kv4096/h16/q3,bs256/kv1024/h32/q3
@@ -15,5 +16,5 @@ S=$S,bs128/kv4096/h16/q4,bs128/kv4096/h16/q2,bs16/kv4096/h64/q2,bs8/kv2048/h128/
 S=$S,bs40/kv3000/h128/q1,bs50/kv3500/h32/q2,bs100/kv1500/h32/q3,bs8/kv8192/h64/q2
 sides="auto r16 r32 r64"
 for r in 16 32 64; do for s in 1 2 4 8 16; do sides="$sides r${r}s$s"; done; done
-MLA_SWEEP_SHAPES=$S MLA_SWEEP_SIDES=$sides \
+MLA_SWEEP_SHAPES=${MLA_SWEEP_SHAPES:-$S} MLA_SWEEP_SIDES=$sides \
   exec bash docs/notes/experiments/run_s52_offgrid_sweep.sh
