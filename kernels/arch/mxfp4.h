@@ -42,17 +42,7 @@
 
 #include <cstdint>
 
-#ifndef MLA_HOST_DEVICE
-#if defined(__CUDACC__) || defined(__HIPCC__) || defined(__HIP__)
-#if defined(__forceinline__)
-#define MLA_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define MLA_HOST_DEVICE __host__ __device__ inline __attribute__((always_inline))
-#endif
-#else
-#define MLA_HOST_DEVICE inline
-#endif
-#endif
+#include "arch/host_device.h"
 
 namespace mla::arch {
 
