@@ -32,7 +32,7 @@ int64_t check_schedule(const std::vector<int64_t>& units, int64_t launched) {
     const std::vector<int64_t> first = prefix_of(units);
     const int64_t pairs = static_cast<int64_t>(units.size());
     const BalancedGrid g = mla::splitkv::balanced_grid(first.back(), launched);
-    EXPECT_EQ(g.ctas, std::min(launched, first.back()));
+    EXPECT_EQ(g.ctas, std::min(launched, first.back()));  // launched >= 1 here
     if (g.ctas == 0) {
         EXPECT_EQ(mla::splitkv::balanced_slot_bound(pairs, g), 0);
         return 0;
@@ -54,9 +54,18 @@ int64_t check_schedule(const std::vector<int64_t>& units, int64_t launched) {
     std::vector<int64_t> next_unit(units.size(), 0);   // the next unit each pair expects
     std::vector<int64_t> next_split(units.size(), 0);  // and the split that should take it
     std::set<int64_t> slots;
+    for (int64_t u = 0; u < g.units; ++u) {  // the search behind a CTA's first item
+        const int64_t p = mla::splitkv::balanced_pair_of(first.data(), pairs, u);
+        const size_t at = static_cast<size_t>(p);
+        const bool holds = first[at] <= u && u < first[at + 1];
+        EXPECT_TRUE(holds) << "unit " << u << " found in pair " << p;
+        if (!holds) return 0;
+    }
     for (int64_t c = 0; c < g.ctas; ++c) {
         int64_t taken = 0;
         int64_t last_pair = -1;
+        const int64_t run_begin = mla::splitkv::balanced_cta_begin(g, c);
+        const int64_t run_end = mla::splitkv::balanced_cta_begin(g, c + 1);
         mla::splitkv::balanced_items(g, first.data(), pairs, c, [&](const BalancedItem& it) {
             ASSERT_GE(it.pair, 0);
             ASSERT_LT(it.pair, pairs);
@@ -68,6 +77,8 @@ int64_t check_schedule(const std::vector<int64_t>& units, int64_t launched) {
             EXPECT_LT(it.begin, it.end);
             EXPECT_LE(it.end, units[p]);
             EXPECT_EQ(it.split, next_split[p]) << "pair " << p;
+            EXPECT_GE(first[p] + it.begin, run_begin) << "CTA " << c << ": outside its run";
+            EXPECT_LE(first[p] + it.end, run_end) << "CTA " << c << ": outside its run";
             next_unit[p] = it.end;
             ++next_split[p];
             taken += it.end - it.begin;
@@ -76,13 +87,14 @@ int64_t check_schedule(const std::vector<int64_t>& units, int64_t launched) {
             EXPECT_EQ(bp.first_cta + it.split, c);
             EXPECT_EQ(bp.splits, it.splits);
             EXPECT_EQ(bp.slot + it.split, it.slot);
+            // The documented slot: p + cta_of(first_p) + j.
+            EXPECT_EQ(it.slot,
+                      it.pair + mla::splitkv::balanced_cta_of(g, first[p]) + it.split);
             EXPECT_GE(it.slot, 0);
             EXPECT_LT(it.slot, bound);
             EXPECT_TRUE(slots.insert(it.slot).second) << "slot " << it.slot << " taken twice";
         });
-        EXPECT_EQ(taken, mla::splitkv::balanced_cta_begin(g, c + 1) -
-                             mla::splitkv::balanced_cta_begin(g, c))
-            << "CTA " << c;
+        EXPECT_EQ(taken, run_end - run_begin) << "CTA " << c;
     }
     int64_t most_splits = 0;
     for (size_t p = 0; p < units.size(); ++p) {
@@ -122,10 +134,13 @@ TEST(BalancedSchedule, FewerUnitsThanCtas) {
     EXPECT_EQ(check_schedule(units, 132), 3);
 }
 
-// No units at all (every element empty): no CTA takes any, and no slot is needed.
+// No units at all (every element empty), or no CTA launched: no CTA takes any, and no slot is
+// needed.
 TEST(BalancedSchedule, NoUnits) {
     EXPECT_EQ(check_schedule({0, 0, 0}, 132), 0);
     EXPECT_EQ(check_schedule({}, 132), 0);
+    EXPECT_EQ(mla::splitkv::balanced_grid(10, 0).ctas, 0);
+    EXPECT_EQ(mla::splitkv::balanced_grid(10, -3).ctas, 0);
 }
 
 // One CTA takes everything: every pair is one split, and its output is final.

@@ -1,7 +1,8 @@
 // A stage-1 schedule balanced across batch elements: the arithmetic both of its sides share.
-// Stage 1 uses it to find its items; the reduce uses it to find a row's partial rows. On the
-// host, the planner's workspace bound and the tests use it. Design:
-// docs/notes/balanced_schedule.md.
+// Stage 1 uses it to find its items; the reduce uses it to find a row's partial rows. Both
+// compute T from the lengths on the device, so the host knows only a bound: the planner's
+// workspace bound is balanced_slot_bound with G = the CTAs launched (G <= launched). Tests
+// use it on the host. Design: docs/notes/balanced_schedule.md.
 // NOT USED BY ANY KERNEL YET (fifty-third session): today's work contract is work.h's, one
 // (element, split, row group) per CTA with the same split length for every element. This file
 // and tests/test_schedule.cpp are the first step of the balanced route.
@@ -21,7 +22,8 @@
 // directly. Any other pair writes its splits' partial O and LSE to compact slots: split j of
 // pair p goes to slot p + cta_of(first_p) + j. Consecutive pairs share at most their boundary
 // CTA, so the slots are unique and increasing in (p, j), and they stay below pairs + G - 1.
-// The workspace is then bounded by the shape and the grid, not by a longest element.
+// A slot holds one row group's partial O and LSE, so the workspace is bounded by the shape and
+// the grid, not by a longest element.
 #pragma once
 
 #include <cstdint>
@@ -30,14 +32,16 @@
 
 namespace mla::splitkv {
 
+// Make it with balanced_grid only: the functions below need 1 <= G <= T (G = 0: none apply).
 struct BalancedGrid {
     int64_t units;  // T
-    int64_t ctas;   // G = min(launched, T): the CTAs that take units (0 when T is 0)
+    int64_t ctas;   // G = min(launched, T): the CTAs that take units (0 when T or launched is 0)
 };
 
 MLA_HOST_DEVICE BalancedGrid balanced_grid(int64_t units, int64_t launched) {
     const int64_t u = units > 0 ? units : 0;
-    return BalancedGrid{u, launched < u ? launched : u};
+    const int64_t l = launched > 0 ? launched : 0;
+    return BalancedGrid{u, l < u ? l : u};
 }
 
 // The first unit of CTA c (0 <= c <= G: c = G gives T).
@@ -50,9 +54,23 @@ MLA_HOST_DEVICE int64_t balanced_cta_of(const BalancedGrid& g, int64_t u) {
     return ((u + 1) * g.ctas - 1) / g.units;
 }
 
-// Slots the partial rows of one query row need: pairs + G - 1, or 0 when no CTA takes units.
+// Slots the whole grid writes at most: pairs + G - 1, or 0 when no CTA takes units. Each slot
+// holds the partial O and LSE of one row group; a query row uses only its pair's splits.
 MLA_HOST_DEVICE int64_t balanced_slot_bound(int64_t pairs, const BalancedGrid& g) {
     return g.ctas > 0 && pairs > 0 ? pairs + g.ctas - 1 : 0;
+}
+
+// The pair holding unit u (0 <= u < T): the p with pair_first[p] <= u < pair_first[p + 1]
+// (binary search; pair_first as for balanced_items).
+MLA_HOST_DEVICE int64_t balanced_pair_of(const int64_t* pair_first, int64_t pairs, int64_t u) {
+    int64_t lo = 0;
+    int64_t hi = pairs - 1;
+    while (lo < hi) {
+        const int64_t mid = (lo + hi + 1) / 2;
+        if (pair_first[mid] <= u) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
 }
 
 // The splits of pair `pair`, whose units are [first_unit, first_unit + units).
@@ -88,18 +106,11 @@ MLA_HOST_DEVICE void balanced_items(const BalancedGrid& g, const int64_t* pair_f
                                     int64_t pairs, int64_t c, Visit&& visit) {
     const int64_t begin = balanced_cta_begin(g, c);
     const int64_t end = balanced_cta_begin(g, c + 1);
-    // The pair holding unit `begin`: the last p with pair_first[p] <= begin (binary search).
-    int64_t lo = 0;
-    int64_t hi = pairs - 1;
-    while (lo < hi) {
-        const int64_t mid = (lo + hi + 1) / 2;
-        if (pair_first[mid] <= begin) lo = mid;
-        else hi = mid - 1;
-    }
-    for (int64_t p = lo; p < pairs && pair_first[p] < end; ++p) {
+    for (int64_t p = balanced_pair_of(pair_first, pairs, begin); p < pairs && pair_first[p] < end;
+         ++p) {
         const int64_t first = pair_first[p];
         const int64_t last = pair_first[p + 1];
-        if (last == first || last <= begin) continue;  // no units, or none in this run
+        if (last == first) continue;  // a pair of no units
         const BalancedPair bp = balanced_pair(g, p, first, last - first);
         const int64_t split = c - bp.first_cta;
         visit(BalancedItem{p, (begin > first ? begin : first) - first,
