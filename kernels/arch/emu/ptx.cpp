@@ -522,6 +522,18 @@ void mbarrier_init(uint32_t bar, uint32_t count) {
     b.expected = b.pending = count;
     g_machine->mbarriers[bar] = b;
 }
+void mbarrier_inval(uint32_t bar) {
+    emu::detail::Mbarrier* b = emu::mbarrier(bar, "mbarrier.inval");
+    if (b == nullptr) return;
+    if (b->pending != b->expected || b->tx != 0 || !g_machine->in_flight.empty()) {
+        emu::fail("mbarrier.inval at shared %u in the middle of a phase (%u of %u arrivals, %lld "
+                  "bytes pending, %zu asynchronous operations in flight)",
+                  bar, b->expected - b->pending, b->expected, static_cast<long long>(b->tx),
+                  g_machine->in_flight.size());
+        return;
+    }
+    g_machine->mbarriers.erase(bar);
+}
 void mbarrier_arrive(uint32_t bar) { emu::arrive_on(bar); }
 void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
     if (emu::detail::Mbarrier* b = emu::mbarrier(bar, "expect_tx")) b->tx += bytes;

@@ -135,6 +135,12 @@ MLA_DEVICE void mbarrier_init(uint32_t bar, uint32_t count) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
 }
 
+// mbarrier.inval.shared::cta.b64 [bar]: the barrier's memory is no barrier any more, so that it
+// may be initialized again (no arrival or copy may be pending on it).
+MLA_DEVICE void mbarrier_inval(uint32_t bar) {
+    asm volatile("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+
 // fence.mbarrier_init.release.cluster: makes the initialized mbarriers visible (copy engine).
 MLA_DEVICE void fence_mbarrier_init() {
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");

@@ -106,6 +106,9 @@ struct WgmmaSs<64> {
 MLA_DEVICE void mbarrier_init(uint64_t* bar, uint32_t arrivals) {
     ptx::mbarrier_init(smem_addr(bar), arrivals);
 }
+// Ends a barrier's life, so that mbarrier_init may start another there: every arrival and copy
+// it expects must have completed (a CTA-wide barrier after the last wait on it).
+MLA_DEVICE void mbarrier_inval(uint64_t* bar) { ptx::mbarrier_inval(smem_addr(bar)); }
 // Makes initialized barriers visible to the copy engine (once, after the inits, before a
 // block-wide barrier).
 MLA_DEVICE void mbarrier_init_fence() { ptx::fence_mbarrier_init(); }
