@@ -22,10 +22,13 @@ MLA_DEVICE uint16_t* final_o_row(const Params& p, const Stage1Work& w, int i, in
     return p.o + (w.q_row + i) * p.o_stride_token + (w.head0 + head) * p.o_stride_head;
 }
 
-// The row of this split's partial O (split path).
+// The row of this split's partial O (split path): partial row partial_row + i * splits, head
+// partial_head0 + head (the uniform schedule's rows r * max_splits + s, work.h; the balanced
+// one's compact slots, balanced.h).
 MLA_DEVICE float* partial_o_row(const Params& p, const Stage1Work& w, int i, int head) {
     return p.partial_o +
-           ((w.partial_row + static_cast<int64_t>(i) * w.splits) * p.num_heads + w.head0 + head) *
+           ((w.partial_row + static_cast<int64_t>(i) * w.splits) * p.num_heads + w.partial_head0 +
+            head) *
                kHeadDimV;
 }
 
@@ -40,7 +43,7 @@ MLA_DEVICE void store_lse(const Params& p, const Stage1Work& w, int i, int head,
     const float lse2 = softmax_lse2(m, l);
     if (!single_split(w)) {
         p.partial_lse[(w.partial_row + static_cast<int64_t>(i) * w.splits) * p.num_heads +
-                      w.head0 + head] = lse2;
+                      w.partial_head0 + head] = lse2;
     } else if (p.lse != nullptr) {
         p.lse[static_cast<int64_t>(w.q_row + i) * p.lse_stride_token + w.head0 + head] =
             softmax_counts(l) ? lse2 * kLn2 : kNegInf;

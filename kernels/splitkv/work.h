@@ -35,6 +35,8 @@ struct Stage1Work {
     int64_t tok_end;      //   limit applied (stage1_token_end: for its other tokens)
     int64_t visible_end;  // tokens the last query token may see (causal), before the split
     int64_t partial_row;  // split path: partial row of token q_row; single-split path: -1
+    int partial_head0;    // split path: the head of row 0 in its partial row (head0; the
+                          // balanced schedule's compact slots: balanced.h)
 };
 
 // The splits of an element of `tiles` tiles on the split path: the plan's tiles_per_split
@@ -56,6 +58,30 @@ MLA_DEVICE ElementSplits element_splits(int64_t tiles, int64_t plan_tiles_per_sp
 // with shifts and masks (a division by a run-time value costs registers on AMD).
 MLA_DEVICE int heads_log2(const Params& p) { return __ffs(p.num_heads) - 1; }
 
+// The rows of row group `group` of element w.batch (set): head0, q_row, tokens, kv_begin and
+// visible_end of `w`; the element's query tokens and cache length, and the group's first token.
+struct Stage1Rows {
+    int q_len;
+    int t;  // element-relative query token of the group's first row
+    int64_t kv_len;
+};
+template <int kRows>
+MLA_DEVICE Stage1Rows stage1_rows(const Params& p, int group, Stage1Work& w) {
+    const int64_t row0 = static_cast<int64_t>(group) * kRows;
+    const int t = static_cast<int>(row0 >> heads_log2(p));  // query token of the first row
+    w.head0 = static_cast<int>(row0 & (p.num_heads - 1));
+    const int q_begin = p.qo_indptr[w.batch];
+    const int q_len = p.qo_indptr[w.batch + 1] - q_begin;
+    w.kv_begin = p.kv_indptr[w.batch];
+    const int64_t kv_len = p.kv_indptr[w.batch + 1] - w.kv_begin;
+    w.q_row = q_begin + t;
+    const int t_last = min(q_len - 1, ((w.head0 + kRows - 1) >> heads_log2(p)) + t);
+    w.tokens = t_last - t + 1;
+    // The causal limit of query t: it sees cache positions 0 .. kv_len - q_len + t.
+    w.visible_end = max(int64_t{0}, kv_len - q_len + t_last + 1);
+    return Stage1Rows{q_len, t, kv_len};
+}
+
 template <int kTileTokens, int kRows>
 MLA_DEVICE Stage1Work stage1_work(const Params& p) {
     Stage1Work w{};
@@ -64,14 +90,12 @@ MLA_DEVICE Stage1Work stage1_work(const Params& p) {
     id /= p.row_groups;
     const int split = id % p.max_splits;
     w.batch = id / p.max_splits;
-    const int64_t row0 = static_cast<int64_t>(group) * kRows;
-    const int t = static_cast<int>(row0 >> heads_log2(p));  // query token of the first row
-    w.head0 = static_cast<int>(row0 & (p.num_heads - 1));
-
-    const int q_begin = p.qo_indptr[w.batch];
-    const int q_len = p.qo_indptr[w.batch + 1] - q_begin;
-    w.kv_begin = p.kv_indptr[w.batch];
-    const int64_t kv_len = p.kv_indptr[w.batch + 1] - w.kv_begin;
+    const Stage1Rows r = stage1_rows<kRows>(p, group, w);
+    const int t = r.t;
+    const int q_len = r.q_len;
+    const int64_t kv_len = r.kv_len;
+    const int q_begin = w.q_row - t;
+    w.partial_head0 = w.head0;
     const int64_t tiles = (kv_len + kTileTokens - 1) / kTileTokens;
     int splits = 1;
     int64_t tiles_per_split = tiles;
@@ -86,13 +110,8 @@ MLA_DEVICE Stage1Work stage1_work(const Params& p) {
     }
     w.active = t < q_len && split < splits;
     w.empty_split = p.split_kv && t < q_len && split >= splits;
-    w.q_row = q_begin + t;
-    const int t_last = min(q_len - 1, ((w.head0 + kRows - 1) >> heads_log2(p)) + t);
-    w.tokens = t_last - t + 1;
-    // Whole tiles, spread evenly over the splits; then the causal limit of query t: it sees
-    // cache positions 0 .. kv_len - q_len + t.
-    const int64_t visible = max(int64_t{0}, kv_len - q_len + t_last + 1);
-    w.visible_end = visible;
+    // Whole tiles, spread evenly over the splits; then the causal limit (stage1_rows).
+    const int64_t visible = w.visible_end;
     w.tok_begin = min(kv_len, split * tiles_per_split * kTileTokens);
     w.tok_end = min(min(kv_len, w.tok_begin + tiles_per_split * kTileTokens), visible);
     w.tok_end = max(w.tok_end, w.tok_begin);
