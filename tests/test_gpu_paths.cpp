@@ -165,23 +165,6 @@ INSTANTIATE_TEST_SUITE_P(
 
 // ---- fp8 Q on the e4m3 tensor core ---------------------------------------------------------
 
-// SPEC's rule for a path that runs Q in fp8: |got - ref| <= 8e-3 + 2e-2 |ref|. Returns the worst
-// ratio of error to that bound over n values (infinity for NaN, or for a non-finite reference
-// not matched exactly).
-double worst_fp8_rule_ratio(const std::vector<float>& got, const std::vector<float>& ref) {
-    double worst = 0.0;
-    for (size_t i = 0; i < ref.size(); ++i) {
-        const double r = ref[i], g = got[i];
-        if (!std::isfinite(r)) {
-            if (!(g == r)) return INFINITY;
-            continue;
-        }
-        if (!std::isfinite(g)) return INFINITY;
-        worst = std::max(worst, std::fabs(g - r) / (8e-3 + 2e-2 * std::fabs(r)));
-    }
-    return worst;
-}
-
 // MLA_DECODE_FLAG_FP8_MMA with e4m3fn Q on an e4m3fn cache: where the plan's variant is
 // wgmma, or mma16 on an NVIDIA device from sm_89 on in a build whose every pass has mma16's
 // e4m3 atom (mla::mma16_e4m3_built; the .stage1_mma16 registration forces mma16), its

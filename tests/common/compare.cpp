@@ -142,4 +142,21 @@ Tolerance fp32_tolerance() {
     return tol;
 }
 
+// SPEC's rule for a path that runs Q in fp8: |got - ref| <= 8e-3 + 2e-2 |ref|. Returns the worst
+// ratio of error to that bound over n values (infinity for NaN, or for a non-finite reference
+// not matched exactly).
+double worst_fp8_rule_ratio(const std::vector<float>& got, const std::vector<float>& ref) {
+    double worst = 0.0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+        const double r = ref[i], g = got[i];
+        if (!std::isfinite(r)) {
+            if (!(g == r)) return INFINITY;
+            continue;
+        }
+        if (!std::isfinite(g)) return INFINITY;
+        worst = std::max(worst, std::fabs(g - r) / (8e-3 + 2e-2 * std::fabs(r)));
+    }
+    return worst;
+}
+
 }  // namespace mla_test

@@ -51,4 +51,9 @@ std::vector<float> dense_o_from_bf16(const uint16_t* o, int64_t total_q, int hea
 std::vector<float> dense_o_from_fp32(const float* o, int64_t total_q, int heads,
                                      int64_t o_stride_token);
 
+// SPEC's rule for a path that runs Q in fp8: |got - ref| <= 8e-3 + 2e-2 |ref|. Returns the worst
+// ratio of error to that bound over the values (infinity for NaN, or for a non-finite reference
+// not matched exactly).
+double worst_fp8_rule_ratio(const std::vector<float>& got, const std::vector<float>& ref);
+
 }  // namespace mla_test
