@@ -56,6 +56,10 @@ namespace {
 //                               checks under it)
 //   MLA_DECODE_STAGE1=<name>    force a stage-1 variant (mma16, wgmma) where it can serve; an
 //                               unknown name fails plan creation (stage1_select.h)
+//   MLA_DECODE_SCHEDULE=balanced  stage 1 on the balanced schedule (kernels/splitkv/balanced.h)
+//                               where the plan's kernel has it (wgmma, e4m3fn caches); the
+//                               planner does not choose it by itself yet. Other values: the
+//                               uniform split layout.
 //   MLA_DECODE_PDL=0            launch the reduce plainly after stage 1. Any other value, or
 //                               none: as a programmatic dependent of stage 1 where the device,
 //                               the loaded reduce and CUDA allow it (plan.cpp), the default
@@ -74,6 +78,8 @@ struct EnvSwitches {
         plan.stage1 = parse_stage1_request(std::getenv("MLA_DECODE_STAGE1"));
         const char* pdl = std::getenv("MLA_DECODE_PDL");
         plan.dependent_launch = pdl == nullptr || std::strcmp(pdl, "0") != 0;
+        const char* schedule = std::getenv("MLA_DECODE_SCHEDULE");
+        plan.balanced = schedule != nullptr && std::strcmp(schedule, "balanced") == 0;
         const char* tma = std::getenv("MLA_DECODE_TMA");
         plan.tma = tma == nullptr || std::strcmp(tma, "0") != 0;
     }

@@ -64,10 +64,14 @@ splitkv::Params kernel_params(const DevicePlan& plan, const mla_decode_params& p
     k.tma = plan.tma;
     k.sm_scale = p.sm_scale;
     char* ws = static_cast<char*>(workspace);
-    if (plan.num_splits > 1) {
+    if (plan.num_splits > 1 || plan.balanced) {
         k.split_kv = true;
         k.partial_o = reinterpret_cast<float*>(ws + plan.partial_o_offset);
         k.partial_lse = reinterpret_cast<float*>(ws + plan.partial_lse_offset);
+        k.balanced = plan.balanced;
+        k.balanced_ctas = plan.balanced_ctas;
+        if (plan.balanced)
+            k.partial_meta = reinterpret_cast<int32_t*>(ws + plan.partial_meta_offset);
         k.dependent_reduce = plan.dependent_launch;
         k.reduce_shared_bytes = plan.reduce_shared_bytes;
         k.reduce_shared_limit = plan.reduce_shared_limit;

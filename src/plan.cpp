@@ -102,6 +102,10 @@ bool takes_tma(const DevicePlan& plan) {
            splitkv::wgmma_tiles_by_tma(static_cast<splitkv::KvFormat>(plan.kv_format),
                                        plan.rows_per_cta, plan.tiles_per_split);
 }
+// Whether the plan's stage-1 kernel has a balanced-schedule form (variants.h, wgmma_balanced).
+bool balanced_kernel(splitkv::Stage1Variant variant, splitkv::KvFormat format) {
+    return variant == splitkv::Stage1Variant::kWgmma && splitkv::wgmma_balanced(format);
+}
 }  // namespace
 
 void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* stage1_note) {
@@ -112,7 +116,7 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
     const int64_t ctas = static_cast<int64_t>(k.batch_size) * plan->num_splits * plan->row_groups;
     const bool invariant = (k.flags & MLA_DECODE_FLAG_BATCH_INVARIANT) != 0;
     // What the environment forced (plan_create: the rows where a candidate has them).
-    char forced[96] = "";
+    char forced[192] = "";
     if (!invariant && options.forced_rows > 0) {
         if (plan->rows_per_cta == options.forced_rows)
             std::snprintf(forced, sizeof(forced), ", rows forced by MLA_DECODE_ROWS");
@@ -120,9 +124,12 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
             std::snprintf(forced, sizeof(forced), ", MLA_DECODE_ROWS=%d: no candidate has them",
                           options.forced_rows);
     }
-    if (!invariant && options.forced_splits > 0)
+    if (!invariant && options.forced_splits > 0 && !plan->balanced)
         std::snprintf(forced + std::strlen(forced), sizeof(forced) - std::strlen(forced),
                       ", forced by MLA_DECODE_NUM_SPLITS");
+    if (!invariant && options.balanced && !plan->balanced)
+        std::snprintf(forced + std::strlen(forced), sizeof(forced) - std::strlen(forced),
+                      ", MLA_DECODE_SCHEDULE=balanced: not for this kernel (wgmma, e4m3fn)");
     if (invariant) {  // the environment's switches do not apply (stage1_note is not used)
         stage1_note = options.forced_splits > 0 || options.forced_rows > 0 ||
                               options.stage1.forced
@@ -144,13 +151,23 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
     std::snprintf(head, sizeof(head),
                   "route=%s variant=%s%s%s rows/cta=%d tile=%d splits=%d kv=%s batch=%d "
                   "q_len<=%d heads=%d kv_len<=%d%s%s",
-                  plan->num_splits == 1 ? "single_split" : "split_kv", variant,
+                  plan->balanced ? "balanced" : plan->num_splits == 1 ? "single_split" : "split_kv",
+                  variant,
                   plan->fp8_mma ? " (e4m3 scores)" : "",
                   long_cta ? " (long CTAs: three consumers)" : "", plan->rows_per_cta,
                   plan->tile_tokens, plan->num_splits, kv, k.batch_size,
                   k.max_q_len, k.num_heads, k.max_kv_len, copies ? " copies=" : "",
                   copies ? splitkv::mma16_copies_name(splitkv::kMma16Copies) : "");
-    if (plan->num_splits == 1) {
+    if (plan->balanced) {
+        std::snprintf(plan->description, sizeof(plan->description),
+                      "%s: stage 1 (balanced, MLA_DECODE_SCHEDULE: %d CTAs, up to %d tiles "
+                      "each, %d row groups) + LSE reduce%s on %d compute units (cost model "
+                      "%.1f us, not fitted), workspace %zu B%s%s%s",
+                      head, plan->balanced_ctas, plan->tiles_per_split, plan->row_groups,
+                      plan->dependent_launch ? " (PDL)" : "", plan->multiprocessors,
+                      plan->predicted_us, plan->workspace_bytes, tma_off, note ? "; " : "",
+                      note ? stage1_note : "");
+    } else if (plan->num_splits == 1) {
         std::snprintf(plan->description, sizeof(plan->description),
                       "%s: stage 1 writes O directly, %lld CTAs (%d row groups) on %d compute "
                       "units; splitting does not pay (cost model %.1f us%s)%s%s%s",
@@ -447,6 +464,16 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     out.multiprocessors = device.multiprocessors;
     out.key = key_of(p, device.device);
     out.kv_format = static_cast<int>(format);
+    // The balanced schedule where the environment asks for it and the plan's kernel has it:
+    // the chosen (variant, rows) on one CTA per compute unit.
+    const auto variant = static_cast<splitkv::Stage1Variant>(out.variant);
+    out.balanced = options.balanced && !invariant && balanced_kernel(variant, format);
+    if (out.balanced) {
+        out.balanced_ctas = device.multiprocessors;
+        sp = plan_balanced(split_shape(p, format, device, variant, out.tile_tokens,
+                                       out.rows_per_cta),
+                           out.balanced_ctas);
+    }
     const int64_t grid = static_cast<int64_t>(p.batch_size) * sp.num_splits * sp.row_groups;
     if (grid > 0x7fffffff)
         return fail(MLA_STATUS_UNSUPPORTED,
@@ -463,7 +490,7 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     // code and the runtime allow a programmatic dependent launch (DeviceInfo::dependent_reduce);
     // the single-split path has no reduce.
     out.dependent_launch = options.dependent_launch && device.dependent_reduce &&
-                           sp.num_splits > 1;
+                           (sp.num_splits > 1 || out.balanced);
     if (out.dependent_launch) {
         const int shared = device.shared_bytes_per_multiprocessor;
         const int reserved = device.reserved_shared_bytes_per_block;
@@ -471,7 +498,8 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
         out.reduce_shared_limit =
             splitkv::reduce_spread_shared_bytes(1, 1, shared, reserved, limit);
         out.reduce_shared_bytes = splitkv::reduce_spread_shared_bytes(
-            splitkv::reduce_ctas(static_cast<int64_t>(p.total_q) * p.num_heads, sp.num_splits),
+            splitkv::reduce_ctas(static_cast<int64_t>(p.total_q) * p.num_heads,
+                                 out.balanced ? 1 : sp.num_splits),  // balanced: a warp a unit
             device.multiprocessors, shared, reserved, limit);
     }
     // Whole tiles by TMA where the kernel takes them (variants.h: swizzled stages, and at 16
@@ -479,6 +507,7 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     out.tma = options.tma && takes_tma(out);
     out.partial_o_offset = sp.partial_o_offset;
     out.partial_lse_offset = sp.partial_lse_offset;
+    out.partial_meta_offset = sp.partial_meta_offset;
     out.workspace_bytes = sp.workspace_bytes;
     out.predicted_us = sp.predicted_us;
     describe_plan(&out, options, choice.note);
@@ -505,11 +534,15 @@ mla_status plan_workspace_bound(const mla_decode_params& max_shape, const Device
         for_each_candidate(choice, problem, device, options.forced_rows,
                            [&](splitkv::Stage1Variant variant, int tile_tokens, int rows) {
                                found = true;
+                               const SplitKvShape shape = split_shape(
+                                   max_shape, format, device, variant, tile_tokens, rows);
                                bound = std::max(
-                                   bound, split_kv_workspace_bound(
-                                              split_shape(max_shape, format, device, variant,
-                                                          tile_tokens, rows),
-                                              options.forced_splits));
+                                   bound, split_kv_workspace_bound(shape, options.forced_splits));
+                               if (options.balanced && balanced_kernel(variant, format)) {
+                                   const int ctas = device.multiprocessors;
+                                   bound = std::max(bound,
+                                                    plan_balanced(shape, ctas).workspace_bytes);
+                               }
                            });
     }
     if (!found) return no_variant(format);

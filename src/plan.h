@@ -50,7 +50,11 @@ struct DevicePlan {
                                     // that the reduce spreads over the SMs
                                     // (splitkv::reduce_spread_shared_bytes); its device's
     int reduce_shared_limit = 0;    // largest (one CTA per SM), the reduce's raised limit
-    size_t partial_o_offset = 0, partial_lse_offset = 0, workspace_bytes = 0;
+    bool balanced = false;    // the balanced schedule (kernels/splitkv/balanced.h): stage 1 on
+    int balanced_ctas = 0;    // balanced_ctas CTAs that walk items across elements, then the
+                              // reduce (num_splits 1: no uniform split); MLA_DECODE_SCHEDULE
+    size_t partial_o_offset = 0, partial_lse_offset = 0, partial_meta_offset = 0;
+    size_t workspace_bytes = 0;
     double predicted_us = 0.0;
     char description[640] = {};
 };
@@ -65,6 +69,8 @@ struct PlanOptions {
                                     // it off (on by default since measured on an H200)
     bool tma = true;  // whole tiles by TMA where a stage-1 kernel can (MLA_DECODE_TMA=0: the
                       // copies everywhere)
+    bool balanced = false;  // the balanced schedule where the plan's kernel has it
+                            // (MLA_DECODE_SCHEDULE=balanced; plan_create says where not)
 };
 
 PlanKey key_of(const mla_decode_params& p, int device);

@@ -134,6 +134,29 @@ SplitKvPlan plan_split_kv(const SplitKvShape& shape, int forced_splits) {
     return plan;
 }
 
+SplitKvPlan plan_balanced(const SplitKvShape& shape, int ctas) {
+    SplitKvPlan plan;
+    const int64_t g = std::max(1, ctas);
+    const int64_t rows = std::max(1, shape.rows_per_cta);
+    plan.row_groups = row_groups_of(shape);
+    const int64_t pairs = static_cast<int64_t>(shape.batch_size) * plan.row_groups;
+    const int64_t units = pairs * tiles_of(shape);
+    const int64_t per_cta = (units + g - 1) / g;
+    plan.tiles_per_split = static_cast<int>(std::min<int64_t>(per_cta, 0x7fffffff));
+    // Two items a CTA, one of them split, and the reduce.
+    plan.predicted_us = stage1_us(shape, tile_us_of(shape), 1, per_cta) + shape.cta_fixed_us +
+                        shape.split_cta_us + split_route_us(shape, 2);
+    const size_t slot_rows = static_cast<size_t>(pairs + g - 1) * static_cast<size_t>(rows);
+    const size_t blocks = rows < shape.num_heads ? static_cast<size_t>(shape.num_heads / rows) : 1;
+    plan.partial_o_offset = 0;
+    plan.partial_lse_offset = align_up(slot_rows * 512 * sizeof(float));
+    plan.partial_meta_offset = plan.partial_lse_offset + align_up(slot_rows * sizeof(float));
+    plan.workspace_bytes =
+        plan.partial_meta_offset +
+        align_up(static_cast<size_t>(shape.total_q) * blocks * 2 * sizeof(int32_t));
+    return plan;
+}
+
 // Why 1024 tokens. The cost model above (mma16 on the H200, fp8: 2.4 us a tile) against
 // mma16's best split count per shape, geometric means over the 8 competition shapes / 7
 // engine shapes (H128, q_len 2 and 4, 32k and 64k tokens): 256-token splits 1.28x / 1.29x,

@@ -34,6 +34,7 @@ struct SplitKvPlan {
                                // rows_per_cta)
     size_t partial_o_offset = 0;    // workspace bytes: fp32 [total_q * splits][heads][512]
     size_t partial_lse_offset = 0;  // fp32 [total_q * splits][heads]
+    size_t partial_meta_offset = 0; // plan_balanced only: int32 [total_q][head blocks][2]
     size_t workspace_bytes = 0;     // 0 on the single-split path
     double predicted_us = 0.0;      // the cost model's estimate for the chosen split count
 };
@@ -70,6 +71,15 @@ SplitKvPlan plan_split_kv_invariant(const SplitKvShape& shape);
 // implies, searching batch, row groups, tiles and split counts with pruning (PairBound).
 size_t split_kv_workspace_bound(const SplitKvShape& max, int forced_splits = 0);
 size_t split_kv_invariant_workspace_bound(const SplitKvShape& max);
+
+// The balanced schedule (kernels/splitkv/balanced.h) on `ctas` CTAs: num_splits 1 (no uniform
+// split), row_groups as plan_split_kv's, tiles_per_split the tiles a CTA takes at most (every
+// element of max_kv_len tokens: ceil(batch x row_groups x tiles / ctas)), and the workspace:
+// partial O and LSE of batch x row_groups + ctas - 1 compact slots of rows_per_cta rows, then
+// the reduce's entries (int32 pairs per query token and head block). predicted_us: an estimate
+// by the uniform model's terms, NOT calibrated (the planner does not choose the route by it).
+// Its workspace grows with every field, so the largest shape's bounds every smaller one's.
+SplitKvPlan plan_balanced(const SplitKvShape& shape, int ctas);
 
 // The model's prediction for a given split count (microseconds).
 double predict_split_kv_us(const SplitKvShape& shape, int splits);

@@ -438,3 +438,48 @@ TEST(WorkspaceBound, CoversBatch1024And128KTokens) {
 }
 
 }  // namespace
+
+// The balanced schedule's workspace (kernels/splitkv/balanced.h): partial O and LSE of every
+// compact slot the grid can write (schedule.h's bound, pairs + ctas - 1, of rows_per_cta rows
+// each), then the reduce's entries (int32 pairs per query token and head block), aligned and in
+// that order; and the largest shape's workspace holds every smaller shape's (the bound
+// plan_workspace_bound takes for it).
+TEST(PlannerBalanced, WorkspaceHoldsEverySlotAndEntry) {
+    for (const int rows : {16, 32, 64}) {
+        for (const int heads : {8, 16, 64, 128}) {
+            for (const int q_len : {1, 3}) {
+                for (const int batch : {1, 7, 40, 300}) {
+                    for (const int ctas : {1, 132}) {
+                        mla::SplitKvShape s = shape(batch, 3000, heads, q_len);
+                        s.rows_per_cta = rows;
+                        const mla::SplitKvPlan p = mla::plan_balanced(s, ctas);
+                        SCOPED_TRACE(::testing::Message() << "rows " << rows << " heads " << heads
+                                                          << " q_len " << q_len << " batch "
+                                                          << batch << " ctas " << ctas);
+                        const int groups = (q_len * heads + rows - 1) / rows;
+                        EXPECT_EQ(p.num_splits, 1);
+                        EXPECT_EQ(p.row_groups, groups);
+                        const size_t slots = static_cast<size_t>(batch) * groups + ctas - 1;
+                        const size_t slot_rows = slots * rows;
+                        const size_t blocks = rows < heads ? heads / rows : 1;
+                        for (size_t off : {p.partial_o_offset, p.partial_lse_offset,
+                                           p.partial_meta_offset})
+                            EXPECT_EQ(off % mla::kWorkspaceAlignment, 0u);
+                        EXPECT_GE(p.partial_lse_offset,
+                                  p.partial_o_offset + slot_rows * 512 * sizeof(float));
+                        EXPECT_GE(p.partial_meta_offset,
+                                  p.partial_lse_offset + slot_rows * sizeof(float));
+                        const size_t entries = static_cast<size_t>(s.total_q) * blocks;
+                        EXPECT_GE(p.workspace_bytes,
+                                  p.partial_meta_offset + entries * 2 * sizeof(int32_t));
+                        // A smaller shape never needs more.
+                        mla::SplitKvShape small = shape(std::max(1, batch / 2), 1000, heads, 1);
+                        small.rows_per_cta = rows;
+                        EXPECT_LE(mla::plan_balanced(small, ctas).workspace_bytes,
+                                  p.workspace_bytes);
+                    }
+                }
+            }
+        }
+    }
+}

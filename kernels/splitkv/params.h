@@ -97,6 +97,13 @@ struct Params {
     //   partial_lse[r][num_heads] fp32, log2 domain (-inf: the split saw no token)
     float* partial_o;
     float* partial_lse;
+    // The balanced schedule (balanced.h; the plan's DevicePlan::balanced, split path only):
+    // stage 1 launches balanced_ctas CTAs that walk items across elements, the partial rows are
+    // its compact slots (of rows_per_cta rows, not r * max_splits + s), and partial_meta (int32
+    // pairs per query token and head block) tells the reduce where each row's splits are.
+    bool balanced;
+    int32_t balanced_ctas;
+    int32_t* partial_meta;
 
     // Final outputs: O bf16 at o + t * o_stride_token + h * o_stride_head; lse (may be null)
     // natural log at lse + t * lse_stride_token + h.

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "arch/device.h"
+#include "splitkv/balanced.h"  // balanced_row_splits
 #include "splitkv/params.h"
 #include "splitkv/softmax.h"  // kNegInf, kLn2
 
@@ -246,6 +247,55 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     for (int r = 0; r < kReduceParts - 1; ++r)
         add_partial(acc, wsum, part_acc[r * arch::kWarpSize + lane],
                     part_w[r * arch::kWarpSize + lane]);
+    reduce_store(p, u, lane, m, acc, wsum);
+}
+
+// The balanced schedule's reduce (Params::balanced; balanced.h): one warp per (row, head,
+// slice) as reduce_kernel, the row's splits from partial_meta (any count, a warp's 32 LSEs a
+// round), in the same order of sums as reduce_kernel's up to 8 splits and in chunks of 8 in
+// order past that. A row whose pair had one split is left as stage 1 wrote it.
+__global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
+    reduce_balanced_kernel(const Params p) {
+    const int64_t unit = static_cast<int64_t>(arch::block_index()) * kReduceWarps + arch::warp_id();
+    if (unit >= static_cast<int64_t>(p.total_q) * p.num_heads * kReduceSlices) return;
+    const int lane = arch::lane_id();
+    ReduceUnit u = reduce_unit(p, unit, lane);
+    if (p.dependent_reduce) arch::wait_prior_grid();  // before partial_meta too
+    const BalancedRowSplits rs = balanced_row_splits(p, u.row, u.head);
+    if (rs.splits == 0) return;  // the whole warp: one unit
+    const int64_t step = p.rows_per_cta;
+    u.lse = p.partial_lse + rs.first;
+    u.o = p.partial_o + rs.first * kHeadDimV + u.dim;
+    u.o_step = step * kHeadDimV;
+    float m = kNegInf;
+    for (int base = 0; base < rs.splits; base += arch::kWarpSize) {
+        const int j = base + lane;
+        m = max_keep_nan(m, j < rs.splits ? u.lse[j * step] : kNegInf);
+    }
+    m = warp_max_keep_nan(m);
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    float wsum = 0.0f;
+    if (m != kNegInf) {
+        for (int base = 0; base < rs.splits; base += arch::kWarpSize) {
+            const int j = base + lane;
+            const float w_lane = split_weight(j < rs.splits ? u.lse[j * step] : kNegInf, m);
+            for (int c = 0; c * kReduceChunk < arch::kWarpSize &&
+                            base + c * kReduceChunk < rs.splits;
+                 ++c) {
+                float w[kReduceChunk];
+                float4 x[kReduceChunk];
+#pragma unroll
+                for (int i = 0; i < kReduceChunk; ++i) {
+                    const int s = c * kReduceChunk + i;
+                    w[i] = arch::shfl(w_lane, s);  // 0 past the last split
+                    x[i] = softmax_counts(w[i])
+                               ? *reinterpret_cast<const float4*>(u.o + (base + s) * u.o_step)
+                               : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                }
+                add_splits(w, x, acc, wsum);
+            }
+        }
+    }
     reduce_store(p, u, lane, m, acc, wsum);
 }
 

@@ -1,16 +1,15 @@
-// A stage-1 schedule balanced across batch elements: the arithmetic both of its sides share.
-// Stage 1 uses it to find its items; the reduce uses it to find a row's partial rows. Both
-// compute T from the lengths on the device, so the host knows only a bound: the planner's
-// workspace bound is balanced_slot_bound with G = the CTAs launched (G <= launched). Tests
-// use it on the host. Design: docs/notes/balanced_schedule.md.
-// NOT USED BY ANY KERNEL YET (fifty-third session): today's work contract is work.h's, one
-// (element, split, row group) per CTA with the same split length for every element. This file
-// and tests/test_schedule.cpp are the first step of the balanced route.
+// A stage-1 schedule balanced across batch elements: its arithmetic, for host and device.
+// Stage 1 (kernels/splitkv/balanced.h) finds its items and their compact slots with it, and
+// writes where each row's slots are for the reduce. T comes from the lengths on the device, so
+// the host knows only a bound: the planner's workspace bound is balanced_slot_bound with G = the
+// CTAs launched (G <= launched). tests/test_schedule.cpp checks it on the host. Design:
+// docs/notes/balanced_schedule.md.
 //
 // Units. A unit is one tile of one (element, row group) pair. Pairs are numbered element-major,
 // p = element * row_groups + group, so one element's row groups run on neighbouring CTAs and
-// share its tiles through L2. Pair p has units_p units: 0 where the element has no such rows or
-// no visible cache. first_p is the number of units before pair p, and T is the total.
+// share its tiles through L2. Pair p has units_p units: 0 where the element has no such rows
+// (balanced.h gives a pair whose rows see no cache one unit, so that its CTA writes them).
+// first_p is the number of units before pair p, and T is the total.
 //
 // CTAs. Of the CTAs launched, G = min(launched, T) take units. CTA c takes units
 // [floor(c T / G), floor((c + 1) T / G)): one contiguous run, at least one unit, and any two

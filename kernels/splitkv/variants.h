@@ -71,6 +71,11 @@ constexpr bool wgmma_long_cta(KvFormat format, int rows_per_cta, int tiles_per_s
            rows_per_cta == 16 && tiles_per_split >= kWgmmaLongCtaTiles;
 }
 
+// The formats whose wgmma kernels have a balanced-schedule form (splitkv/balanced.h,
+// WgmmaConfig::kBalanced): e4m3fn caches, bf16 or e4m3 scores, at 16, 32 and 64 rows (the
+// seesaw or the solo consumers; no long-CTA kernel, no MXFP4 decoders).
+constexpr bool wgmma_balanced(KvFormat format) { return format == KvFormat::kFp8E4M3FN; }
+
 // The wgmma kernels whose stages hold each tile in wgmma's K-major 128-byte swizzle
 // (WgmmaConfig::kSwizzled, which asserts this): fp8 caches (e4m3fn, e4m3fnuz) at 16 and 64 rows,
 // and e4m3fn at 32, with bf16 or e4m3 scores alike; only e4m3fnuz at 32 rows keeps padded

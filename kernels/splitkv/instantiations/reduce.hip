@@ -42,6 +42,34 @@ int64_t reduce_ctas(int64_t rows, int max_splits) {
 
 namespace {
 
+// Queues reduce kernel `kernel` (`raised`: its own flags, set_shared_bytes_once) on `grid` CTAs
+// with `shared` bytes of its own shared memory; `dependent`: a programmatic dependent launch.
+template <typename Kernel>
+gpu::error_t launch_reduce_kernel(Kernel kernel, std::atomic<bool> (&raised)[kMaxDevices],
+                                  unsigned grid, int shared, const Params& params,
+                                  bool dependent, gpu::stream_t stream) {
+    const unsigned block = kReduceWarps * arch::kWarpSize;
+    (void)dependent;  // a CUDA launch's choice
+    (void)raised;
+#if defined(MLA_BACKEND_CUDA)
+    // Its launch then overlaps the tail of stage 1 (the kernel waits for stage 1 to complete),
+    // its CTAs spread over the SMs by a shared-memory reservation (reduce_spread_shared_bytes).
+    // The reservation also holds the kernel's own shared memory; where it is smaller than that
+    // (or 0), more CTAs than an SM can run would fit either way.
+    if (dependent) {
+        if (params.reduce_shared_bytes > 0) {
+            const gpu::error_t e = set_shared_bytes_once(kernel, params.reduce_shared_limit, raised);
+            if (e != gpu::kSuccess) return e;
+        }
+        const int bytes = params.reduce_shared_bytes > shared ? params.reduce_shared_bytes : shared;
+        return gpu::launch_dependent(kernel, grid, block, static_cast<size_t>(bytes), stream,
+                                     params);
+    }
+#endif
+    MLA_LAUNCH(kernel, grid, block, static_cast<size_t>(shared), stream)(params);
+    return gpu::get_last_error();
+}
+
 // kSplitParallel: reduce_split_parallel_kernel<kN> (kN groups of chunks in flight a warp: up
 // to kN * kReduceGroupSplits splits, any count at kReduceMaxGroups); else reduce_kernel<kN> (kN
 // chunks: up to kN * kReduceChunk splits). A launch for more splits than the kernel adds, or of
@@ -58,28 +86,10 @@ gpu::error_t launch_reduce_with(const Params& params, bool dependent, gpu::strea
         if constexpr (kSplitParallel) return reduce_split_parallel_kernel<kN>;
         else return reduce_kernel<kN>;
     }();
-    const int shared = kSplitParallel ? kReduceCombineBytes : 0;  // the kernel's own
-    const unsigned grid = static_cast<unsigned>(reduce_ctas(rows, params.max_splits));
-    const unsigned block = kReduceWarps * arch::kWarpSize;
-    (void)dependent;  // a CUDA launch's choice
-#if defined(MLA_BACKEND_CUDA)
-    // Its launch then overlaps the tail of stage 1 (the kernel waits for stage 1 to complete),
-    // its CTAs spread over the SMs by a shared-memory reservation (reduce_spread_shared_bytes).
-    // The reservation also holds the kernel's own shared memory; where it is smaller than that
-    // (or 0), more CTAs than an SM can run would fit either way.
-    if (dependent) {
-        static std::atomic<bool> raised[kMaxDevices];  // one per kernel
-        if (params.reduce_shared_bytes > 0) {
-            const gpu::error_t e = set_shared_bytes_once(kernel, params.reduce_shared_limit, raised);
-            if (e != gpu::kSuccess) return e;
-        }
-        const int bytes = params.reduce_shared_bytes > shared ? params.reduce_shared_bytes : shared;
-        return gpu::launch_dependent(kernel, grid, block, static_cast<size_t>(bytes), stream,
-                                     params);
-    }
-#endif
-    MLA_LAUNCH(kernel, grid, block, static_cast<size_t>(shared), stream)(params);
-    return gpu::get_last_error();
+    static std::atomic<bool> raised[kMaxDevices];  // one per kernel
+    const auto grid = static_cast<unsigned>(reduce_ctas(rows, params.max_splits));
+    return launch_reduce_kernel(kernel, raised, grid, kSplitParallel ? kReduceCombineBytes : 0,
+                                params, dependent, stream);
 }
 
 }  // namespace
@@ -91,6 +101,13 @@ gpu::error_t launch_reduce_with(const Params& params, bool dependent, gpu::strea
 // 10.3 us, of 128 16.7 us). The order of the sums, and so the result bit for bit, does not
 // depend on the choice (reduce.h).
 gpu::error_t launch_reduce(const Params& params, bool dependent, gpu::stream_t stream) {
+    if (params.balanced) {  // a warp per unit, whatever the splits
+        static std::atomic<bool> raised[kMaxDevices];
+        const int64_t rows = static_cast<int64_t>(params.total_q) * params.num_heads;
+        return launch_reduce_kernel(reduce_balanced_kernel, raised,
+                                    static_cast<unsigned>(reduce_ctas(rows, 1)), 0, params,
+                                    dependent, stream);
+    }
     const int s = params.max_splits;
     if (s <= kReduceChunk) return launch_reduce_with<false, 1>(params, dependent, stream);
     if (!split_parallel(static_cast<int64_t>(params.total_q) * params.num_heads, s)) {

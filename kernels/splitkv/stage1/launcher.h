@@ -12,8 +12,10 @@ namespace mla::splitkv {
 
 inline constexpr int kMaxDevices = 64;
 
-// Stage-1 CTAs of a launch: batch x max_splits x row_groups.
+// Stage-1 CTAs of a launch: batch x max_splits x row_groups (the balanced schedule:
+// balanced_ctas).
 inline unsigned stage1_grid(const Params& params) {
+    if (params.balanced) return static_cast<unsigned>(params.balanced_ctas);
     return static_cast<unsigned>(params.batch) * static_cast<unsigned>(params.max_splits) *
            static_cast<unsigned>(params.row_groups);
 }

@@ -118,102 +118,209 @@
 
 namespace mla::splitkv {
 
-template <KvFormat F, int kRows, bool kFp8Mma, bool kLongCta>
-__global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma, kLongCta>::kThreads, 1)
-    stage1_wgmma_kernel(const Params p, const __grid_constant__ arch::tma::KvMaps tma) {
 #if defined(MLA_ARCH_SM90)
-    using Cfg = WgmmaConfig<F, kRows, kFp8Mma, kLongCta>;
-    namespace hw = arch::sm90;
-    extern __shared__ __align__(1024) uint8_t smem[];
-    const WgmmaShared<Cfg> sh(smem, &tma);
+namespace wgmma_detail {
 
-    // The work of this CTA (work.h): rows [row0, row0 + kRows) of query tokens q_row ..
-    // q_row + tokens - 1.
-    const Stage1Work work = stage1_work<Cfg::kTileTokens, kRows>(p);
-    if (!work.active) {  // no such rows or no such split: at most -inf LSEs to write
-        if (work.empty_split) stage1_write_empty_split<kRows>(p, work);
-        return;
+// Thread 0: the maps into the TMA unit's descriptor cache before the Q prologue, not at the
+// first tile's copy: after the flush a map is a memory round trip away, which the first tile
+// would otherwise wait for besides its own bytes.
+template <class Cfg>
+MLA_DEVICE void prefetch_maps(const arch::tma::KvMaps& tma) {
+    if constexpr (Cfg::kSwizzled) {
+        if (tma.ok != 0) {
+            arch::sm90::prefetch_tensormap(&tma.kv);
+            arch::sm90::prefetch_tensormap(&tma.kpe);
+        }
     }
-    stage1_allow_reduce(p);
-    WgmmaRows rows;
-    rows.row0 = static_cast<int>(blockIdx.x) % p.row_groups * kRows;
-    rows.t_first = rows.row0 / p.num_heads;
-    rows.n_tiles = wgmma_tile_count<Cfg>(work);
+}
 
-    const int warp = hw::warp_index();
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-    if (threadIdx.x == 0) {
-        // The maps into the TMA unit's descriptor cache before the Q prologue, not at the first
-        // tile's copy: after the flush a map is a memory round trip away, which the first tile
-        // would otherwise wait for besides its own bytes.
-        if constexpr (Cfg::kSwizzled) {
-            if (tma.ok != 0) {
-                hw::prefetch_tensormap(&tma.kv);
-                hw::prefetch_tensormap(&tma.kpe);
-            }
+// Thread 0: the CTA's mbarriers; kAgain: once more, each ended first (mbarrier_inval: the
+// balanced schedule's next item, after a block-wide barrier that follows every wait on them).
+template <class Cfg, bool kAgain = false>
+MLA_DEVICE void init_barriers(const WgmmaShared<Cfg>& sh) {
+    namespace hw = arch::sm90;
+    const auto init = [](uint64_t* bar, uint32_t arrivals) {
+        if constexpr (kAgain) hw::mbarrier_inval(bar);
+        hw::mbarrier_init(bar, arrivals);
+    };
+    for (int s = 0; s < Cfg::kStages * Cfg::kFullSets; ++s)
+        init(&sh.full[s], Cfg::kStagedDecode ? Cfg::kDecoderThreads : Cfg::kProducerThreads);
+    for (int s = 0; s < Cfg::kStages; ++s) init(&sh.empty[s], Cfg::kEmptyArrivals);
+    for (int c = 0; c < Cfg::kConsumers; ++c) {
+        init(&sh.p_full[c], 128);  // every thread of the writing consumer
+        init(&sh.p_empty[c], 4);   // the warps of the other consumer
+        init(&sh.m_full[c], 32 * Cfg::kOwnerWarps);  // its owner warps
+    }
+    // kStagedDecode: the decoder's threads fill the stages (full, as the producer's would),
+    // the producer's fill the raw ring, whose stages the decoder's warps release.
+    for (int s = 0; s < Cfg::kRawStages; ++s) {
+        init(&sh.raw_full[s], Cfg::kProducerThreads);
+        init(&sh.raw_empty[s], Cfg::kDecoderThreads / 32);
+    }
+    for (int s = 0; s < (Cfg::kStagedDecode ? Cfg::kStages : 0); ++s)
+        init(&sh.front[s], Cfg::kDecoderThreads);
+    hw::mbarrier_init_fence();
+}
+
+// Every thread, once all roles have finished the item in *st: the next one, or false where the
+// CTA's run has ended. The pipeline drains between items (the stages, the barriers and, for
+// solo consumers, the merge's use of the stages are free once every thread is here), and the
+// barriers start again at phase 0. The generic proxy's writes to the stages (the solo merge)
+// are ordered before the next item's tensor copies into them by the proxy fence.
+// kLeader: the caller's warpgroup holds thread 0, which does it (the consumers; the producer's
+// code then holds none of it, in its few registers).
+template <class Cfg, bool kLeader>
+MLA_DEVICE bool next_item(const Params& p, const WgmmaShared<Cfg>& sh, BalancedState* st) {
+    arch::sm90::fence_proxy_async_smem();
+    __syncthreads();
+    if constexpr (kLeader) {
+        if (threadIdx.x == 0) {
+            balanced_next<Cfg::kTileTokens, Cfg::N>(p, st);
+            if (st->pair >= 0) init_barriers<Cfg, true>(sh);
         }
-        for (int s = 0; s < Cfg::kStages * Cfg::kFullSets; ++s)
-            hw::mbarrier_init(&sh.full[s],
-                              Cfg::kStagedDecode ? Cfg::kDecoderThreads : Cfg::kProducerThreads);
-        for (int s = 0; s < Cfg::kStages; ++s) hw::mbarrier_init(&sh.empty[s], Cfg::kEmptyArrivals);
-        for (int c = 0; c < Cfg::kConsumers; ++c) {
-            hw::mbarrier_init(&sh.p_full[c], 128);  // every thread of the writing consumer
-            hw::mbarrier_init(&sh.p_empty[c], 4);   // the warps of the other consumer
-            hw::mbarrier_init(&sh.m_full[c], 32 * Cfg::kOwnerWarps);  // its owner warps
-        }
-        // kStagedDecode: the decoder's threads fill the stages (full, as the producer's would),
-        // the producer's fill the raw ring, whose stages the decoder's warps release.
-        for (int s = 0; s < Cfg::kRawStages; ++s) {
-            hw::mbarrier_init(&sh.raw_full[s], Cfg::kProducerThreads);
-            hw::mbarrier_init(&sh.raw_empty[s], Cfg::kDecoderThreads / 32);
-        }
-        for (int s = 0; s < (Cfg::kStagedDecode ? Cfg::kStages : 0); ++s)
-            hw::mbarrier_init(&sh.front[s], Cfg::kDecoderThreads);
-        hw::mbarrier_init_fence();
     }
     __syncthreads();
+    return st->pair >= 0;
+}
 
-    if constexpr (Cfg::kStagedDecode) {
-        if (warp >= Cfg::kDecoderWarp) {
-            hw::warpgroup_registers_dec<Cfg::kDecoderRegs>();
-            wgmma_decoder<Cfg>(rows, sh, static_cast<int>(threadIdx.x) - 32 * Cfg::kDecoderWarp);
-            return;
-        }
+// The balanced schedule's CTA (Params::balanced, balanced.h): its items one after the other,
+// each with its own Q prologue, tiles and epilogue, the roles as in the uniform kernel.
+template <class Cfg>
+MLA_DEVICE void balanced_cta(const Params& p, const WgmmaShared<Cfg>& sh, uint8_t* smem) {
+    static_assert(!Cfg::kStagedDecode, "no decoder warpgroups in the balanced kernels");
+    namespace hw = arch::sm90;
+    constexpr int kRows = Cfg::N;
+    stage1_allow_reduce(p);
+    BalancedState* const st = reinterpret_cast<BalancedState*>(smem + Cfg::kOffItem);
+    // The stages are free until the barriers exist: the start's scratch.
+    balanced_start<Cfg::kTileTokens, kRows>(p, reinterpret_cast<int64_t*>(sh.stages), st);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        if (st->pair >= 0) balanced_fill<Cfg::kTileTokens, kRows>(p, st);
+        prefetch_maps<Cfg>(*sh.tma);
+        init_barriers<Cfg>(sh);
     }
+    __syncthreads();
+    if (st->pair < 0) return;  // no units for this CTA (T below the CTAs launched)
+    const auto item = [&](WgmmaRows& rows) {
+        const Stage1Work work = balanced_item_work<Cfg::kTileTokens, kRows>(p, *st, &rows.row0);
+        rows.t_first = rows.row0 / p.num_heads;
+        rows.n_tiles = wgmma_tile_count<Cfg>(work);
+        return work;
+    };
+    const int warp = hw::warp_index();
+    const int lane = static_cast<int>(threadIdx.x) % 32;
     if (warp >= Cfg::kProducerWarp) {
         hw::warpgroup_registers_dec<Cfg::kProducerRegs>();
-        if constexpr (Cfg::kQLoadsFirst)  // after the consumers' Q loads (write_q)
-            hw::named_barrier_sync(wgmma_detail::kQIssuedBarrier,
-                                   Cfg::kConsumerThreads + Cfg::kProducerThreads);
-        if constexpr (Cfg::kProducerDerivesWork) {
-            const Stage1Work pwork = stage1_work<Cfg::kTileTokens, kRows>(p);
-            WgmmaRows prows{};
-            prows.n_tiles = wgmma_tile_count<Cfg>(pwork);
-            const WgmmaShared<Cfg> psh(smem, &tma);
-            wgmma_producer<Cfg>(p, pwork, prows, psh, warp - Cfg::kProducerWarp, lane);
-        } else {
+        do {
+            WgmmaRows rows{};
+            const Stage1Work work = item(rows);
+            if constexpr (Cfg::kQLoadsFirst)  // after the consumers' Q loads (write_q)
+                hw::named_barrier_sync(kQIssuedBarrier,
+                                       Cfg::kConsumerThreads + Cfg::kProducerThreads);
             wgmma_producer<Cfg>(p, work, rows, sh, warp - Cfg::kProducerWarp, lane);
-        }
+        } while (next_item<Cfg, false>(p, sh, st));
         return;
     }
     hw::warpgroup_registers_inc<Cfg::kConsumerRegs>();
-    wgmma_detail::write_q<Cfg>(p, work, rows, sh, warp, lane);
-    hw::fence_proxy_async_smem();
-    hw::named_barrier_sync(1, Cfg::kConsumerThreads);
-    if constexpr (Cfg::kSolo)
-        wgmma_consumer_solo<Cfg>(p, work, rows, sh, warp / 4, warp % 4, lane);
-    else
-        wgmma_consumer<Cfg>(p, work, rows, sh, warp / 4, warp % 4, lane);
+    do {
+        WgmmaRows rows{};
+        const Stage1Work work = item(rows);
+        // The shared pointers, warp and lane made anew for each item (an empty asm the compiler
+        // cannot move out of the loop), so that nothing derived from them lives across items:
+        // hoisted, they spilled the 64-row consumers (ptxas: 116 bytes of stores, 12 now).
+        uint8_t* base = smem;
+        int w = warp, l = lane;
+        asm volatile("" : "+l"(base), "+r"(w), "+r"(l));
+        const WgmmaShared<Cfg> ish(base, sh.tma);
+        write_q<Cfg>(p, work, rows, ish, w, l);
+        hw::fence_proxy_async_smem();
+        hw::named_barrier_sync(1, Cfg::kConsumerThreads);
+        if constexpr (Cfg::kSolo)
+            wgmma_consumer_solo<Cfg>(p, work, rows, ish, w / 4, w % 4, l);
+        else
+            wgmma_consumer<Cfg>(p, work, rows, ish, w / 4, w % 4, l);
+    } while (next_item<Cfg, true>(p, sh, st));
+}
+
+}  // namespace wgmma_detail
+#endif  // MLA_ARCH_SM90
+
+template <KvFormat F, int kRows, bool kFp8Mma, bool kLongCta, bool kBalanced>
+__global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma, kLongCta, kBalanced>::kThreads, 1)
+    stage1_wgmma_kernel(const Params p, const __grid_constant__ arch::tma::KvMaps tma) {
+#if defined(MLA_ARCH_SM90)
+    using Cfg = WgmmaConfig<F, kRows, kFp8Mma, kLongCta, kBalanced>;
+    namespace hw = arch::sm90;
+    extern __shared__ __align__(1024) uint8_t smem[];
+    const WgmmaShared<Cfg> sh(smem, &tma);
+    if constexpr (kBalanced) {
+        wgmma_detail::balanced_cta<Cfg>(p, sh, smem);
+    } else {
+        // The work of this CTA (work.h): rows [row0, row0 + kRows) of query tokens q_row ..
+        // q_row + tokens - 1.
+        const Stage1Work work = stage1_work<Cfg::kTileTokens, kRows>(p);
+        if (!work.active) {  // no such rows or no such split: at most -inf LSEs to write
+            if (work.empty_split) stage1_write_empty_split<kRows>(p, work);
+            return;
+        }
+        stage1_allow_reduce(p);
+        WgmmaRows rows;
+        rows.row0 = static_cast<int>(blockIdx.x) % p.row_groups * kRows;
+        rows.t_first = rows.row0 / p.num_heads;
+        rows.n_tiles = wgmma_tile_count<Cfg>(work);
+
+        const int warp = hw::warp_index();
+        const int lane = static_cast<int>(threadIdx.x) % 32;
+        if (threadIdx.x == 0) {
+            wgmma_detail::prefetch_maps<Cfg>(tma);
+            wgmma_detail::init_barriers<Cfg>(sh);
+        }
+        __syncthreads();
+
+        if constexpr (Cfg::kStagedDecode) {
+            if (warp >= Cfg::kDecoderWarp) {
+                hw::warpgroup_registers_dec<Cfg::kDecoderRegs>();
+                wgmma_decoder<Cfg>(rows, sh,
+                                   static_cast<int>(threadIdx.x) - 32 * Cfg::kDecoderWarp);
+                return;
+            }
+        }
+        if (warp >= Cfg::kProducerWarp) {
+            hw::warpgroup_registers_dec<Cfg::kProducerRegs>();
+            if constexpr (Cfg::kQLoadsFirst)  // after the consumers' Q loads (write_q)
+                hw::named_barrier_sync(wgmma_detail::kQIssuedBarrier,
+                                       Cfg::kConsumerThreads + Cfg::kProducerThreads);
+            if constexpr (Cfg::kProducerDerivesWork) {
+                const Stage1Work pwork = stage1_work<Cfg::kTileTokens, kRows>(p);
+                WgmmaRows prows{};
+                prows.n_tiles = wgmma_tile_count<Cfg>(pwork);
+                const WgmmaShared<Cfg> psh(smem, &tma);
+                wgmma_producer<Cfg>(p, pwork, prows, psh, warp - Cfg::kProducerWarp, lane);
+            } else {
+                wgmma_producer<Cfg>(p, work, rows, sh, warp - Cfg::kProducerWarp, lane);
+            }
+            return;
+        }
+        hw::warpgroup_registers_inc<Cfg::kConsumerRegs>();
+        wgmma_detail::write_q<Cfg>(p, work, rows, sh, warp, lane);
+        hw::fence_proxy_async_smem();
+        hw::named_barrier_sync(1, Cfg::kConsumerThreads);
+        if constexpr (Cfg::kSolo)
+            wgmma_consumer_solo<Cfg>(p, work, rows, sh, warp / 4, warp % 4, lane);
+        else
+            wgmma_consumer<Cfg>(p, work, rows, sh, warp / 4, warp % 4, lane);
+    }
 #endif
 }
 
 namespace wgmma_detail {
-template <KvFormat F, int kRows, bool kFp8Mma, bool kLongCta = false>
+template <KvFormat F, int kRows, bool kFp8Mma, bool kLongCta = false, bool kBalanced = false>
 gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
-    using Cfg = WgmmaConfig<F, kRows, kFp8Mma, kLongCta>;
+    using Cfg = WgmmaConfig<F, kRows, kFp8Mma, kLongCta, kBalanced>;
+    const auto kernel = stage1_wgmma_kernel<F, kRows, kFp8Mma, kLongCta, kBalanced>;
     static std::atomic<bool> prepared[kMaxDevices];
-    const gpu::error_t e = set_shared_bytes_once(
-        stage1_wgmma_kernel<F, kRows, kFp8Mma, kLongCta>, Cfg::kSmemBytes, prepared);
+    const gpu::error_t e = set_shared_bytes_once(kernel, Cfg::kSmemBytes, prepared);
     if (e != gpu::kSuccess) return e;
     // Swizzled stages (wgmma_swizzled_stages) of a contiguous cache or of pages of a
     // multiple of 64 tokens: whole tiles by TMA (arch/nvidia/tma.h).
@@ -226,7 +333,6 @@ gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
                                              params.kpe_stride_bytes, params.num_slots);
     }
 #endif
-    const auto kernel = stage1_wgmma_kernel<F, kRows, kFp8Mma, kLongCta>;
     MLA_LAUNCH(kernel, stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream)(params, maps);
     const gpu::error_t launched = gpu::get_last_error();
     note_stage1_tma(launched == gpu::kSuccess && maps.ok != 0);
@@ -241,6 +347,18 @@ gpu::error_t launch_rows(const Params& params, gpu::stream_t stream) {
 // long-CTA kernel (variants.h, wgmma_long_cta; the plan's description says so).
 template <KvFormat F, bool kFp8Mma>
 gpu::error_t launch_stage1_wgmma(const Params& params, gpu::stream_t stream) {
+    if (params.balanced) {  // e4m3fn caches only (wgmma_balanced)
+        if constexpr (wgmma_balanced(F)) {
+            using wgmma_detail::launch_rows;
+            switch (params.rows_per_cta) {
+                case 16: return launch_rows<F, 16, kFp8Mma, false, true>(params, stream);
+                case 32: return launch_rows<F, 32, kFp8Mma, false, true>(params, stream);
+                case 64: return launch_rows<F, 64, kFp8Mma, false, true>(params, stream);
+                default: break;
+            }
+        }
+        return gpu::kErrorInvalidValue;
+    }
     switch (params.rows_per_cta) {
         case 16:
             if constexpr (wgmma_long_cta(F, 16, kWgmmaLongCtaTiles)) {

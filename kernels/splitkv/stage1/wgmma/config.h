@@ -5,6 +5,7 @@
 #pragma once
 
 #include "arch/nvidia/tma.h"
+#include "splitkv/balanced.h"  // BalancedState (kBalanced)
 #include "splitkv/params.h"
 #include "splitkv/softmax.h"
 #include "splitkv/variants.h"
@@ -14,9 +15,13 @@
 namespace mla::splitkv {
 
 // kLongCta: the long-CTA kernel of 16-row fp8 plans (variants.h, wgmma_long_cta): three solo
-// consumers.
-template <KvFormat F, int kRows, bool kFp8Mma = false, bool kLongCta = false>
+// consumers. kBalanced: the balanced schedule's kernel (balanced.h): its CTA walks items, whose
+// state (BalancedState) sits after the mbarriers.
+template <KvFormat F, int kRows, bool kFp8Mma = false, bool kLongCta = false,
+          bool kBalanced = false>
 struct WgmmaConfig {
+    static_assert(!(kBalanced && kLongCta), "the balanced schedule has no long-CTA kernel");
+    static constexpr bool kBalancedItems = kBalanced;
     static_assert(kRows == 16 || kRows == 32 || kRows == 64, "16, 32 or 64 rows per CTA");
     static_assert(F != KvFormat::kBf16 || kRows <= 32,
                   "bf16 caches: 16 or 32 rows (two bf16 stages do not fit beside 64 rows' Q^T)");
@@ -197,11 +202,14 @@ struct WgmmaConfig {
     static constexpr int kFullEmptyBars = (kSolo ? kConsumers + 1 : 2) * kMaxStages;
     static constexpr int kBarBytes =
         (kFullEmptyBars + 2 * kRawStages + kFrontBars + 3 * kConsumers) * 8;
+    static constexpr int kOffItem = kOffBars + kBarBytes;  // kBalanced: the BalancedState
+    static constexpr int kItemBytes = kBalanced ? kBalancedStateBytes : 0;
     static constexpr int kSharedBudget = arch::kMaxSharedBytesPerBlock;
     // (kSwizzled: the swizzle atoms' 1 KB alignment; the shared memory starts 1 KB-aligned.)
     static constexpr int kStageAlign = kSwizzled ? 1024 : 128;
     static constexpr int kStagesFit =
-        (kSharedBudget - kOffBars - kBarBytes - (kStageAlign - 1) - kRawStages * kRawStageBytes) /
+        (kSharedBudget - kOffBars - kBarBytes - kItemBytes - (kStageAlign - 1) -
+         kRawStages * kRawStageBytes) /
         kStageBytes;
     static constexpr int kStages = kStagesFit < kMaxStages ? kStagesFit : kMaxStages;
     static_assert(kStages >= 2, "two tiles must fit in shared memory");
@@ -219,7 +227,7 @@ struct WgmmaConfig {
                   "consumers, not dividing is enough");
     static constexpr int kEmptyArrivals = kSolo ? 4 : 4 * kConsumers;  // warps that read a stage
     static constexpr int kOffStages =
-        (kOffBars + kBarBytes + kStageAlign - 1) / kStageAlign * kStageAlign;
+        (kOffItem + kItemBytes + kStageAlign - 1) / kStageAlign * kStageAlign;
     static_assert(kOffStages % kStageAlign == 0 && kStageBytes % kStageAlign == 0,
                   "every stage at the alignment (kSwizzled: the swizzle atoms')");
     static constexpr int kOffRaw = kOffStages + kStages * kStageBytes;
