@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Fifty-fourth session, one device call (~350-450 s, no carry): the balanced schedule's first GPU
+# run (kernels/splitkv/balanced.h, MLA_DECODE_SCHEDULE=balanced; e4m3fn caches on the wgmma
+# kernels). 1. Its GPU tests (test_gpu_balanced, four registrations: the planner's rows and 16 /
+# 32 / 64 forced) and the uniform kernels' suites that the refactor touched (the barrier init
+# moved into a function, Stage1Work::partial_head0): GpuRows64, GpuRows16And32, GpuLongCta,
+# GpuFp8Mma, GpuVectors, Formats, AllFormats/GpuPathsFormat in their plain registrations.
+# 2. An A/B, one build, timing only (--mla_no_check): each shape at the uniform plan then with
+# MLA_DECODE_SCHEDULE=balanced at the same rows (MLA_DECODE_ROWS where given), fp8 e4m3fn
+# cache, bf16 Q. Predictions (docs/notes/balanced_schedule.md, H100): bs40 kv3000 H128 q1
+# 104 -> ~75 us, bs100 kv1500 H32 q3 (32 rows) 111 -> ~81; shapes whose uniform plan fills
+# every unit with equal CTAs about the same or a little slower (the item boundaries, the scan).
+# Logs: $OUT/balanced.tgz.
+set -u
+OUT=${OUT:-/tmp/out}; L=$OUT/balanced; mkdir -p "$L"
+trap 'tar -czf "$OUT/balanced.tgz" -C "$OUT" balanced && rm -rf "$L"' EXIT
+B=$(mktemp -d /tmp/balanced.XXXXXX)
+(cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
+  -DMLA_BACKEND=cuda && timeout 280 cmake --build "$B" -j14) \
+  > "$L/build.log" 2>&1 || { echo "BUILD FAILED"; tail -30 "$L/build.log"; exit 1; }
+echo "built $SECONDS s"
+nvidia-smi --query-gpu=name --format=csv,noheader > "$L/gpu.txt" 2>&1
+T=$L/balanced_tests.log
+(cd "$B" && timeout 150 ctest -R 'GpuBalanced' --output-on-failure -j2) > "$T" 2>&1
+echo "balanced tests rc=$? $SECONDS s: $(grep -E 'tests passed|tests failed' "$T")"
+R='^(GpuRows64|GpuRows16And32|GpuLongCta|GpuFp8Mma|GpuVectors|Formats/GpuFormat'
+R="$R|AllFormats/GpuPathsFormat)\\."
+(cd "$B" && timeout 170 ctest -R "$R" \
+  -E '\.(stage1_[a-z0-9]+|one_split|nopdl|notma|notma_one_split)$' --output-on-failure -j2) \
+  > "$L/uniform_tests.log" 2>&1
+echo "uniform tests rc=$? $SECONDS s: $(grep -E 'tests passed|tests failed' "$L/uniform_tests.log")"
+# shape:rows (0: the planner's)
+CASES="bs40/kv3000/h128/q1:0 bs100/kv1500/h32/q3:32 bs16/kv12000/h128/q1:0 bs8/kv8192/h64/q2:0
+bs64/kv4096/h128/q1:0 bs128/kv4096/h16/q2:0 bs4/kv8192/h16/q1:0 bs1/kv65536/h128/q1:0
+bs32/kvuneven8192/h128/q1:0 bs64/kvuneven4096/h16/q1:0 bs8/kvuneven16384/h64/q2:0
+bs256/kv1024/h32/q3:0 bs50/kv3500/h32/q2:32"
+for c in $CASES; do
+  IFS=: read -r tag rows <<< "$c"
+  for side in uniform balanced; do
+    f=$L/${tag//\//_}_$side
+    env $( [ "$rows" != 0 ] && echo MLA_DECODE_ROWS=$rows ) \
+      $( [ $side = balanced ] && echo MLA_DECODE_SCHEDULE=balanced ) \
+      timeout 60 "$B/bench/mla_bench" --mla_no_check --mla_formats=fp8_e4m3fn --mla_iters=30 \
+      "--mla_shapes=$tag" "--mla_csv=$f.csv" > "$f.log" 2>&1
+    us=$(python3 -c "import csv,sys; r=next(csv.DictReader(open(sys.argv[1])))
+print(r['median_us'], r['floor_read_us'], r['rows_per_cta'], r['route'], r['splits'])" \
+      "$f.csv" 2>/dev/null)
+    echo "$tag $side $us"
+  done
+  [ $SECONDS -gt 520 ] && { echo "stopping at $SECONDS s"; break; }
+done
+echo "total $SECONDS s"
