@@ -535,7 +535,11 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
  * makes every call that makes a plan fail with INVALID_VALUE. MLA_DECODE_ROWS=<n> (16, 32, 64:
  * query rows per stage-1 CTA, a calibration switch like MLA_DECODE_NUM_SPLITS) keeps only the
  * candidate kernels with n rows where one serves (otherwise the plan's own, and its description
- * says so). By default the split-KV route's reduce is a programmatic dependent launch on
+ * says so). MLA_DECODE_SCHEDULE=balanced runs stage 1 on the balanced schedule where the plan's
+ * kernel has it (the sm_90a wgmma kernels of FP8_E4M3FN caches): gangs of CTAs walk the tiles of
+ * every batch element in equal shares whatever the lengths, and the reduce combines the pieces
+ * (the description says route=balanced; the planner does not choose it by itself yet).
+ * By default the split-KV route's reduce is a programmatic dependent launch on
  * NVIDIA sm_90+ with sm_90 code and CUDA 12.3+ (its launch overlaps the end of stage 1, also in
  * a captured graph); MLA_DECODE_PDL=0 makes it a plain launch after stage 1. The results are
  * the same either way. MLA_DECODE_TMA=0 makes stage 1 copy every cache tile itself where by

@@ -160,10 +160,10 @@ void describe_plan(DevicePlan* plan, const PlanOptions& options, const char* sta
                   copies ? splitkv::mma16_copies_name(splitkv::kMma16Copies) : "");
     if (plan->balanced) {
         std::snprintf(plan->description, sizeof(plan->description),
-                      "%s: stage 1 (balanced, MLA_DECODE_SCHEDULE: %d CTAs, up to %d tiles "
-                      "each, %d row groups) + LSE reduce%s on %d compute units (cost model "
+                      "%s: stage 1 (balanced, MLA_DECODE_SCHEDULE: %d CTAs in gangs of %d row "
+                      "groups, up to %d tiles each) + LSE reduce%s on %d compute units (cost model "
                       "%.1f us, not fitted), workspace %zu B%s%s%s",
-                      head, plan->balanced_ctas, plan->tiles_per_split, plan->row_groups,
+                      head, plan->balanced_ctas, plan->row_groups, plan->tiles_per_split,
                       plan->dependent_launch ? " (PDL)" : "", plan->multiprocessors,
                       plan->predicted_us, plan->workspace_bytes, tma_off, note ? "; " : "",
                       note ? stage1_note : "");
@@ -465,14 +465,15 @@ mla_status plan_create(const mla_decode_params& p, const DeviceInfo& device,
     out.key = key_of(p, device.device);
     out.kv_format = static_cast<int>(format);
     // The balanced schedule where the environment asks for it and the plan's kernel has it:
-    // the chosen (variant, rows) on one CTA per compute unit.
+    // the chosen (variant, rows), as many gangs of row_groups CTAs as the units hold (one at
+    // least).
     const auto variant = static_cast<splitkv::Stage1Variant>(out.variant);
     out.balanced = options.balanced && !invariant && balanced_kernel(variant, format);
     if (out.balanced) {
-        out.balanced_ctas = device.multiprocessors;
-        sp = plan_balanced(split_shape(p, format, device, variant, out.tile_tokens,
-                                       out.rows_per_cta),
-                           out.balanced_ctas);
+        sp = plan_balanced(
+            split_shape(p, format, device, variant, out.tile_tokens, out.rows_per_cta));
+        out.balanced_ctas =
+            balanced_gangs(sp.row_groups, device.multiprocessors) * sp.row_groups;
     }
     const int64_t grid = static_cast<int64_t>(p.batch_size) * sp.num_splits * sp.row_groups;
     if (grid > 0x7fffffff)
@@ -538,11 +539,9 @@ mla_status plan_workspace_bound(const mla_decode_params& max_shape, const Device
                                    max_shape, format, device, variant, tile_tokens, rows);
                                bound = std::max(
                                    bound, split_kv_workspace_bound(shape, options.forced_splits));
-                               if (options.balanced && balanced_kernel(variant, format)) {
-                                   const int ctas = device.multiprocessors;
+                               if (options.balanced && balanced_kernel(variant, format))
                                    bound = std::max(bound,
-                                                    plan_balanced(shape, ctas).workspace_bytes);
-                               }
+                                                    plan_balanced(shape).workspace_bytes);
                            });
     }
     if (!found) return no_variant(format);

@@ -134,19 +134,28 @@ SplitKvPlan plan_split_kv(const SplitKvShape& shape, int forced_splits) {
     return plan;
 }
 
-SplitKvPlan plan_balanced(const SplitKvShape& shape, int ctas) {
+int balanced_gangs(int row_groups, int multiprocessors) {
+    return std::max(1, multiprocessors / std::max(1, row_groups));
+}
+
+SplitKvPlan plan_balanced(const SplitKvShape& shape) {
     SplitKvPlan plan;
-    const int64_t g = std::max(1, ctas);
     const int64_t rows = std::max(1, shape.rows_per_cta);
     plan.row_groups = row_groups_of(shape);
-    const int64_t pairs = static_cast<int64_t>(shape.batch_size) * plan.row_groups;
-    const int64_t units = pairs * tiles_of(shape);
+    const int64_t g = balanced_gangs(plan.row_groups, shape.multiprocessors);
+    const int64_t units = static_cast<int64_t>(shape.batch_size) * tiles_of(shape);
     const int64_t per_cta = (units + g - 1) / g;
     plan.tiles_per_split = static_cast<int>(std::min<int64_t>(per_cta, 0x7fffffff));
     // Two items a CTA, one of them split, and the reduce.
     plan.predicted_us = stage1_us(shape, tile_us_of(shape), 1, per_cta) + shape.cta_fixed_us +
                         shape.split_cta_us + split_route_us(shape, 2);
-    const size_t slot_rows = static_cast<size_t>(pairs + g - 1) * static_cast<size_t>(rows);
+    // (batch + gangs - 1) x row_groups slots at most, bounded by batch x row_groups + units
+    // (gangs x row_groups <= units where a gang fits): a bound that grows with the shape, where
+    // the count itself does not (fewer row groups make more gangs).
+    const size_t slot_rows =
+        (static_cast<size_t>(shape.batch_size) * static_cast<size_t>(plan.row_groups) +
+         static_cast<size_t>(std::max(0, shape.multiprocessors))) *
+        static_cast<size_t>(rows);
     const size_t blocks = rows < shape.num_heads ? static_cast<size_t>(shape.num_heads / rows) : 1;
     plan.partial_o_offset = 0;
     plan.partial_lse_offset = align_up(slot_rows * 512 * sizeof(float));

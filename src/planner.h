@@ -72,14 +72,18 @@ SplitKvPlan plan_split_kv_invariant(const SplitKvShape& shape);
 size_t split_kv_workspace_bound(const SplitKvShape& max, int forced_splits = 0);
 size_t split_kv_invariant_workspace_bound(const SplitKvShape& max);
 
-// The balanced schedule (kernels/splitkv/balanced.h) on `ctas` CTAs: num_splits 1 (no uniform
-// split), row_groups as plan_split_kv's, tiles_per_split the tiles a CTA takes at most (every
-// element of max_kv_len tokens: ceil(batch x row_groups x tiles / ctas)), and the workspace:
-// partial O and LSE of batch x row_groups + ctas - 1 compact slots of rows_per_cta rows, then
-// the reduce's entries (int32 pairs per query token and head block). predicted_us: an estimate
-// by the uniform model's terms, NOT calibrated (the planner does not choose the route by it).
-// Its workspace grows with every field, so the largest shape's bounds every smaller one's.
-SplitKvPlan plan_balanced(const SplitKvShape& shape, int ctas);
+// The balanced schedule (kernels/splitkv/balanced.h) on the device's units: gangs of row_groups
+// CTAs, balanced_gangs(row_groups, multiprocessors) of them (at least one). plan_balanced:
+// num_splits 1 (no uniform split), row_groups as plan_split_kv's, tiles_per_split the tiles a
+// CTA takes at most (every element of max_kv_len tokens: ceil(batch x tiles / gangs)), and the
+// workspace: partial O and LSE of batch x row_groups + multiprocessors compact slots of
+// rows_per_cta rows (the (batch + gangs - 1) x row_groups it may write, by a bound that grows
+// with the shape), then the reduce's entries (int32 pairs per query token and head block).
+// predicted_us: an estimate by the uniform model's terms, NOT calibrated (the planner does not
+// choose the route by it). Its workspace grows with every field (multiprocessors fixed), so the
+// largest shape's bounds every smaller one's.
+int balanced_gangs(int row_groups, int multiprocessors);
+SplitKvPlan plan_balanced(const SplitKvShape& shape);
 
 // The model's prediction for a given split count (microseconds).
 double predict_split_kv_us(const SplitKvShape& shape, int splits);

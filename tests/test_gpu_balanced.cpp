@@ -129,6 +129,14 @@ TEST(GpuBalanced, ManyShortElements) {
     expect_balanced(fp8_spec(16, lengths, {}, 15));
 }
 
+// More row groups than a gang of the units' size: 128 heads x q_len 17 is 136 groups of 16
+// rows (one gang of 136 CTAs, more than the H100's or H200's 132 units), 34 of 64.
+TEST(GpuBalanced, ManyRowGroups) {
+    SKIP_WITHOUT_GPU();
+    ASSERT_TRUE(kScheduleSet);
+    expect_balanced(fp8_spec(128, {300, 5, 1000}, {17, 3, 17}, 20));
+}
+
 // Paged caches (shuffled pages, NaN in spare slots): pages of 1, 16 and 64 tokens.
 TEST(GpuBalanced, PagedCaches) {
     SKIP_WITHOUT_GPU();

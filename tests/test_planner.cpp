@@ -440,26 +440,31 @@ TEST(WorkspaceBound, CoversBatch1024And128KTokens) {
 }  // namespace
 
 // The balanced schedule's workspace (kernels/splitkv/balanced.h): partial O and LSE of every
-// compact slot the grid can write (schedule.h's bound, pairs + ctas - 1, of rows_per_cta rows
-// each), then the reduce's entries (int32 pairs per query token and head block), aligned and in
-// that order; and the largest shape's workspace holds every smaller shape's (the bound
-// plan_workspace_bound takes for it).
+// compact slot the grid can write (schedule.h's bound over elements and gangs, batch + gangs -
+// 1, times row_groups slots of rows_per_cta rows), then the reduce's entries (int32 pairs per
+// query token and head block), aligned and in that order; and the largest shape's workspace
+// holds every smaller shape's (the bound plan_workspace_bound takes for it).
 TEST(PlannerBalanced, WorkspaceHoldsEverySlotAndEntry) {
+    EXPECT_EQ(mla::balanced_gangs(2, 132), 66);
+    EXPECT_EQ(mla::balanced_gangs(8, 132), 16);
+    EXPECT_EQ(mla::balanced_gangs(200, 132), 1);  // one gang at least
     for (const int rows : {16, 32, 64}) {
         for (const int heads : {8, 16, 64, 128}) {
             for (const int q_len : {1, 3}) {
                 for (const int batch : {1, 7, 40, 300}) {
-                    for (const int ctas : {1, 132}) {
-                        mla::SplitKvShape s = shape(batch, 3000, heads, q_len);
+                    for (const int units : {1, 132}) {
+                        mla::SplitKvShape s = shape(batch, 3000, heads, q_len, units);
                         s.rows_per_cta = rows;
-                        const mla::SplitKvPlan p = mla::plan_balanced(s, ctas);
+                        const mla::SplitKvPlan p = mla::plan_balanced(s);
                         SCOPED_TRACE(::testing::Message() << "rows " << rows << " heads " << heads
                                                           << " q_len " << q_len << " batch "
-                                                          << batch << " ctas " << ctas);
+                                                          << batch << " units " << units);
                         const int groups = (q_len * heads + rows - 1) / rows;
+                        const int gangs = mla::balanced_gangs(groups, units);
                         EXPECT_EQ(p.num_splits, 1);
                         EXPECT_EQ(p.row_groups, groups);
-                        const size_t slots = static_cast<size_t>(batch) * groups + ctas - 1;
+                        const size_t slots = static_cast<size_t>(batch + gangs - 1) * groups;
+                        EXPECT_LE(slots, static_cast<size_t>(batch) * groups + units);
                         const size_t slot_rows = slots * rows;
                         const size_t blocks = rows < heads ? heads / rows : 1;
                         for (size_t off : {p.partial_o_offset, p.partial_lse_offset,
@@ -473,10 +478,10 @@ TEST(PlannerBalanced, WorkspaceHoldsEverySlotAndEntry) {
                         EXPECT_GE(p.workspace_bytes,
                                   p.partial_meta_offset + entries * 2 * sizeof(int32_t));
                         // A smaller shape never needs more.
-                        mla::SplitKvShape small = shape(std::max(1, batch / 2), 1000, heads, 1);
+                        mla::SplitKvShape small = shape(std::max(1, batch / 2), 1000, heads, 1,
+                                                        units);
                         small.rows_per_cta = rows;
-                        EXPECT_LE(mla::plan_balanced(small, ctas).workspace_bytes,
-                                  p.workspace_bytes);
+                        EXPECT_LE(mla::plan_balanced(small).workspace_bytes, p.workspace_bytes);
                     }
                 }
             }

@@ -3,24 +3,35 @@
 // with the host tests: schedule.h). Params::balanced selects it; the wgmma variant's e4m3fn
 // kernels run it (stage1/wgmma.h).
 //
-// Units and CTAs as in schedule.h: a unit is one tile of one (element, row group) pair, pairs
-// numbered element-major (pair = element * row_groups + group), and CTA c of the G =
-// min(launched, T) that take units walks the units [c T / G, (c + 1) T / G) as items, one per
-// pair its run crosses. A pair's units are the tiles its last query token sees (the causal
-// limit, work.h), at least one where its rows exist (an element with no visible cache still
-// writes O 0 and LSE -inf for them), none where they do not (a row group past an element's
-// query tokens). T is the sum over the batch, from the indptrs on the device: nothing is
-// planned on the host but the grid, so plan/run stays graph-safe.
+// Gangs. The CTAs launched (Params::balanced_ctas) are gangs of row_groups CTAs: CTA c is
+// member g = c % row_groups of gang c / row_groups, and member g serves row group g of every
+// element its gang takes. So an element's row groups read each of its tiles at about the same
+// time, on neighbouring CTAs, and share it through L2 (as the uniform layout's do): the first
+// form, whose units were the tiles of each (element, row group) pair, put one element's row
+// groups in different CTAs' runs at different times, and 128 heads read every tile twice
+// from HBM.
 //
-// Outputs. An item that holds its whole pair (the pair has one split) writes the final O and
-// LSE (Stage1Work::partial_row -1). Split j of a pair of several writes partial O and LSE to
-// compact slot s = BalancedPair::slot + j: partial rows s * kRows .. + kRows - 1 (row n of the
-// group at s * kRows + n), so the workspace holds pairs + G - 1 slots of kRows rows
-// (balanced_slot_bound). The CTA of a pair's split 0 also writes, for every (query token, head
-// block) of the pair's rows, where the reduce finds them: partial_meta[2 e] = the partial row
-// of the block's first head in split 0, partial_meta[2 e + 1] = the splits (0: one split, the
-// output is final and the reduce leaves it), e = token * blocks + head / block (blocks =
-// num_heads / kRows where kRows < num_heads, else 1).
+// Units and items, as in schedule.h with elements for its pairs and gangs for its CTAs: a unit is
+// one tile of one element, max(1, ceil(kv_len / 64)) of them for an element with query tokens
+// (its last token sees the whole cache; an element with no cache still writes O 0 and LSE -inf
+// for its rows), none for an element without. Gang j of the G = min(gangs, T) that take units
+// walks the units [j T / G, (j + 1) T / G) as items, one per element its run crosses; member g
+// takes the item's tiles that its row group's last query token sees (the causal limit,
+// work.h), none where the element has no such rows (the member skips the item) or where that
+// limit is before the item (the item then has no tiles: O 0, LSE -inf). T is the sum over the
+// batch, from the indptrs on the device: nothing is planned on the host but the grid, so
+// plan/run stays graph-safe.
+//
+// Outputs. An item that holds its whole element (the element has one split) writes the final O
+// and LSE (Stage1Work::partial_row -1). Split s of an element of several writes partial O and LSE
+// to slot (BalancedPair::slot + s) * row_groups + g: partial rows slot * kRows .. + kRows - 1 (row
+// n of the group at slot * kRows + n). The workspace holds (batch + G - 1) x row_groups slots of
+// kRows rows (balanced_slot_bound). The member of the gang of an element's split 0 also writes,
+// for every (query token, head block) of its rows, where the reduce finds them:
+// partial_meta[2 e] = the partial row of the block's first head in split 0 (split s's is
+// s x row_groups x kRows rows on), partial_meta[2 e + 1] = the splits (0: one split, the output
+// is final and the reduce leaves it), e = token * blocks + head / block (blocks = num_heads /
+// kRows where kRows < num_heads, else 1).
 #pragma once
 
 #include "arch/device.h"
@@ -30,61 +41,52 @@
 
 namespace mla::splitkv {
 
-// Units of pair `pair` (see above).
-template <int kTileTokens, int kRows>
-MLA_DEVICE int64_t balanced_pair_units(const Params& p, int64_t pair) {
-    Stage1Work w{};
-    w.batch = static_cast<int>(pair / p.row_groups);
-    const Stage1Rows r = stage1_rows<kRows>(p, static_cast<int>(pair % p.row_groups), w);
-    if (r.t >= r.q_len) return 0;
-    const int64_t tiles = (w.visible_end + kTileTokens - 1) / kTileTokens;
-    return tiles > 0 ? tiles : 1;
-}
-
-// The units of all row groups of element b.
-template <int kTileTokens, int kRows>
+// Units of element b (see above).
+template <int kTileTokens>
 MLA_DEVICE int64_t balanced_element_units(const Params& p, int b) {
-    int64_t units = 0;
-    const int64_t first = static_cast<int64_t>(b) * p.row_groups;
-    for (int g = 0; g < p.row_groups; ++g)
-        units += balanced_pair_units<kTileTokens, kRows>(p, first + g);
-    return units;
+    if (p.qo_indptr[b + 1] == p.qo_indptr[b]) return 0;
+    const int64_t tiles = (p.kv_indptr[b + 1] - p.kv_indptr[b] + kTileTokens - 1) / kTileTokens;
+    return tiles > 0 ? tiles : 1;
 }
 
 // A CTA's current item, in shared memory: written by one thread (balanced_start,
 // balanced_next), read by every role after a block-wide barrier.
 struct BalancedState {
-    int64_t units;       // T
-    int64_t ctas;        // G
-    int64_t pair;        // the item's pair; -1: the CTA has no (more) items
-    int64_t pair_first;  // the pair's first unit
-    int64_t pair_units;
-    int64_t begin;       // the item's units [begin, end), counted from the pair's first
+    int64_t units;          // T
+    int64_t gangs;          // G
+    int64_t element;        // the item's element; -1: the CTA has no (more) items
+    int64_t element_first;  // the element's first unit
+    int64_t element_units;
+    int64_t begin;          // the item's units [begin, end), counted from the element's first
     int64_t end;
-    int64_t splits;      // the pair's splits: 1, the item writes the final O
-    int64_t slot;        // the item's compact slot (splits > 1)
+    int64_t splits;         // the element's splits: 1, the item writes the final O
+    int64_t slot;           // the element's slot of this split (splits > 1)
 };
 inline constexpr int kBalancedStateBytes = static_cast<int>(sizeof(BalancedState));
 
-// The work of the item in `st` (st.pair >= 0), as stage1_work's of a CTA; *row0: the group's
-// first element-relative row.
+// This CTA's row group (its member index in its gang).
+MLA_DEVICE int balanced_group(const Params& p) {
+    return static_cast<int>(arch::block_index()) % p.row_groups;
+}
+
+// The work of the item in `st` (st.element >= 0) for this CTA's row group, as stage1_work's of a
+// CTA; *row0: the group's first element-relative row. active false: the element has no such
+// rows (the CTA skips the item).
 template <int kTileTokens, int kRows>
 MLA_DEVICE Stage1Work balanced_item_work(const Params& p, const BalancedState& st, int* row0) {
-    // 32-bit divisions and shifts only: the producer runs this in 24 registers (pairs number
-    // below 2^31: the uniform plan's grid, batch x row_groups, is bounded so).
+    // 32-bit arithmetic and shifts only: the producer runs this in 24 registers.
     Stage1Work w{};
-    const int pair = static_cast<int>(st.pair);
-    w.batch = pair / p.row_groups;
-    const int group = pair - w.batch * p.row_groups;
-    stage1_rows<kRows>(p, group, w);
+    w.batch = static_cast<int>(st.element);
+    const int group = balanced_group(p);
+    const Stage1Rows r = stage1_rows<kRows>(p, group, w);
     *row0 = group * kRows;
-    w.active = true;
+    w.active = r.t < r.q_len;
     w.empty_split = false;
-    w.tok_begin = st.begin * kTileTokens;
+    w.tok_begin = min(st.begin * kTileTokens, w.visible_end);
     w.tok_end = max(w.tok_begin, min(st.end * kTileTokens, w.visible_end));
     w.splits = 1;  // a token's rows follow the previous token's in the slot
     if (st.splits > 1) {
-        const int64_t first = st.slot * kRows;  // partial row of the group's row 0
+        const int64_t first = (st.slot * p.row_groups + group) * kRows;  // row 0's partial row
         w.partial_row = first >> heads_log2(p);
         w.partial_head0 = static_cast<int>(first & (p.num_heads - 1));
     } else {
@@ -99,13 +101,15 @@ MLA_HOST_DEVICE int balanced_head_blocks(int num_heads, int rows) {
     return rows < num_heads ? num_heads / rows : 1;
 }
 
-// One thread: where the reduce finds the rows of the item's pair (its split 0 only).
+// One thread: where the reduce finds the rows of this CTA's group of the item's element (its
+// split 0 only).
 template <int kTileTokens, int kRows>
 MLA_DEVICE void balanced_write_meta(const Params& p, const BalancedState& st) {
     int row0 = 0;
     const Stage1Work w = balanced_item_work<kTileTokens, kRows>(p, st, &row0);
+    if (!w.active) return;
     const int blocks = balanced_head_blocks(p.num_heads, kRows);
-    const int64_t first = st.slot * kRows;
+    const int64_t first = (st.slot * p.row_groups + balanced_group(p)) * kRows;
     for (int i = 0; i < w.tokens; ++i) {
         const int64_t e = static_cast<int64_t>(w.q_row + i) * blocks + w.head0 / kRows;
         p.partial_meta[2 * e] = st.splits > 1 ? static_cast<int32_t>(first + i * p.num_heads) : -1;
@@ -113,29 +117,29 @@ MLA_DEVICE void balanced_write_meta(const Params& p, const BalancedState& st) {
     }
 }
 
-// One thread: completes `st` from its pair and the pair's first unit: the next pair with units
-// from st.pair on, its item for this CTA, or st.pair = -1 where the CTA's run has ended; writes
-// the reduce's entries where the item is its pair's split 0.
+// One thread: completes `st` from its element and the element's first unit: the next element
+// with units from st.element on, its item for this CTA's gang, or st.element = -1 where the
+// gang's run has ended; writes the reduce's entries where the item is its element's split 0.
 template <int kTileTokens, int kRows>
 MLA_DEVICE void balanced_fill(const Params& p, BalancedState* st) {
-    const BalancedGrid g{st->units, st->ctas};
-    const int64_t c = arch::block_index();
-    const int64_t end = balanced_cta_begin(g, c + 1);
-    const int64_t pairs = static_cast<int64_t>(p.batch) * p.row_groups;
+    const BalancedGrid g{st->units, st->gangs};
+    const int64_t gang = arch::block_index() / p.row_groups;
+    const int64_t end = balanced_cta_begin(g, gang + 1);
     int64_t units = 0;
-    while (st->pair < pairs && st->pair_first < end &&
-           (units = balanced_pair_units<kTileTokens, kRows>(p, st->pair)) == 0)
-        ++st->pair;
-    if (st->pair >= pairs || st->pair_first >= end) {
-        st->pair = -1;
+    while (st->element < p.batch && st->element_first < end &&
+           (units = balanced_element_units<kTileTokens>(p, static_cast<int>(st->element))) == 0)
+        ++st->element;
+    if (st->element >= p.batch || st->element_first >= end) {
+        st->element = -1;
         return;
     }
-    const int64_t begin = balanced_cta_begin(g, c);
-    const BalancedPair bp = balanced_pair(g, st->pair, st->pair_first, units);
-    const int64_t split = c - bp.first_cta;
-    st->pair_units = units;
-    st->begin = (begin > st->pair_first ? begin : st->pair_first) - st->pair_first;
-    st->end = (end < st->pair_first + units ? end : st->pair_first + units) - st->pair_first;
+    const int64_t begin = balanced_cta_begin(g, gang);
+    const BalancedPair bp = balanced_pair(g, st->element, st->element_first, units);
+    const int64_t split = gang - bp.first_cta;
+    st->element_units = units;
+    st->begin = (begin > st->element_first ? begin : st->element_first) - st->element_first;
+    st->end = (end < st->element_first + units ? end : st->element_first + units) -
+              st->element_first;
     st->splits = bp.splits;
     st->slot = bp.slot + split;
     if (split == 0) balanced_write_meta<kTileTokens, kRows>(p, *st);
@@ -144,8 +148,8 @@ MLA_DEVICE void balanced_fill(const Params& p, BalancedState* st) {
 // One thread, after every role has finished the item in `st`: the next one.
 template <int kTileTokens, int kRows>
 MLA_DEVICE void balanced_next(const Params& p, BalancedState* st) {
-    st->pair_first += st->pair_units;
-    ++st->pair;
+    st->element_first += st->element_units;
+    ++st->element;
     balanced_fill<kTileTokens, kRows>(p, st);
 }
 
@@ -153,7 +157,8 @@ MLA_DEVICE void balanced_next(const Params& p, BalancedState* st) {
 // one thread; the caller's block-wide barrier then publishes it. `scratch`: shared memory for
 // block_threads() + block_threads() / 32 int64 values, free until that barrier. Each thread
 // sums a run of consecutive elements, the runs' sums are scanned (within warps, then over
-// warps), and the thread whose run holds the CTA's first unit finds its pair.
+// warps), and the thread whose run holds the gang's first unit finds its element. Every gang
+// member finds the same.
 template <int kTileTokens, int kRows>
 MLA_DEVICE void balanced_start(const Params& p, int64_t* scratch, BalancedState* st) {
     const int tid = static_cast<int>(arch::thread_index());
@@ -163,7 +168,7 @@ MLA_DEVICE void balanced_start(const Params& p, int64_t* scratch, BalancedState*
     const int b0 = min(p.batch, tid * per);
     const int b1 = min(p.batch, b0 + per);
     int64_t mine = 0;
-    for (int b = b0; b < b1; ++b) mine += balanced_element_units<kTileTokens, kRows>(p, b);
+    for (int b = b0; b < b1; ++b) mine += balanced_element_units<kTileTokens>(p, b);
     int64_t* const prefix = scratch;             // [threads]: exclusive prefix within the warp
     int64_t* const warp_base = scratch + threads;  // [warps]: exclusive prefix of the warps
     prefix[tid] = mine;
@@ -186,33 +191,31 @@ MLA_DEVICE void balanced_start(const Params& p, int64_t* scratch, BalancedState*
             sum += v;
         }
         st->units = sum;
-        st->ctas = balanced_grid(sum, p.balanced_ctas).ctas;
-        st->pair = -1;  // unless a thread below finds the CTA's first pair
+        st->gangs = balanced_grid(sum, p.balanced_ctas / p.row_groups).ctas;
+        st->element = -1;  // unless a thread below finds the gang's first element
     }
     arch::sync_block();
-    const int64_t c = arch::block_index();
-    if (c >= st->ctas) return;
-    const int64_t first = balanced_cta_begin(BalancedGrid{st->units, st->ctas}, c);
+    const int64_t gang = arch::block_index() / p.row_groups;
+    if (gang >= st->gangs) return;
+    const int64_t first = balanced_cta_begin(BalancedGrid{st->units, st->gangs}, gang);
     int64_t at = warp_base[tid / arch::kWarpSize] + prefix[tid];
     if (first < at || first >= at + mine) return;
     for (int b = b0; b < b1; ++b) {
-        for (int g = 0; g < p.row_groups; ++g) {
-            const int64_t pair = static_cast<int64_t>(b) * p.row_groups + g;
-            const int64_t units = balanced_pair_units<kTileTokens, kRows>(p, pair);
-            if (first < at + units) {
-                st->pair = pair;
-                st->pair_first = at;
-                return;
-            }
-            at += units;
+        const int64_t units = balanced_element_units<kTileTokens>(p, b);
+        if (first < at + units) {
+            st->element = b;
+            st->element_first = at;
+            return;
         }
+        at += units;
     }
 }
 
 // Where the reduce finds query row `row` (global token), head `head`: partial rows first +
-// j * rows_per_cta, j < splits (splits 0: the row's output is final).
+// j * step, j < splits (splits 0: the row's output is final).
 struct BalancedRowSplits {
     int64_t first;
+    int64_t step;
     int splits;
 };
 MLA_DEVICE BalancedRowSplits balanced_row_splits(const Params& p, int64_t row, int head) {
@@ -220,7 +223,8 @@ MLA_DEVICE BalancedRowSplits balanced_row_splits(const Params& p, int64_t row, i
     const int block = rows < p.num_heads ? rows : p.num_heads;
     const int64_t e = row * balanced_head_blocks(p.num_heads, rows) + head / block;
     const int splits = p.partial_meta[2 * e + 1];
-    return BalancedRowSplits{splits > 0 ? p.partial_meta[2 * e] + head % block : 0, splits};
+    return BalancedRowSplits{splits > 0 ? p.partial_meta[2 * e] + head % block : 0,
+                             static_cast<int64_t>(p.row_groups) * rows, splits};
 }
 
 }  // namespace mla::splitkv

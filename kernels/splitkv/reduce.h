@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     if (p.dependent_reduce) arch::wait_prior_grid();  // before partial_meta too
     const BalancedRowSplits rs = balanced_row_splits(p, u.row, u.head);
     if (rs.splits == 0) return;  // the whole warp: one unit
-    const int64_t step = p.rows_per_cta;
+    const int64_t step = rs.step;
     u.lse = p.partial_lse + rs.first;
     u.o = p.partial_o + rs.first * kHeadDimV + u.dim;
     u.o_step = step * kHeadDimV;

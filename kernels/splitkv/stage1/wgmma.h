@@ -176,11 +176,11 @@ MLA_DEVICE bool next_item(const Params& p, const WgmmaShared<Cfg>& sh, BalancedS
     if constexpr (kLeader) {
         if (threadIdx.x == 0) {
             balanced_next<Cfg::kTileTokens, Cfg::N>(p, st);
-            if (st->pair >= 0) init_barriers<Cfg, true>(sh);
+            if (st->element >= 0) init_barriers<Cfg, true>(sh);
         }
     }
     __syncthreads();
-    return st->pair >= 0;
+    return st->element >= 0;
 }
 
 // The balanced schedule's CTA (Params::balanced, balanced.h): its items one after the other,
@@ -196,12 +196,12 @@ MLA_DEVICE void balanced_cta(const Params& p, const WgmmaShared<Cfg>& sh, uint8_
     balanced_start<Cfg::kTileTokens, kRows>(p, reinterpret_cast<int64_t*>(sh.stages), st);
     __syncthreads();
     if (threadIdx.x == 0) {
-        if (st->pair >= 0) balanced_fill<Cfg::kTileTokens, kRows>(p, st);
+        if (st->element >= 0) balanced_fill<Cfg::kTileTokens, kRows>(p, st);
         prefetch_maps<Cfg>(*sh.tma);
         init_barriers<Cfg>(sh);
     }
     __syncthreads();
-    if (st->pair < 0) return;  // no units for this CTA (T below the CTAs launched)
+    if (st->element < 0) return;  // no units for this CTA (T below the CTAs launched)
     const auto item = [&](WgmmaRows& rows) {
         const Stage1Work work = balanced_item_work<Cfg::kTileTokens, kRows>(p, *st, &rows.row0);
         rows.t_first = rows.row0 / p.num_heads;
@@ -215,6 +215,7 @@ MLA_DEVICE void balanced_cta(const Params& p, const WgmmaShared<Cfg>& sh, uint8_
         do {
             WgmmaRows rows{};
             const Stage1Work work = item(rows);
+            if (!work.active) continue;  // no such rows in this element: to the next item
             if constexpr (Cfg::kQLoadsFirst)  // after the consumers' Q loads (write_q)
                 hw::named_barrier_sync(kQIssuedBarrier,
                                        Cfg::kConsumerThreads + Cfg::kProducerThreads);
@@ -226,6 +227,7 @@ MLA_DEVICE void balanced_cta(const Params& p, const WgmmaShared<Cfg>& sh, uint8_
     do {
         WgmmaRows rows{};
         const Stage1Work work = item(rows);
+        if (!work.active) continue;  // (a continue goes to the loop's condition: next_item)
         // The shared pointers, warp and lane made anew for each item (an empty asm the compiler
         // cannot move out of the loop), so that nothing derived from them lives across items:
         // hoisted, they spilled the 64-row consumers (ptxas: 116 bytes of stores, 12 now). Only
