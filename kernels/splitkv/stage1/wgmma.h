@@ -233,9 +233,11 @@ MLA_DEVICE void balanced_cta(const Params& p, const WgmmaShared<Cfg>& sh, uint8_
         // hoisted, they spilled the 64-row consumers (ptxas: 116 bytes of stores, 12 now). Only
         // an offset of 0 passes through the asm: the pointers stay known as shared memory (a
         // pointer through it became a generic one, and every access generic).
-        int zero = 0, w = warp, l = lane;
-        asm volatile("" : "+r"(zero), "+r"(w), "+r"(l));
+        int zero = 0;
+        asm volatile("" : "+r"(zero));
         const WgmmaShared<Cfg> ish(smem + zero, sh.tma);
+        const int w = hw::warp_index();
+        const int l = static_cast<int>(threadIdx.x) % 32;
         write_q<Cfg>(p, work, rows, ish, w, l);
         hw::fence_proxy_async_smem();
         hw::named_barrier_sync(1, Cfg::kConsumerThreads);
