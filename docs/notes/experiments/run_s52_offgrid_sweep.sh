@@ -12,6 +12,9 @@
 # Logs: $OUT/offgrid_sweep/.
 set -u
 OUT=${OUT:-/tmp/out}; L=$OUT/offgrid_sweep; mkdir -p "$L"
+# One tarball however the call ends (s54: a call cut at its limit left 38 files under $OUT,
+# more than come back, and the tar at the end never ran).
+trap 'tar -czf "$OUT/offgrid_sweep.tgz" -C "$OUT" offgrid_sweep && rm -rf "$L"' EXIT
 B=$(mktemp -d /tmp/offgrid_sweep.XXXXXX)
 (cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
   -DMLA_BACKEND=cuda && timeout 200 cmake --build "$B" -j12 --target mla_bench) \
@@ -48,5 +51,4 @@ for key, cells in rows.items():
     print(key, " | ".join("%s: %s us (%s splits, %s rows)" % (f, m, s, rc)
                           for f, m, s, fl, rc in cells), "| floor", cells[0][3])
 PY
-tar -czf "$OUT/offgrid_sweep.tgz" -C "$OUT" offgrid_sweep && rm -rf "$L"
 echo "total $SECONDS s"

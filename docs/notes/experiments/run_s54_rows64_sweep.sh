@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Prepared in the fifty-third session for the next (one device call, ~250 s, no carry): the
+# Prepared in the fifty-third session (one device call, ~500 s on the H100: it timed out at 480 s
+# in the fifty-fourth, logs lost; give it a 560 s limit, no carry): the
 # 64-row figures of the fp8 cost table (src/plan.cpp: 2.55 us a tile, 12 us a wave of split
 # CTAs) from a sweep of their own. Long 64-row CTAs measure ~2.1-2.2 us a tile on the H100
 # (bs40 kv3000 H128 q1: 104.3 us for 47 tiles) and ~2.05 on the H200 (bs64 kv4096 H128 q1: 133.2
