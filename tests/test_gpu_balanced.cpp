@@ -17,9 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "device_info.h"
 #include "gpu_test.h"
-#include "splitkv/launch.h"  // stage1_shape: whether this build has the wgmma kernels
 
 #if defined(MLA_HAVE_GPU_RUNTIME)
 
@@ -31,17 +29,8 @@ const bool kScheduleSet = [] { return setenv("MLA_DECODE_SCHEDULE", "balanced", 
 // Whether plans of e4m3fn caches take the balanced schedule here: Hopper with the wgmma kernels
 // built, mma16 not forced.
 bool balanced_expected() {
-    mla::DeviceInfo device;
-    if (mla::current_device_info(&device, false) != MLA_STATUS_SUCCESS) {
-        ADD_FAILURE() << "current_device_info: " << mla_last_error_message();
-        return false;
-    }
-    const bool wgmma_built = mla::splitkv::stage1_shape(mla::splitkv::Stage1Variant::kWgmma,
-                                                        mla::splitkv::KvFormat::kFp8E4M3FN)
-                                 .tile_tokens > 0;
     const char* forced = std::getenv("MLA_DECODE_STAGE1");
-    return device.cc_major == 9 && wgmma_built &&
-           (forced == nullptr || std::strcmp(forced, "mma16") != 0);
+    return hopper_with_wgmma() && (forced == nullptr || std::strcmp(forced, "mma16") != 0);
 }
 
 ProblemSpec fp8_spec(int heads, std::vector<int> kv_lens, std::vector<int> q_lens,

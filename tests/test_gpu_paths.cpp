@@ -473,16 +473,8 @@ TEST(GpuLong, OneElementOfManySplits) {
 bool wgmma_plans_as_planned(bool default_splits_too) {
     const char* splits = std::getenv("MLA_DECODE_NUM_SPLITS");
     const char* forced = std::getenv("MLA_DECODE_STAGE1");
-    mla::DeviceInfo device;
-    if (mla::current_device_info(&device, false) != MLA_STATUS_SUCCESS) {
-        ADD_FAILURE() << "current_device_info: " << mla_last_error_message();
-        return false;
-    }
-    const bool wgmma_built = mla::splitkv::stage1_shape(mla::splitkv::Stage1Variant::kWgmma,
-                                                        mla::splitkv::KvFormat::kFp8E4M3FN)
-                                 .tile_tokens > 0;
     const bool splits_ok = splits == nullptr ? default_splits_too : std::strcmp(splits, "1") == 0;
-    return splits_ok && device.cc_major == 9 && wgmma_built &&
+    return splits_ok && hopper_with_wgmma() &&
            std::getenv("MLA_DECODE_ROWS") == nullptr &&
            (forced == nullptr || std::strcmp(forced, "mma16") != 0);
 }

@@ -7,6 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "device_info.h"     // current_device_info (src/)
+#include "splitkv/launch.h"  // stage1_shape: whether this build has the wgmma kernels
+
 namespace mla_test {
 namespace {
 
@@ -59,6 +62,18 @@ std::string Plan::describe() const {
 }
 
 // ---- running and checking ------------------------------------------------------------------
+
+bool hopper_with_wgmma() {
+    mla::DeviceInfo device;
+    if (mla::current_device_info(&device, false) != MLA_STATUS_SUCCESS) {
+        ADD_FAILURE() << "current_device_info: " << mla_last_error_message();
+        return false;
+    }
+    const bool built = mla::splitkv::stage1_shape(mla::splitkv::Stage1Variant::kWgmma,
+                                                  mla::splitkv::KvFormat::kFp8E4M3FN)
+                           .tile_tokens > 0;
+    return device.cc_major == 9 && built;
+}
 
 ::testing::AssertionResult synchronize_device() {
     const mla::gpu::error_t err = mla::gpu::device_synchronize();

@@ -52,6 +52,11 @@ private:
     mla_decode_plan* plan_ = nullptr;
 };
 
+// Whether the current device is Hopper (compute capability 9.x) and this build has the wgmma
+// kernels, so that plans take the wgmma variant unless a switch says otherwise (failing to read
+// the device is a test failure, and false).
+bool hopper_with_wgmma();
+
 // Waits for the device; a runtime error is an assertion failure with its message.
 ::testing::AssertionResult synchronize_device();
 

@@ -16,14 +16,14 @@ set -u
 OUT=${OUT:-/tmp/out}; L=$OUT/balanced; mkdir -p "$L"
 trap 'tar -czf "$OUT/balanced.tgz" -C "$OUT" balanced && rm -rf "$L"' EXIT
 B=$(mktemp -d /tmp/balanced.XXXXXX)
-(cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
-  -DMLA_BACKEND=cuda && timeout 280 cmake --build "$B" -j14) \
-  > "$L/build.log" 2>&1 || { echo "BUILD FAILED"; tail -30 "$L/build.log"; exit 1; }
-echo "built $SECONDS s"
+. docs/notes/experiments/start_builds.sh
+build_release "$L" "$B" ${MLA_BALANCED_TARGET:-} || exit 1
 nvidia-smi --query-gpu=name --format=csv,noheader > "$L/gpu.txt" 2>&1
-T=$L/balanced_tests.log
-(cd "$B" && timeout 150 ctest -R 'GpuBalanced' --output-on-failure -j2) > "$T" 2>&1
-echo "balanced tests rc=$? $SECONDS s: $(grep -E 'tests passed|tests failed' "$T")"
+if [ "${MLA_BALANCED_TESTS:-1}" = 1 ]; then
+  T=$L/balanced_tests.log
+  (cd "$B" && timeout 150 ctest -R 'GpuBalanced' --output-on-failure -j2) > "$T" 2>&1
+  echo "balanced tests rc=$? $SECONDS s: $(grep -E 'tests passed|tests failed' "$T")"
+fi
 if [ -n "${MLA_UNIFORM_TESTS:-}" ]; then
   R='^(GpuRows64|GpuRows16And32|GpuLongCta|GpuFp8Mma|GpuVectors|Formats/GpuFormat'
   R="$R|AllFormats/GpuPathsFormat)\\."
@@ -32,18 +32,20 @@ if [ -n "${MLA_UNIFORM_TESTS:-}" ]; then
     > "$L/uniform_tests.log" 2>&1
   echo "uniform tests rc=$? $SECONDS s: $(grep -E 'tests passed|tests failed' "$L/uniform_tests.log")"
 fi
-# shape:rows (0: the planner's)
-CASES="bs40/kv3000/h128/q1:0 bs100/kv1500/h32/q3:32 bs16/kv12000/h128/q1:0 bs8/kv8192/h64/q2:0
+# shape:rows (0: the planner's); MLA_BALANCED_CASES replaces them, MLA_BALANCED_SIDES the sides
+# (uniform, balanced, balanced_nopdl: balanced with MLA_DECODE_PDL=0).
+CASES=${MLA_BALANCED_CASES:-"bs40/kv3000/h128/q1:0 bs100/kv1500/h32/q3:32 bs16/kv12000/h128/q1:0 bs8/kv8192/h64/q2:0
 bs64/kv4096/h128/q1:0 bs128/kv4096/h16/q2:0 bs4/kv8192/h16/q1:0 bs1/kv65536/h128/q1:0
 bs32/kvuneven8192/h128/q1:0 bs64/kvuneven4096/h16/q1:0 bs8/kvuneven16384/h64/q2:0
 bs256/kv1024/h32/q3:0 bs50/kv3500/h32/q2:32 bs100/kvuneven3000/h16/q1:0 bs24/kv3000/h128/q4:0
-bs40/kv3000/h128/q1:32 bs16/kvuneven12000/h128/q1:0"
+bs40/kv3000/h128/q1:32 bs16/kvuneven12000/h128/q1:0"}
 for c in $CASES; do
   IFS=: read -r tag rows <<< "$c"
-  for side in uniform balanced; do
+  for side in ${MLA_BALANCED_SIDES:-uniform balanced}; do
     f=$L/${tag//\//_}_r${rows}_$side
     env $( [ "$rows" != 0 ] && echo MLA_DECODE_ROWS=$rows ) \
-      $( [ $side = balanced ] && echo MLA_DECODE_SCHEDULE=balanced ) \
+      $( [ $side != uniform ] && echo MLA_DECODE_SCHEDULE=balanced ) \
+      $( [ $side = balanced_nopdl ] && echo MLA_DECODE_PDL=0 ) \
       timeout 60 "$B/bench/mla_bench" --mla_no_check --mla_formats=fp8_e4m3fn --mla_iters=30 \
       "--mla_shapes=$tag" "--mla_csv=$f.csv" > "$f.log" 2>&1
     us=$(python3 -c "import csv,sys; r=next(csv.DictReader(open(sys.argv[1])))

@@ -8,10 +8,8 @@ set -u
 OUT=${OUT:-/tmp/out}; L=$OUT/suite_subset; mkdir -p "$L"
 trap 'tar -czf "$OUT/suite_subset.tgz" -C "$OUT" suite_subset && rm -rf "$L"' EXIT
 B=$(mktemp -d /tmp/suite.XXXXXX)
-(cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
-  -DMLA_BACKEND=cuda && timeout 200 cmake --build "$B" -j14) \
-  > "$L/build.log" 2>&1 || { echo "BUILD FAILED"; tail -30 "$L/build.log"; exit 1; }
-echo "built $SECONDS s"
+. docs/notes/experiments/start_builds.sh
+build_release "$L" "$B" || exit 1
 R='(\.stage1_mma16|\.nopdl|\.one_split|\.notma)$'
 R="$R|^(GpuGraph|Steps/GpuGraph|GpuPlans|GpuPlanApi|GpuBadInput|GpuLong|GpuBalanced)\\."
 timeout ${MLA_SUITE_TIMEOUT:-180} python3 tests/ctest_grouped.py --build "$B" -j 12 -R "$R" \

@@ -1,5 +1,5 @@
 # Sourced by the device-call scripts that time FlashMLA beside the library (run_validate.sh,
-# run_s51_offgrid.sh, run_s53_validate.sh). start_builds LOG_DIR BUILD_DIR [TARGET] starts, in
+# run_s51_offgrid.sh, run_s53_validate.sh), and for build_release (below). start_builds LOG_DIR BUILD_DIR [TARGET] starts, in
 # the background, the library's Release build for sm_90a (every target, or TARGET) in BUILD_DIR
 # and FlashMLA's from build-peers/ (build_flashmla.sh and the source tarball, carried) into
 # /tmp/flashmla; logs build.log and flashmla_build.log in LOG_DIR. Sets lib_pid, and fm_pid
@@ -16,4 +16,15 @@ start_builds() {
       /tmp/flashmla) > "$log/flashmla_build.log" 2>&1 &
     fm_pid=$!
   fi
+}
+
+# build_release LOG_DIR BUILD_DIR [TARGET]: the library's Release build for sm_90a (every
+# target, or TARGET) in BUILD_DIR, in the foreground, log LOG_DIR/build.log; on failure prints
+# its tail and returns 1 (run_s54_balanced.sh, run_s54_suite_subset.sh).
+build_release() {
+  local log=$1 build=$2 target=${3:-}
+  (cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
+    -DMLA_BACKEND=cuda && timeout 280 cmake --build "$build" -j14 ${target:+--target "$target"}) \
+    > "$log/build.log" 2>&1 || { echo "BUILD FAILED"; tail -30 "$log/build.log"; return 1; }
+  echo "built $SECONDS s"
 }

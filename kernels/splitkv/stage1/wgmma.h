@@ -162,6 +162,21 @@ MLA_DEVICE void init_barriers(const WgmmaShared<Cfg>& sh) {
     hw::mbarrier_init_fence();
 }
 
+// A consumer thread's work of a CTA (or of an item): the Q prologue, then its form's tiles and
+// epilogue.
+template <class Cfg>
+MLA_DEVICE void consume(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
+                        const WgmmaShared<Cfg>& sh, int warp, int lane) {
+    namespace hw = arch::sm90;
+    write_q<Cfg>(p, work, rows, sh, warp, lane);
+    hw::fence_proxy_async_smem();
+    hw::named_barrier_sync(1, Cfg::kConsumerThreads);
+    if constexpr (Cfg::kSolo)
+        wgmma_consumer_solo<Cfg>(p, work, rows, sh, warp / 4, warp % 4, lane);
+    else
+        wgmma_consumer<Cfg>(p, work, rows, sh, warp / 4, warp % 4, lane);
+}
+
 // Every thread, once all roles have finished the item in *st: the next one, or false where the
 // CTA's run has ended. The pipeline drains between items (the stages, the barriers and, for
 // solo consumers, the merge's use of the stages are free once every thread is here), and the
@@ -238,13 +253,7 @@ MLA_DEVICE void balanced_cta(const Params& p, const WgmmaShared<Cfg>& sh, uint8_
         const WgmmaShared<Cfg> ish(smem + zero, sh.tma);
         const int w = hw::warp_index();
         const int l = static_cast<int>(threadIdx.x) % 32;
-        write_q<Cfg>(p, work, rows, ish, w, l);
-        hw::fence_proxy_async_smem();
-        hw::named_barrier_sync(1, Cfg::kConsumerThreads);
-        if constexpr (Cfg::kSolo)
-            wgmma_consumer_solo<Cfg>(p, work, rows, ish, w / 4, w % 4, l);
-        else
-            wgmma_consumer<Cfg>(p, work, rows, ish, w / 4, w % 4, l);
+        consume<Cfg>(p, work, rows, ish, w, l);
     } while (next_item<Cfg, true>(p, sh, st));
 }
 
@@ -308,13 +317,7 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma, kLongCta, kBala
             return;
         }
         hw::warpgroup_registers_inc<Cfg::kConsumerRegs>();
-        wgmma_detail::write_q<Cfg>(p, work, rows, sh, warp, lane);
-        hw::fence_proxy_async_smem();
-        hw::named_barrier_sync(1, Cfg::kConsumerThreads);
-        if constexpr (Cfg::kSolo)
-            wgmma_consumer_solo<Cfg>(p, work, rows, sh, warp / 4, warp % 4, lane);
-        else
-            wgmma_consumer<Cfg>(p, work, rows, sh, warp / 4, warp % 4, lane);
+        wgmma_detail::consume<Cfg>(p, work, rows, sh, warp, lane);
     }
 #endif
 }
