@@ -1,6 +1,8 @@
 // A stage-1 schedule balanced across batch elements: its arithmetic, for host and device.
 // Stage 1 (kernels/splitkv/balanced.h) finds its items and their compact slots with it, and
-// writes where each row's slots are for the reduce. T comes from the lengths on the device, so
+// writes where each row's slots are for the reduce. balanced.h applies it to elements (its
+// "pairs" below) and gangs of row_groups CTAs (its "CTAs"), so that an element's row groups
+// read each tile side by side; the pair and CTA wording here is the general form. T comes from the lengths on the device, so
 // the host knows only a bound: the planner's workspace bound is balanced_slot_bound with G = the
 // CTAs launched (G <= launched). tests/test_schedule.cpp checks it on the host. Design:
 // docs/notes/balanced_schedule.md.

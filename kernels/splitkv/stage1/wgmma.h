@@ -99,6 +99,13 @@
 //     each lane owns 4 consecutive output dims per (p, row): one 8-byte store of bf16 O. bf16
 //     caches: 8-byte loads (the same 4 dims, 2 bytes each), regrouped by byte permutes.
 //
+// Balanced schedule (Params::balanced, WgmmaConfig::kBalanced; e4m3fn caches: variants.h,
+// wgmma_balanced): a CTA walks items (runs of one element's tiles for its row group,
+// splitkv/balanced.h) one after the other in the same roles (balanced_cta below); the pipeline
+// drains between items and the mbarriers start again. Measured slower than the uniform layout on
+// every shape timed (the fifty-fourth session: each item pays a CTA's fixed part), so plans take
+// it only when MLA_DECODE_SCHEDULE=balanced forces it.
+//
 // The pieces, in stage1/wgmma/: decode.h (the decoders of each format), config.h (WgmmaConfig,
 // WgmmaShared), producer.h (the producer warpgroup), decoder.h (MXFP4's decoder warpgroups),
 // consumer_common.h (what both consumer forms share), consumer_seesaw.h and consumer_solo.h (the
