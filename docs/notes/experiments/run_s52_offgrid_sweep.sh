@@ -11,15 +11,9 @@
 # bs100 kv1500 H32 q3 at 32 rows (r32: three row groups) ~105 against 118.7 at 64.
 # Logs: $OUT/offgrid_sweep/.
 set -u
-OUT=${OUT:-/tmp/out}; L=$OUT/offgrid_sweep; mkdir -p "$L"
-# One tarball however the call ends (s54: a call cut at its limit left 38 files under $OUT,
-# more than come back, and the tar at the end never ran).
-trap 'tar -czf "$OUT/offgrid_sweep.tgz" -C "$OUT" offgrid_sweep && rm -rf "$L"' EXIT
-B=$(mktemp -d /tmp/offgrid_sweep.XXXXXX)
-(cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
-  -DMLA_BACKEND=cuda && timeout 200 cmake --build "$B" -j12 --target mla_bench) \
-  > "$L/build.log" 2>&1 || { echo "BUILD FAILED"; tail -30 "$L/build.log"; exit 1; }
-echo "built $SECONDS s"
+. docs/notes/experiments/start_builds.sh
+open_call offgrid_sweep  # L, B, and $OUT/offgrid_sweep.tgz on exit
+build_release "$L" "$B" mla_bench || exit 1
 MISSES=bs40/kv3000/h128/q1,bs100/kv1500/h32/q3,bs16/kv12000/h128/q1,bs8/kv8192/h64/q2
 S=${MLA_SWEEP_SHAPES:-$MISSES,bs50/kv3500/h32/q2,bs32/kv2048/h64/q1}
 # Side names: s<splits> (rows the plan's), r<rows> (splits the plan's for those rows, 0.7.32's

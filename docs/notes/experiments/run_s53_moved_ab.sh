@@ -7,13 +7,9 @@
 # at its old plan then its new one (MLA_DECODE_ROWS + MLA_DECODE_NUM_SPLITS, one build,
 # --mla_no_check: timing only), fp8 e4m3fn cache, bf16 Q. Logs: $OUT/moved_ab.tgz.
 set -u
-OUT=${OUT:-/tmp/out}; L=$OUT/moved_ab; mkdir -p "$L"
-trap 'tar -czf "$OUT/moved_ab.tgz" -C "$OUT" moved_ab && rm -rf "$L"' EXIT
-B=$(mktemp -d /tmp/moved_ab.XXXXXX)
-(cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
-  -DMLA_BACKEND=cuda && timeout 200 cmake --build "$B" -j12 --target mla_bench) \
-  > "$L/build.log" 2>&1 || { echo "BUILD FAILED"; tail -30 "$L/build.log"; exit 1; }
-echo "built $SECONDS s"
+. docs/notes/experiments/start_builds.sh
+open_call moved_ab  # L, B, and $OUT/moved_ab.tgz on exit
+build_release "$L" "$B" mla_bench || exit 1
 # tag:old rows:old splits:new rows:new splits
 CASES="bs6/kv4096/h16/q3:16:7:32:11 bs8/kv3000/h16/q3:16:5:32:8 bs8/kv32768/h32/q3:32:11:32:5
 bs12/kv2048/h8/q3:32:11:16:5 bs24/kv32768/h32/q1:32:11:32:5

@@ -13,10 +13,8 @@
 # every unit with equal CTAs about the same or a little slower (the item boundaries, the scan).
 # Logs: $OUT/balanced.tgz.
 set -u
-OUT=${OUT:-/tmp/out}; L=$OUT/balanced; mkdir -p "$L"
-trap 'tar -czf "$OUT/balanced.tgz" -C "$OUT" balanced && rm -rf "$L"' EXIT
-B=$(mktemp -d /tmp/balanced.XXXXXX)
 . docs/notes/experiments/start_builds.sh
+open_call balanced  # L, B, and $OUT/balanced.tgz on exit
 build_release "$L" "$B" ${MLA_BALANCED_TARGET:-} || exit 1
 nvidia-smi --query-gpu=name --format=csv,noheader > "$L/gpu.txt" 2>&1
 if [ "${MLA_BALANCED_TESTS:-1}" = 1 ]; then

@@ -5,10 +5,8 @@
 # .stage1_mma16, .nopdl, .one_split and .notma registration, GpuGraph / GpuPlans / GpuPlanApi / GpuBadInput /
 # GpuLong, and test_gpu_balanced once more. Logs: $OUT/suite_subset.tgz.
 set -u
-OUT=${OUT:-/tmp/out}; L=$OUT/suite_subset; mkdir -p "$L"
-trap 'tar -czf "$OUT/suite_subset.tgz" -C "$OUT" suite_subset && rm -rf "$L"' EXIT
-B=$(mktemp -d /tmp/suite.XXXXXX)
 . docs/notes/experiments/start_builds.sh
+open_call suite_subset  # L, B, and $OUT/suite_subset.tgz on exit
 build_release "$L" "$B" || exit 1
 R='(\.stage1_mma16|\.nopdl|\.one_split|\.notma)$'
 R="$R|^(GpuGraph|Steps/GpuGraph|GpuPlans|GpuPlanApi|GpuBadInput|GpuLong|GpuBalanced)\\."

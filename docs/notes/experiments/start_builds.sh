@@ -20,11 +20,22 @@ start_builds() {
 
 # build_release LOG_DIR BUILD_DIR [TARGET]: the library's Release build for sm_90a (every
 # target, or TARGET) in BUILD_DIR, in the foreground, log LOG_DIR/build.log; on failure prints
-# its tail and returns 1 (run_s54_balanced.sh, run_s54_suite_subset.sh).
+# its tail and returns 1 (run_s54_balanced.sh, run_s54_suite_subset.sh, run_s53_moved_ab.sh,
+# run_s52_offgrid_sweep.sh).
 build_release() {
   local log=$1 build=$2 target=${3:-}
   (cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
     -DMLA_BACKEND=cuda && timeout 280 cmake --build "$build" -j14 ${target:+--target "$target"}) \
     > "$log/build.log" 2>&1 || { echo "BUILD FAILED"; tail -30 "$log/build.log"; return 1; }
   echo "built $SECONDS s"
+}
+
+# open_call NAME: a device call's log folder L=$OUT/NAME (OUT defaults to /tmp/out), packed into
+# $OUT/NAME.tgz however the call ends (a call cut at its limit leaves more files under $OUT than
+# come back), and an empty build folder B.
+open_call() {
+  OUT=${OUT:-/tmp/out}; L=$OUT/$1; mkdir -p "$L"
+  # shellcheck disable=SC2064  # expanded now, on purpose
+  trap "tar -czf '$OUT/$1.tgz' -C '$OUT' '$1' && rm -rf '$L'" EXIT
+  B=$(mktemp -d "/tmp/$1.XXXXXX")
 }
