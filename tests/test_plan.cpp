@@ -1226,6 +1226,71 @@ TEST(PlanCreate, DescriptionNamesMma16CopiesOtherThanTheDefault) {
     }
 }
 
+// MLA_DECODE_SCHEDULE=balanced (PlanOptions::balanced) takes the balanced route exactly where
+// the plan's kernel has it (Hopper with the wgmma kernels, an e4m3fn cache; not in
+// batch-invariant mode): gangs of row_groups CTAs (balanced_gangs of them), the workspace of
+// plan_balanced, the reduce as a dependent launch, the kernel parameters pointing into that
+// workspace, and the bound covering it. Elsewhere the uniform plan stands and the description
+// says why.
+TEST(PlanCreate, BalancedOnlyWhereTheKernelHasIt) {
+    mla::PlanOptions options;
+    options.balanced = true;
+    const bool wgmma_built =
+        mla::splitkv::stage1_shape(Stage1Variant::kWgmma, KvFormat::kFp8E4M3FN).tile_tokens > 0;
+    for (const int heads : {16, 128}) {
+        SCOPED_TRACE(::testing::Message() << "heads " << heads);
+        mla_decode_params p = host_fields(40, 3000, MLA_DTYPE_FP8_E4M3FN);
+        p.num_heads = heads;
+        p.q_stride_token = heads * 576;
+        mla::DevicePlan plan;
+        ASSERT_EQ(mla::plan_create(p, nvidia(9, 0), options, &plan), MLA_STATUS_SUCCESS)
+            << mla_last_error_message();
+        EXPECT_EQ(plan.balanced, wgmma_built) << plan.description;
+        if (!wgmma_built) continue;
+        EXPECT_TRUE(contains(plan.description, "route=balanced ")) << plan.description;
+        EXPECT_EQ(plan.balanced_ctas,
+                  mla::balanced_gangs(plan.row_groups, 132) * plan.row_groups);
+        EXPECT_TRUE(plan.dependent_launch);
+        EXPECT_GT(plan.partial_meta_offset, plan.partial_lse_offset);
+        EXPECT_GT(plan.workspace_bytes, plan.partial_meta_offset);
+        std::vector<char> workspace(16);
+        const mla::splitkv::Params k = mla::kernel_params(plan, p, workspace.data());
+        EXPECT_TRUE(k.balanced && k.split_kv);
+        EXPECT_EQ(k.balanced_ctas, plan.balanced_ctas);
+        EXPECT_EQ(reinterpret_cast<const char*>(k.partial_meta),
+                  workspace.data() + plan.partial_meta_offset);
+        size_t bound = 0;
+        ASSERT_EQ(mla::plan_workspace_bound(p, nvidia(9, 0), options, &bound),
+                  MLA_STATUS_SUCCESS);
+        EXPECT_GE(bound, plan.workspace_bytes);
+    }
+    struct Other {
+        mla_dtype kv;
+        mla::DeviceInfo device;
+        uint32_t flags;
+    };
+    for (const Other& o : {Other{MLA_DTYPE_BF16, nvidia(9, 0), 0},
+                           Other{MLA_DTYPE_FP8_E4M3FNUZ, nvidia(9, 0), 0},
+                           Other{MLA_DTYPE_FP8_E4M3FN, nvidia(8, 0), 0},
+                           Other{MLA_DTYPE_FP8_E4M3FN, gfx942(), 0},
+                           Other{MLA_DTYPE_FP8_E4M3FN, nvidia(9, 0),
+                                 MLA_DECODE_FLAG_BATCH_INVARIANT}}) {
+        SCOPED_TRACE(::testing::Message() << "kv " << o.kv << " " << o.device.arch_name
+                                          << " flags " << o.flags);
+        mla_decode_params p = host_fields(40, 3000, o.kv);
+        p.flags = o.flags;
+        mla::DevicePlan plan;
+        ASSERT_EQ(mla::plan_create(p, o.device, options, &plan), MLA_STATUS_SUCCESS)
+            << mla_last_error_message();
+        EXPECT_FALSE(plan.balanced) << plan.description;
+        EXPECT_FALSE(contains(plan.description, "route=balanced")) << plan.description;
+        if (o.flags == 0)
+            EXPECT_TRUE(contains(plan.description, "MLA_DECODE_SCHEDULE=balanced: not for this "
+                                                   "kernel"))
+                << plan.description;
+    }
+}
+
 // The bound takes the formats plans take: an o_dtype without a GPU path is UNSUPPORTED.
 TEST(PlanWorkspaceBound, RefusesWhatNoPlanServes) {
     mla_decode_params p = host_fields(4, 1000, MLA_DTYPE_BF16);
