@@ -100,8 +100,13 @@ struct Machine {
     std::unordered_map<uint32_t, Mbarrier> mbarriers;
     // Asynchronous operations issued and not yet landed (bulk and tensor copies, cp.async
     // arrivals on mbarriers), in issue order: they land when no work-item can go on without
-    // them, the latest moment the hardware may complete them.
-    std::vector<std::function<void()>> in_flight;
+    // them, the latest moment the hardware may complete them. `bar`: the mbarrier each
+    // completes on (mbarrier.inval checks that none is in flight for its barrier).
+    struct InFlight {
+        uint32_t bar;
+        std::function<void()> land;
+    };
+    std::vector<InFlight> in_flight;
     // Per wave, two exchange buffers (by collective parity) of kWave slots, and two scratch
     // areas with the collective (the wave's count of them) each was filled for.
     std::vector<uint8_t> exchange;

@@ -525,11 +525,13 @@ void mbarrier_init(uint32_t bar, uint32_t count) {
 void mbarrier_inval(uint32_t bar) {
     emu::detail::Mbarrier* b = emu::mbarrier(bar, "mbarrier.inval");
     if (b == nullptr) return;
-    if (b->pending != b->expected || b->tx != 0 || !g_machine->in_flight.empty()) {
+    size_t mine = 0;  // operations in flight that complete on this barrier
+    for (const auto& op : g_machine->in_flight) mine += op.bar == bar ? 1 : 0;
+    if (b->pending != b->expected || b->tx != 0 || mine != 0) {
         emu::fail("mbarrier.inval at shared %u in the middle of a phase (%u of %u arrivals, %lld "
-                  "bytes pending, %zu asynchronous operations in flight)",
+                  "bytes pending, %zu asynchronous operations in flight to it)",
                   bar, b->expected - b->pending, b->expected, static_cast<long long>(b->tx),
-                  g_machine->in_flight.size());
+                  mine);
         return;
     }
     g_machine->mbarriers.erase(bar);
@@ -545,11 +547,11 @@ void mbarrier_wait_parity(uint32_t bar, uint32_t parity) {
 void cp_async_mbarrier_arrive_noinc(uint32_t bar) {
     const unsigned tid = emu::thread_index();
     const uint64_t upto = me().cp_issued;
-    g_machine->in_flight.push_back([tid, upto, bar] {
+    g_machine->in_flight.push_back({bar, [tid, upto, bar] {
         emu::land_copies(g_machine->fibers[tid],
                          [&](const emu::detail::CpAsync& c) { return c.seq >= upto; });
         emu::arrive_on(bar);
-    });
+    }});
 }
 void cp_async_wait_all() {
     emu::land_copies(me(), [](const emu::detail::CpAsync&) { return false; });
@@ -570,7 +572,7 @@ void cp_async_bulk_tensor_2d_g2s(uint32_t dst, const void* map, int x, int y, ui
         return;
     }
     std::memset(emu::lds_base() + dst, 0xff, box);  // the fill until it lands (cp_async)
-    g_machine->in_flight.push_back([m, dst, x, y, bar, box] {
+    g_machine->in_flight.push_back({bar, [m, dst, x, y, bar, box] {
         uint8_t* lds = emu::lds_base();
         for (uint32_t r = 0; r < m.box_rows; ++r)
             for (uint32_t c = 0; c < m.box_bytes; ++c) {
@@ -583,7 +585,7 @@ void cp_async_bulk_tensor_2d_g2s(uint32_t dst, const void* map, int x, int y, ui
                            : 0;
             }
         emu::complete_tx(bar, box);
-    });
+    }});
 }
 void cp_async_bulk_g2s(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar) {
     if (dst % 16 != 0 || bytes % 16 != 0 || reinterpret_cast<uintptr_t>(src) % 16 != 0 ||
@@ -592,10 +594,10 @@ void cp_async_bulk_g2s(uint32_t dst, const void* src, uint32_t bytes, uint32_t b
         return;
     }
     std::memset(emu::lds_base() + dst, 0xff, bytes);  // the fill until it lands (cp_async)
-    g_machine->in_flight.push_back([dst, src, bytes, bar] {
+    g_machine->in_flight.push_back({bar, [dst, src, bytes, bar] {
         std::memcpy(emu::lds_base() + dst, src, bytes);
         emu::complete_tx(bar, bytes);
-    });
+    }});
 }
 
 // Register i of lane (g, t) holds row g, columns 2t, 2t + 1 of matrix i, stored there, or with

@@ -58,7 +58,7 @@ void wgmma_ss_e4m3(float (&d)[kN / 2], uint64_t a_desc, uint64_t b_desc, bool ac
 }
 
 void mbarrier_init(uint32_t bar, uint32_t count);
-void mbarrier_inval(uint32_t bar);  // fails unless its phase is complete and no copy is in flight
+void mbarrier_inval(uint32_t bar);  // fails unless its phase is complete, none in flight to it
 inline void fence_mbarrier_init() {}
 void mbarrier_arrive(uint32_t bar);
 void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes);

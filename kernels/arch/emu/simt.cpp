@@ -136,9 +136,9 @@ bool runnable(Machine& m, const Fiber& f) {
 // Lands every asynchronous operation in flight, in issue order; false if there was none.
 bool land_in_flight(Machine& m) {
     if (m.in_flight.empty()) return false;
-    std::vector<std::function<void()>> now;
+    std::vector<Machine::InFlight> now;
     now.swap(m.in_flight);
-    for (auto& op : now) op();
+    for (auto& op : now) op.land();
     return true;
 }
 
