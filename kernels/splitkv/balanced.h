@@ -50,7 +50,9 @@ MLA_DEVICE int64_t balanced_element_units(const Params& p, int b) {
 }
 
 // A CTA's current item, in shared memory: written by one thread (balanced_start,
-// balanced_next), read by every role after a block-wide barrier.
+// balanced_next), read by every role after a block-wide barrier; or one copy per role that
+// its own thread advances (the continuous pipeline, stage1/wgmma.h), read after the role's
+// barrier.
 struct BalancedState {
     int64_t units;          // T
     int64_t gangs;          // G
@@ -61,6 +63,8 @@ struct BalancedState {
     int64_t end;
     int64_t splits;         // the element's splits: 1, the item writes the final O
     int64_t slot;           // the element's slot of this split (splits > 1)
+    int64_t run_begin;      // the gang's units [run_begin, run_end)
+    int64_t run_end;
 };
 inline constexpr int kBalancedStateBytes = static_cast<int>(sizeof(BalancedState));
 
@@ -119,12 +123,12 @@ MLA_DEVICE void balanced_write_meta(const Params& p, const BalancedState& st) {
 
 // One thread: completes `st` from its element and the element's first unit: the next element
 // with units from st.element on, its item for this CTA's gang, or st.element = -1 where the
-// gang's run has ended; writes the reduce's entries where the item is its element's split 0.
-template <int kTileTokens, int kRows>
+// gang's run has ended. kOutputs: also the item's split count and slot, and the reduce's
+// entries where the item is its element's split 0 (a walk whose role writes no output, the
+// continuous pipeline's producer, leaves them: 64-bit divisions, in its few registers).
+template <int kTileTokens, int kRows, bool kOutputs = true>
 MLA_DEVICE void balanced_fill(const Params& p, BalancedState* st) {
-    const BalancedGrid g{st->units, st->gangs};
-    const int64_t gang = arch::block_index() / p.row_groups;
-    const int64_t end = balanced_cta_begin(g, gang + 1);
+    const int64_t end = st->run_end;
     int64_t units = 0;
     while (st->element < p.batch && st->element_first < end &&
            (units = balanced_element_units<kTileTokens>(p, static_cast<int>(st->element))) == 0)
@@ -133,24 +137,30 @@ MLA_DEVICE void balanced_fill(const Params& p, BalancedState* st) {
         st->element = -1;
         return;
     }
-    const int64_t begin = balanced_cta_begin(g, gang);
-    const BalancedPair bp = balanced_pair(g, st->element, st->element_first, units);
-    const int64_t split = gang - bp.first_cta;
     st->element_units = units;
-    st->begin = (begin > st->element_first ? begin : st->element_first) - st->element_first;
+    st->begin = (st->run_begin > st->element_first ? st->run_begin : st->element_first) -
+                st->element_first;
     st->end = (end < st->element_first + units ? end : st->element_first + units) -
               st->element_first;
-    st->splits = bp.splits;
-    st->slot = bp.slot + split;
-    if (split == 0) balanced_write_meta<kTileTokens, kRows>(p, *st);
+    if constexpr (kOutputs) {
+        const BalancedGrid g{st->units, st->gangs};
+        const BalancedPair bp = balanced_pair(g, st->element, st->element_first, units);
+        const int64_t split = arch::block_index() / p.row_groups - bp.first_cta;
+        st->splits = bp.splits;
+        st->slot = bp.slot + split;
+        if (split == 0) balanced_write_meta<kTileTokens, kRows>(p, *st);
+    } else {
+        st->splits = 0;  // unknown: the walk's role writes no output
+        st->slot = 0;
+    }
 }
 
-// One thread, after every role has finished the item in `st`: the next one.
-template <int kTileTokens, int kRows>
+// One thread, after every role that reads `st` has finished its item: the next one.
+template <int kTileTokens, int kRows, bool kOutputs = true>
 MLA_DEVICE void balanced_next(const Params& p, BalancedState* st) {
     st->element_first += st->element_units;
     ++st->element;
-    balanced_fill<kTileTokens, kRows>(p, st);
+    balanced_fill<kTileTokens, kRows, kOutputs>(p, st);
 }
 
 // Every thread of the CTA: finds T and the CTA's first item and leaves them in *st, written by
@@ -193,11 +203,16 @@ MLA_DEVICE void balanced_start(const Params& p, int64_t* scratch, BalancedState*
         st->units = sum;
         st->gangs = balanced_grid(sum, p.balanced_ctas / p.row_groups).ctas;
         st->element = -1;  // unless a thread below finds the gang's first element
+        const int64_t gang = arch::block_index() / p.row_groups;
+        if (gang < st->gangs) {
+            st->run_begin = balanced_cta_begin(BalancedGrid{st->units, st->gangs}, gang);
+            st->run_end = balanced_cta_begin(BalancedGrid{st->units, st->gangs}, gang + 1);
+        }
     }
     arch::sync_block();
     const int64_t gang = arch::block_index() / p.row_groups;
     if (gang >= st->gangs) return;
-    const int64_t first = balanced_cta_begin(BalancedGrid{st->units, st->gangs}, gang);
+    const int64_t first = st->run_begin;
     int64_t at = warp_base[tid / arch::kWarpSize] + prefix[tid];
     if (first < at || first >= at + mine) return;
     for (int b = b0; b < b1; ++b) {

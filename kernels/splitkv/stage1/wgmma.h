@@ -101,10 +101,12 @@
 //
 // Balanced schedule (Params::balanced, WgmmaConfig::kBalanced; e4m3fn caches: variants.h,
 // wgmma_balanced): a CTA walks items (runs of one element's tiles for its row group,
-// splitkv/balanced.h) one after the other in the same roles (balanced_cta below); the pipeline
-// drains between items and the mbarriers start again. Measured slower than the uniform layout on
-// every shape timed (the fifty-fourth session: each item pays a CTA's fixed part), so plans take
-// it only when MLA_DECODE_SCHEDULE=balanced forces it.
+// splitkv/balanced.h) one after the other in the same roles (balanced_cta below); with seesaw
+// consumers (16 and 64 rows) the pipeline runs on across items (balanced_cta_continuous), solo
+// consumers (32 rows) drain it between items. Measured slower than the uniform layout on every
+// shape timed (fifty-fourth and fifty-fifth sessions: the continuous pipeline gained 0-2 %; the
+// reduce over every row and the cut items' partial O cost more), so plans take it only when
+// MLA_DECODE_SCHEDULE=balanced forces it.
 //
 // The pieces, in stage1/wgmma/: decode.h (the decoders of each format), config.h (WgmmaConfig,
 // WgmmaShared), producer.h (the producer warpgroup), decoder.h (MXFP4's decoder warpgroups),
@@ -141,31 +143,42 @@ MLA_DEVICE void prefetch_maps(const arch::tma::KvMaps& tma) {
     }
 }
 
-// Thread 0: the CTA's mbarriers; kAgain: once more, each ended first (mbarrier_inval: the
-// balanced schedule's next item, after a block-wide barrier that follows every wait on them).
+// An mbarrier of `arrivals`; kAgain: ended first (mbarrier_inval: the balanced schedule's next
+// item, after a barrier that follows every wait on it and every arrival).
+template <bool kAgain>
+MLA_DEVICE void init_barrier(uint64_t* bar, uint32_t arrivals) {
+    if constexpr (kAgain) arch::sm90::mbarrier_inval(bar);
+    arch::sm90::mbarrier_init(bar, arrivals);
+}
+
+// Thread 0: the consumers' own mbarriers (P^T and maxima hand-over), without the fence.
+template <class Cfg, bool kAgain = false>
+MLA_DEVICE void init_consumer_barriers(const WgmmaShared<Cfg>& sh) {
+    for (int c = 0; c < Cfg::kConsumers; ++c) {
+        init_barrier<kAgain>(&sh.p_full[c], 128);  // every thread of the writing consumer
+        init_barrier<kAgain>(&sh.p_empty[c], 4);   // the warps of the other consumer
+        init_barrier<kAgain>(&sh.m_full[c], 32 * Cfg::kOwnerWarps);  // its owner warps
+    }
+}
+
+// Thread 0: the CTA's mbarriers; kAgain: once more, each ended first (the balanced schedule's
+// next item, after a block-wide barrier that follows every wait on them).
 template <class Cfg, bool kAgain = false>
 MLA_DEVICE void init_barriers(const WgmmaShared<Cfg>& sh) {
     namespace hw = arch::sm90;
-    const auto init = [](uint64_t* bar, uint32_t arrivals) {
-        if constexpr (kAgain) hw::mbarrier_inval(bar);
-        hw::mbarrier_init(bar, arrivals);
-    };
     for (int s = 0; s < Cfg::kStages * Cfg::kFullSets; ++s)
-        init(&sh.full[s], Cfg::kStagedDecode ? Cfg::kDecoderThreads : Cfg::kProducerThreads);
-    for (int s = 0; s < Cfg::kStages; ++s) init(&sh.empty[s], Cfg::kEmptyArrivals);
-    for (int c = 0; c < Cfg::kConsumers; ++c) {
-        init(&sh.p_full[c], 128);  // every thread of the writing consumer
-        init(&sh.p_empty[c], 4);   // the warps of the other consumer
-        init(&sh.m_full[c], 32 * Cfg::kOwnerWarps);  // its owner warps
-    }
+        init_barrier<kAgain>(&sh.full[s], Cfg::kStagedDecode ? Cfg::kDecoderThreads
+                                                             : Cfg::kProducerThreads);
+    for (int s = 0; s < Cfg::kStages; ++s) init_barrier<kAgain>(&sh.empty[s], Cfg::kEmptyArrivals);
+    init_consumer_barriers<Cfg, kAgain>(sh);
     // kStagedDecode: the decoder's threads fill the stages (full, as the producer's would),
     // the producer's fill the raw ring, whose stages the decoder's warps release.
     for (int s = 0; s < Cfg::kRawStages; ++s) {
-        init(&sh.raw_full[s], Cfg::kProducerThreads);
-        init(&sh.raw_empty[s], Cfg::kDecoderThreads / 32);
+        init_barrier<kAgain>(&sh.raw_full[s], Cfg::kProducerThreads);
+        init_barrier<kAgain>(&sh.raw_empty[s], Cfg::kDecoderThreads / 32);
     }
     for (int s = 0; s < (Cfg::kStagedDecode ? Cfg::kStages : 0); ++s)
-        init(&sh.front[s], Cfg::kDecoderThreads);
+        init_barrier<kAgain>(&sh.front[s], Cfg::kDecoderThreads);
     hw::mbarrier_init_fence();
 }
 
@@ -205,38 +218,146 @@ MLA_DEVICE bool next_item(const Params& p, const WgmmaShared<Cfg>& sh, BalancedS
     return st->element >= 0;
 }
 
+// Named barrier of the producer warpgroup (the consumers' are 1 .. 1 + kConsumers, and
+// kQIssuedBarrier).
+constexpr int kProducerBarrier = 7;
+static_assert(kProducerBarrier != kQIssuedBarrier, "");
+
+// The consumers' shared pointers, warp and lane made anew for each item (an empty asm the
+// compiler cannot move out of the loop), so that nothing derived from them lives across items:
+// hoisted, they spilled the 64-row consumers (ptxas: 116 bytes of stores, 12 now). Only an
+// offset of 0 passes through the asm: the pointers stay known as shared memory (a pointer
+// through it became a generic one, and every access generic).
+template <class Cfg>
+MLA_DEVICE void consume_item(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
+                             const WgmmaShared<Cfg>& sh, uint8_t* smem) {
+    int zero = 0;
+    asm volatile("" : "+r"(zero));
+    const WgmmaShared<Cfg> ish(smem + zero, sh.tma);
+    const int w = arch::sm90::warp_index();
+    const int l = static_cast<int>(threadIdx.x) % 32;
+    consume<Cfg>(p, work, rows, ish, w, l);
+}
+
+// The work of the item in *st for this CTA's row group, and its rows.
+template <class Cfg>
+MLA_DEVICE Stage1Work balanced_item(const Params& p, const BalancedState& st, WgmmaRows& rows) {
+    const Stage1Work work = balanced_item_work<Cfg::kTileTokens, Cfg::N>(p, st, &rows.row0);
+    rows.t_first = rows.row0 / p.num_heads;
+    rows.n_tiles = wgmma_tile_count<Cfg>(work);
+    return work;
+}
+
+// One thread of a role, once the role is past the item of `walk`: the next item, after the
+// ring's tiles of this one. kOutputs: the walk of the role that writes the outputs (balanced_fill).
+template <class Cfg, bool kOutputs>
+MLA_DEVICE void advance_walk(const Params& p, BalancedWalk* walk) {
+    WgmmaRows rows{};
+    if (balanced_item<Cfg>(p, walk->item, rows).active) {
+        walk->tile0 += rows.n_tiles;
+        walk->announced = 1;
+    }
+    balanced_next<Cfg::kTileTokens, Cfg::N, kOutputs>(p, &walk->item);
+}
+
+// Cfg::kContinuous: the balanced CTA's pipeline runs on across items. Each role walks the items
+// with its own BalancedWalk (the consumers' also writes the reduce's entries), advanced by one
+// thread of the role between two barriers of the role, so neither role waits for the other at an
+// item's end: the producer copies item k + 1's first tiles while the consumers finish item k,
+// its softmax and epilogue. The stage ring counts its tiles over the CTA (WgmmaRows::tile0), so
+// its full and empty barriers run on across items; the consumers' own barriers (P^T, maxima)
+// start again at phase 0 for each item, made again by thread 0 once every consumer is past the
+// item. Both roles skip the same items (no rows of this group) and announce / wait for the Q
+// loads (kQLoadsFirst) at the same, first active, item.
+template <class Cfg>
+MLA_DEVICE void balanced_cta_continuous(const Params& p, const WgmmaShared<Cfg>& sh,
+                                        uint8_t* smem, BalancedWalk* walks) {
+    namespace hw = arch::sm90;
+    static_assert(Cfg::kContinuous && Cfg::kSwizzled,
+                  "seesaw consumers; the swizzled stages' producer counts WgmmaRows::tile0");
+    const int warp = hw::warp_index();
+    if (warp >= Cfg::kProducerWarp) {
+        hw::warpgroup_registers_dec<Cfg::kProducerRegs>();
+        BalancedWalk* const walk = walks + 1;
+        const int pw = warp - Cfg::kProducerWarp;
+        const int lane = static_cast<int>(threadIdx.x) % 32;
+        do {
+            WgmmaRows rows{};
+            const Stage1Work work = balanced_item<Cfg>(p, walk->item, rows);
+            if (work.active) {
+                rows.tile0 = walk->tile0;
+                if constexpr (Cfg::kQLoadsFirst) {  // after the consumers' Q loads (write_q)
+                    if (walk->announced == 0)
+                        hw::named_barrier_sync(kQIssuedBarrier,
+                                               Cfg::kConsumerThreads + Cfg::kProducerThreads);
+                }
+                wgmma_producer<Cfg>(p, work, rows, sh, pw, lane);
+            }
+            hw::named_barrier_sync(kProducerBarrier, Cfg::kProducerThreads);
+            if (pw == 0 && lane == 0) advance_walk<Cfg, false>(p, walk);
+            hw::named_barrier_sync(kProducerBarrier, Cfg::kProducerThreads);
+        } while (walk->item.element >= 0);
+        return;
+    }
+    hw::warpgroup_registers_inc<Cfg::kConsumerRegs>();
+    BalancedWalk* const walk = walks;
+    do {
+        WgmmaRows rows{};
+        const Stage1Work work = balanced_item<Cfg>(p, walk->item, rows);
+        if (work.active) {
+            rows.tile0 = walk->tile0;
+            rows.announce_q = walk->announced == 0;
+            consume_item<Cfg>(p, work, rows, sh, smem);
+        }
+        hw::named_barrier_sync(1, Cfg::kConsumerThreads);  // every consumer is past the item
+        if (threadIdx.x == 0) {
+            advance_walk<Cfg, true>(p, walk);
+            if (walk->item.element >= 0) {
+                init_consumer_barriers<Cfg, true>(sh);
+                hw::mbarrier_init_fence();
+            }
+        }
+        hw::named_barrier_sync(1, Cfg::kConsumerThreads);
+    } while (walk->item.element >= 0);
+}
+
 // The balanced schedule's CTA (Params::balanced, balanced.h): its items one after the other,
-// each with its own Q prologue, tiles and epilogue, the roles as in the uniform kernel.
+// each with its own Q prologue, tiles and epilogue, the roles as in the uniform kernel;
+// Cfg::kContinuous: balanced_cta_continuous, else the pipeline drains between items.
 template <class Cfg>
 MLA_DEVICE void balanced_cta(const Params& p, const WgmmaShared<Cfg>& sh, uint8_t* smem) {
     static_assert(!Cfg::kStagedDecode, "no decoder warpgroups in the balanced kernels");
     namespace hw = arch::sm90;
-    constexpr int kRows = Cfg::N;
     stage1_allow_reduce(p);
+    // (Cfg::kContinuous: the consumers' walk, whose item comes first.)
     BalancedState* const st = reinterpret_cast<BalancedState*>(smem + Cfg::kOffItem);
     // The stages are free until the barriers exist: the start's scratch.
-    balanced_start<Cfg::kTileTokens, kRows>(p, reinterpret_cast<int64_t*>(sh.stages), st);
+    balanced_start<Cfg::kTileTokens, Cfg::N>(p, reinterpret_cast<int64_t*>(sh.stages), st);
     __syncthreads();
     if (threadIdx.x == 0) {
-        if (st->element >= 0) balanced_fill<Cfg::kTileTokens, kRows>(p, st);
+        if (st->element >= 0) balanced_fill<Cfg::kTileTokens, Cfg::N>(p, st);
+        if constexpr (Cfg::kContinuous) {
+            BalancedWalk* const walks = reinterpret_cast<BalancedWalk*>(st);
+            walks[0].tile0 = 0;
+            walks[0].announced = 0;
+            walks[1] = walks[0];  // the producer's
+        }
         prefetch_maps<Cfg>(*sh.tma);
         init_barriers<Cfg>(sh);
     }
     __syncthreads();
     if (st->element < 0) return;  // no units for this CTA (T below the CTAs launched)
-    const auto item = [&](WgmmaRows& rows) {
-        const Stage1Work work = balanced_item_work<Cfg::kTileTokens, kRows>(p, *st, &rows.row0);
-        rows.t_first = rows.row0 / p.num_heads;
-        rows.n_tiles = wgmma_tile_count<Cfg>(work);
-        return work;
-    };
+    if constexpr (Cfg::kContinuous) {
+        balanced_cta_continuous<Cfg>(p, sh, smem, reinterpret_cast<BalancedWalk*>(st));
+        return;
+    }
     const int warp = hw::warp_index();
     const int lane = static_cast<int>(threadIdx.x) % 32;
     if (warp >= Cfg::kProducerWarp) {
         hw::warpgroup_registers_dec<Cfg::kProducerRegs>();
         do {
             WgmmaRows rows{};
-            const Stage1Work work = item(rows);
+            const Stage1Work work = balanced_item<Cfg>(p, *st, rows);
             if (!work.active) continue;  // no such rows in this element: to the next item
             if constexpr (Cfg::kQLoadsFirst)  // after the consumers' Q loads (write_q)
                 hw::named_barrier_sync(kQIssuedBarrier,
@@ -248,19 +369,9 @@ MLA_DEVICE void balanced_cta(const Params& p, const WgmmaShared<Cfg>& sh, uint8_
     hw::warpgroup_registers_inc<Cfg::kConsumerRegs>();
     do {
         WgmmaRows rows{};
-        const Stage1Work work = item(rows);
+        const Stage1Work work = balanced_item<Cfg>(p, *st, rows);
         if (!work.active) continue;  // (a continue goes to the loop's condition: next_item)
-        // The shared pointers, warp and lane made anew for each item (an empty asm the compiler
-        // cannot move out of the loop), so that nothing derived from them lives across items:
-        // hoisted, they spilled the 64-row consumers (ptxas: 116 bytes of stores, 12 now). Only
-        // an offset of 0 passes through the asm: the pointers stay known as shared memory (a
-        // pointer through it became a generic one, and every access generic).
-        int zero = 0;
-        asm volatile("" : "+r"(zero));
-        const WgmmaShared<Cfg> ish(smem + zero, sh.tma);
-        const int w = hw::warp_index();
-        const int l = static_cast<int>(threadIdx.x) % 32;
-        consume<Cfg>(p, work, rows, ish, w, l);
+        consume_item<Cfg>(p, work, rows, sh, smem);
     } while (next_item<Cfg, true>(p, sh, st));
 }
 

@@ -14,6 +14,16 @@
 
 namespace mla::splitkv {
 
+// The continuous pipeline of the balanced schedule (WgmmaConfig::kContinuous; stage1/wgmma.h,
+// balanced_cta_continuous): one role's walk over its CTA's items, in shared memory, so that
+// nothing of it lives in the role's registers across an item: the item, the stage ring's
+// tiles before it (WgmmaRows::tile0) and whether an earlier item announced the Q loads.
+struct BalancedWalk {
+    BalancedState item;
+    int tile0;
+    int announced;
+};
+
 // kLongCta: the long-CTA kernel of 16-row fp8 plans (variants.h, wgmma_long_cta): three solo
 // consumers. kBalanced: the balanced schedule's kernel (balanced.h): its CTA walks items, whose
 // state (BalancedState) sits after the mbarriers.
@@ -21,7 +31,6 @@ template <KvFormat F, int kRows, bool kFp8Mma = false, bool kLongCta = false,
           bool kBalanced = false>
 struct WgmmaConfig {
     static_assert(!(kBalanced && kLongCta), "the balanced schedule has no long-CTA kernel");
-    static constexpr bool kBalancedItems = kBalanced;
     static_assert(kRows == 16 || kRows == 32 || kRows == 64, "16, 32 or 64 rows per CTA");
     static_assert(F != KvFormat::kBf16 || kRows <= 32,
                   "bf16 caches: 16 or 32 rows (two bf16 stages do not fit beside 64 rows' Q^T)");
@@ -202,8 +211,15 @@ struct WgmmaConfig {
     static constexpr int kFullEmptyBars = (kSolo ? kConsumers + 1 : 2) * kMaxStages;
     static constexpr int kBarBytes =
         (kFullEmptyBars + 2 * kRawStages + kFrontBars + 3 * kConsumers) * 8;
-    static constexpr int kOffItem = kOffBars + kBarBytes;  // kBalanced: the BalancedState
-    static constexpr int kItemBytes = kBalanced ? kBalancedStateBytes : 0;
+    // The balanced schedule's pipeline runs on across items (stage1/wgmma.h, balanced_cta) with
+    // seesaw consumers; solo consumers merge in the stages, so their CTAs drain it between items.
+    static constexpr bool kContinuous = kBalanced && !kSolo;
+    // kBalanced: the BalancedState; kContinuous instead two BalancedWalks, the consumers' and
+    // the producer's.
+    static constexpr int kOffItem = kOffBars + kBarBytes;
+    static constexpr int kItemBytes =
+        kContinuous ? 2 * static_cast<int>(sizeof(BalancedWalk))
+                    : (kBalanced ? kBalancedStateBytes : 0);
     static constexpr int kSharedBudget = arch::kMaxSharedBytesPerBlock;
     // (kSwizzled: the swizzle atoms' 1 KB alignment; the shared memory starts 1 KB-aligned.)
     static constexpr int kStageAlign = kSwizzled ? 1024 : 128;
@@ -351,6 +367,13 @@ struct WgmmaRows {
     int row0;     // first element-relative row of the CTA
     int t_first;  // element-relative query token of row 0
     int n_tiles;
+    // The stage ring's tiles before this work's first (the balanced schedule's continuous
+    // pipeline: a CTA-wide count over its items; 0 in a CTA of one work): tile t of the work
+    // takes stage (tile0 + t) % kStages in its use (tile0 + t) / kStages.
+    int tile0 = 0;
+    // Cfg::kQLoadsFirst: the consumers' Q loads announce themselves to the producer
+    // (kQIssuedBarrier) for the CTA's first work only.
+    bool announce_q = true;
 };
 
 // The tiles of a CTA's work (the last one partial).

@@ -96,10 +96,13 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
         }
     }
     // From 32 rows the producer copies its first tiles once every consumer warp has issued
-    // these loads (kQIssuedBarrier), so Q is not queued behind them.
-    if constexpr (Cfg::kQLoadsFirst)
-        arch::sm90::named_barrier_arrive(kQIssuedBarrier,
-                                         Cfg::kConsumerThreads + Cfg::kProducerThreads);
+    // these loads (kQIssuedBarrier), so Q is not queued behind them (a CTA's first work only:
+    // the balanced schedule's later items find the producer ahead).
+    if constexpr (Cfg::kQLoadsFirst) {
+        if (rows.announce_q)
+            arch::sm90::named_barrier_arrive(kQIssuedBarrier,
+                                             Cfg::kConsumerThreads + Cfg::kProducerThreads);
+    }
 #pragma unroll
     for (int j = 0; j < kWarpRows; ++j) {
         const int r = cw + j * Cfg::kProducerWarp;

@@ -54,8 +54,8 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             //    g, then 4 warps). The coefficient is > 0, so the maximum of the scaled scores is
             //    the scaled maximum: the owner scales it (kTokenScales: the lanes scale their
             //    scores into u first, and the owners' coefficient is 1).
-            const int stage = t_own % Cfg::kStages;
-            const int phase = (t_own / Cfg::kStages) & 1;
+            const int stage = (rows.tile0 + t_own) % Cfg::kStages;
+            const int phase = ((rows.tile0 + t_own) / Cfg::kStages) & 1;
             const uint8_t* tile = sh.stages + stage * Cfg::kStageBytes;
             float s[N / 2], s_rope[N / 2];
             if constexpr (Cfg::kSsScores) {
@@ -145,8 +145,9 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
             // P^T of tile t is complete (for the own tile too: all 4 warps have written it), and
             // so are its factors and maxima.
             hw::mbarrier_wait(&sh.p_full[b], i & 1);
-            const int stage = t % Cfg::kStages;
-            if (b == other) hw::mbarrier_wait(&sh.full[stage], (t / Cfg::kStages) & 1);
+            const int stage = (rows.tile0 + t) % Cfg::kStages;
+            if (b == other)
+                hw::mbarrier_wait(&sh.full[stage], ((rows.tile0 + t) / Cfg::kStages) & 1);
             // The sums and O so far are under the maxima before tile t: rescale them where tile
             // t moved a maximum (mostly nowhere once the maxima settle), then add the own tile's
             // sums.

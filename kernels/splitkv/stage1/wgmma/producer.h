@@ -515,8 +515,8 @@ MLA_DEVICE void wgmma_producer_tiles_ss(const Params& p, const Stage1Work& work,
     if (p.page_indptr != nullptr && rows.n_tiles > 0) ss_page = pages_of_tile(tok_begin);
     const uint32_t ring = hw::smem_addr(sh.stages);
     for (int t = 0; t < rows.n_tiles; ++t) {
-        const int stage = t % Cfg::kStages;
-        const int use = t / Cfg::kStages;
+        const int stage = (rows.tile0 + t) % Cfg::kStages;
+        const int use = (rows.tile0 + t) / Cfg::kStages;
         if (use > 0) hw::mbarrier_wait(&sh.empty[stage], (use - 1) & 1);
         const int tile_tok0 = tok_begin + t * kTile;
         const int valid = min(kTile, tok_end - tile_tok0);
