@@ -104,9 +104,9 @@
 // splitkv/balanced.h) one after the other in the same roles (balanced_cta below); with seesaw
 // consumers (16 and 64 rows) the pipeline runs on across items (balanced_cta_continuous), solo
 // consumers (32 rows) drain it between items. Measured slower than the uniform layout on every
-// shape timed (fifty-fourth and fifty-fifth sessions: the continuous pipeline gained 0-2 %; the
-// reduce over every row and the cut items' partial O cost more), so plans take it only when
-// MLA_DECODE_SCHEDULE=balanced forces it.
+// shape timed (fifty-fourth and fifty-fifth sessions; the continuous pipeline gained nothing
+// measurable: the reduce over every row and the cut items' partial O cost more than the idle
+// units it saves), so plans take it only when MLA_DECODE_SCHEDULE=balanced forces it.
 //
 // The pieces, in stage1/wgmma/: decode.h (the decoders of each format), config.h (WgmmaConfig,
 // WgmmaShared), producer.h (the producer warpgroup), decoder.h (MXFP4's decoder warpgroups),
