@@ -527,6 +527,15 @@ void mbarrier_inval(uint32_t bar) {
     if (b == nullptr) return;
     size_t mine = 0;  // operations in flight that complete on this barrier
     for (const auto& op : g_machine->in_flight) mine += op.bar == bar ? 1 : 0;
+    size_t waiters = 0;  // work-items parked on it (or woken by its last phase, not yet resumed)
+    for (unsigned i = 0; i < g_machine->block_threads; ++i) {
+        const emu::detail::Fiber& f = g_machine->fibers[i];
+        waiters += !f.done && f.wait_mbarrier == bar ? 1 : 0;
+    }
+    if (waiters != 0) {
+        emu::fail("mbarrier.inval at shared %u while %zu work-items wait on it", bar, waiters);
+        return;
+    }
     if (b->pending != b->expected || b->tx != 0 || mine != 0) {
         emu::fail("mbarrier.inval at shared %u in the middle of a phase (%u of %u arrivals, %lld "
                   "bytes pending, %zu asynchronous operations in flight to it)",

@@ -273,8 +273,9 @@ template <class Cfg>
 MLA_DEVICE void balanced_cta_continuous(const Params& p, const WgmmaShared<Cfg>& sh,
                                         uint8_t* smem, BalancedWalk* walks) {
     namespace hw = arch::sm90;
-    static_assert(Cfg::kContinuous && Cfg::kSwizzled,
-                  "seesaw consumers; the swizzled stages' producer counts WgmmaRows::tile0");
+    static_assert(Cfg::kContinuous && Cfg::kSwizzled && !Cfg::kMxfp4Rows && !Cfg::kStagedDecode,
+                  "seesaw consumers; the swizzled stages' producer counts WgmmaRows::tile0 (the "
+                  "other producer loops and MXFP4's decoders index the stages by t alone)");
     const int warp = hw::warp_index();
     if (warp >= Cfg::kProducerWarp) {
         hw::warpgroup_registers_dec<Cfg::kProducerRegs>();
