@@ -2,10 +2,11 @@
 // Stage 1 (kernels/splitkv/balanced.h) finds its items and their compact slots with it, and
 // writes where each row's slots are for the reduce. balanced.h applies it to elements (its
 // "pairs" below) and gangs of row_groups CTAs (its "CTAs"), so that an element's row groups
-// read each tile side by side; the pair and CTA wording here is the general form. T comes from the lengths on the device, so
-// the host knows only a bound: the planner's workspace bound is balanced_slot_bound with G = the
-// CTAs launched (G <= launched). tests/test_schedule.cpp checks it on the host. Design:
-// docs/notes/balanced_schedule.md.
+// read each tile side by side; the pair and CTA wording here is the general form. T comes from
+// the lengths on the device, so the host knows only a bound: balanced_slot_bound with G = the
+// gangs launched (elements' slots, each of row_groups CTAs' rows; the planner's plan_balanced
+// bounds it further by batch x row_groups + units). tests/test_schedule.cpp checks it on the
+// host. Design: docs/notes/balanced_schedule.md.
 //
 // Units. A unit is one tile of one (element, row group) pair. Pairs are numbered element-major,
 // p = element * row_groups + group, so one element's row groups run on neighbouring CTAs and
