@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fifty-sixth session, second call (~150 s, no carry): (1) the no-reduce probe
+# Fifty-sixth session, second call (~250 s, no carry): (0) run_s56_cta_timeline.sh (its own
+# tgz); (1) the no-reduce probe
 # (exp_s56_no_reduce_probe.patch: the bench with the reduce not launched, O unwritten: the most
 # a combine inside stage 1 could win) against the same build, on the split shapes; (2) the
 # cluster combine's smoke with its solo-epilogue fix (exp_s56_cluster_combine.patch), the
@@ -8,6 +9,7 @@ set -u
 cd "$(dirname "$0")/../../.." || exit 1
 . docs/notes/experiments/start_builds.sh
 . docs/notes/experiments/build_bench.sh
+bash docs/notes/experiments/run_s56_cta_timeline.sh
 open_call s56_call2
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$L/gpu.txt"
 mkdir -p "$L/probe" "$L/cluster"
