@@ -10,8 +10,7 @@ cd "$(dirname "$0")/../../.." || exit 1
 . docs/notes/experiments/start_builds.sh
 . docs/notes/experiments/build_bench.sh
 bash docs/notes/experiments/run_s56_cta_timeline.sh
-open_call s56_call2
-nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$L/gpu.txt"
+device_call s56_call2
 mkdir -p "$L/probe" "$L/cluster"
 nvcc -arch=sm_90a -o /tmp/cop docs/notes/experiments/cluster_occupancy_probe.cu &&
   /tmp/cop | tee "$L/cluster_occupancy.txt"
@@ -33,22 +32,7 @@ for r in 1 2; do
       "--mla_csv=$L/probe/$side$r.csv" > "$L/probe/$side$r.log" 2>&1 || echo "$side$r failed"
   done
 done
-python3 - "$L/probe" <<'PY'
-import csv, sys, collections
-L = sys.argv[1]; t = collections.defaultdict(dict)
-for side in "AB":
-    for r in (1, 2):
-        try:
-            for x in csv.DictReader(open(f"{L}/{side}{r}.csv")):
-                k = (x["kv_format"], int(x["bs"]), int(x["kv_len"]))
-                t[k].setdefault(side, []).append(float(x["median_us"])); t[k]["s"] = x["splits"]
-        except OSError:
-            pass
-print("format       shape          splits  A (reduce)  B (none)   A-B")
-for k in sorted(t):
-    a, b = min(t[k].get("A", [0])), min(t[k].get("B", [0]))
-    print(f"{k[0]:12} bs{k[1]} kv{k[2]:<8} {t[k]['s']:>5} {a:10.2f} {b:9.2f} {a - b:6.2f}")
-PY
+python3 docs/notes/experiments/ab_min.py "$L/probe" --diff
 echo "probe done $SECONDS s"
 wait $cl_pid || { echo "cluster build failed"; tail -20 "$L/cluster/build.log"; exit 1; }
 echo "cluster built $SECONDS s"

@@ -9,8 +9,7 @@
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
 . docs/notes/experiments/start_builds.sh
-open_call s56_cluster
-nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$L/gpu.txt"
+device_call s56_cluster
 build_release "$L" "$B" || exit 1
 timeout 120 env MLA_DECODE_COMBINE=cluster MLA_DECODE_DEBUG=1 "$B/tests/test_gpu_paths" \
   --gtest_filter='AllFormats/GpuPathsFormat.*:GpuLong.*:GpuRows16And32.*:GpuPlans.*:GpuGraph.*' \

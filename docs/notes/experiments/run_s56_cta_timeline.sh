@@ -7,8 +7,7 @@ set -u
 cd "$(dirname "$0")/../../.." || exit 1
 . docs/notes/experiments/start_builds.sh
 . docs/notes/experiments/build_bench.sh
-open_call s56_cta_timeline
-nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$L/gpu.txt"
+device_call s56_cta_timeline
 TB=$(build_bench "$L" docs/notes/experiments/exp_s56_cta_timeline.patch) || exit 1
 echo "built $SECONDS s"
 cases=("$@"); [ ${#cases[@]} -gt 0 ] || cases=(fp8_e4m3fn:bs4/kv1024/h16/q1

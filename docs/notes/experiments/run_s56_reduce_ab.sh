@@ -9,8 +9,7 @@ set -u
 cd "$(dirname "$0")/../../.." || exit 1
 . docs/notes/experiments/start_builds.sh
 . docs/notes/experiments/build_bench.sh
-open_call s56_reduce_ab
-nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$L/gpu.txt"
+device_call s56_reduce_ab
 mkdir -p "$L/a"
 (build_bench "$L/a" docs/notes/experiments/exp_s56_reduce_loads.patch -R > "$L/a/dir") &
 a_pid=$!
@@ -26,22 +25,7 @@ for r in 1 2; do
       echo "$side$r rc=$?"
   done
 done
-python3 - "$L" <<'PY'
-import csv, sys, collections
-L = sys.argv[1]; t = collections.defaultdict(dict)
-for side in "AB":
-    for r in (1, 2):
-        try:
-            for x in csv.DictReader(open(f"{L}/{side}{r}.csv")):
-                k = (x["kv_format"], int(x["bs"]), int(x["kv_len"]))
-                t[k].setdefault(side, []).append(float(x["median_us"])); t[k]["s"] = x["splits"]
-        except OSError:
-            pass
-print("format       shape          splits    A       B     B/A  (min of 2 rounds, us)")
-for k in sorted(t):
-    a, b = min(t[k].get("A", [0])), min(t[k].get("B", [0]))
-    print(f"{k[0]:12} bs{k[1]} kv{k[2]:<8} {t[k]['s']:>5} {a:7.2f} {b:7.2f} {b / a:6.3f}")
-PY
+python3 docs/notes/experiments/ab_min.py "$L"
 echo "timed $SECONDS s"
 timeout 60 "$B/bench/mla_bench" --mla_iters=5 --mla_formats=fp8_e4m3fn,bf16,mxfp4 \
   "--mla_shapes=$SHAPES,bs1/kv65536/h16/q1,bs8/kv8192/h64/q2" "--mla_csv=$L/checked.csv" \

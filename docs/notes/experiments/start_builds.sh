@@ -39,3 +39,9 @@ open_call() {
   trap "tar -czf '$OUT/$1.tgz' -C '$OUT' '$1' && rm -rf '$L'" EXIT
   B=$(mktemp -d "/tmp/$1.XXXXXX")
 }
+
+# device_call NAME: open_call NAME, then the GPU's name and clock into $L/gpu.txt (and shown).
+device_call() {
+  open_call "$1"
+  nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$L/gpu.txt"
+}
