@@ -31,3 +31,18 @@ build_tree() {
     > "$OUT/build.log" 2>&1 || { echo "BUILD FAILED" >&2; tail -20 "$OUT/build.log" >&2; return 1; }
   echo "$bld"
 }
+
+# ab_bench DIR A_BENCH B_BENCH SHAPES FORMATS: two rounds of A then B (mla_bench --mla_no_check,
+# 30 timed calls) on SHAPES x FORMATS, CSVs DIR/A1.csv, DIR/B1.csv, DIR/A2.csv, DIR/B2.csv (for
+# ab_min.py).
+ab_bench() {
+  local dir=$1 a=$2 b=$3 shapes=$4 formats=$5 r side bin
+  for r in 1 2; do
+    for side in A B; do
+      bin=$b; [ $side = A ] && bin=$a
+      timeout 100 "$bin" --mla_no_check --mla_iters=30 "--mla_formats=$formats" \
+        "--mla_shapes=$shapes" "--mla_csv=$dir/$side$r.csv" > "$dir/$side$r.log" 2>&1 ||
+        echo "$side$r rc=$?"
+    done
+  done
+}

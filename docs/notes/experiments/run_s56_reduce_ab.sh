@@ -17,14 +17,7 @@ build_release "$L" "$B" || exit 1
 wait $a_pid; AB=$(cat "$L/a/dir"); [ -x "$AB/bench/mla_bench" ] || { echo "A build failed"; exit 1; }
 echo "both built $SECONDS s"
 SHAPES=bs4/kv1024/h16/q1,bs32/kv1024/h16/q1,bs64/kv1024/h16/q1,bs32/kv8192/h16/q1,bs64/kv8192/h16/q1,bs4/kv8192/h16/q1
-for r in 1 2; do
-  for side in A B; do
-    bin=$B/bench/mla_bench; [ $side = A ] && bin=$AB/bench/mla_bench
-    timeout 100 "$bin" --mla_no_check --mla_iters=30 --mla_formats=fp8_e4m3fn,bf16,mxfp4 \
-      "--mla_shapes=$SHAPES" "--mla_csv=$L/$side$r.csv" > "$L/$side$r.log" 2>&1 ||
-      echo "$side$r rc=$?"
-  done
-done
+ab_bench "$L" "$AB/bench/mla_bench" "$B/bench/mla_bench" "$SHAPES" fp8_e4m3fn,bf16,mxfp4
 python3 docs/notes/experiments/ab_min.py "$L"
 echo "timed $SECONDS s"
 timeout 60 "$B/bench/mla_bench" --mla_iters=5 --mla_formats=fp8_e4m3fn,bf16,mxfp4 \
