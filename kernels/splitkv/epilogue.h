@@ -52,8 +52,7 @@ MLA_DEVICE void store_lse(const Params& p, const Stage1Work& w, int i, int head,
 
 // A CTA of the split path whose split is past its element's last (Stage1Work::empty_split): its
 // rows' partial LSE as -inf, so that the reduce, which reads max_splits partial rows of every
-// query row, gives that split no weight and never adds its partial O (left unwritten; the
-// reduce of up to 32 splits loads it beside the others all the same).
+// query row, gives that split no weight and does not read its partial O (left unwritten).
 template <int kRows>
 MLA_DEVICE void stage1_write_empty_split(const Params& p, const Stage1Work& w) {
     for (int n = static_cast<int>(arch::thread_index()); n < kRows;

@@ -93,8 +93,7 @@ struct Params {
 
     // Stage-1 outputs read by the reduce (workspace), per partial row r and head h:
     //   partial_o  [r][num_heads][512] fp32, already divided by its split's sum (not written
-    //              where partial_lse is -inf: the reduce never adds it then, though
-    //              reduce_kernel loads it beside the rest)
+    //              where partial_lse is -inf: the reduce does not read it then)
     //   partial_lse[r][num_heads] fp32, log2 domain (-inf: the split saw no token)
     float* partial_o;
     float* partial_lse;

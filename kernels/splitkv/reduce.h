@@ -3,11 +3,10 @@
 // run of the slice, so a few rows still spread over many warps; a slice's splits are spread
 // over the four warps of a CTA as well past 32 splits, and past 8 where the rows are few
 // (launch_reduce). Row r reads partial rows r * max_splits .. + max_splits - 1 (work.h); a
-// split past its element's last has LSE -inf there and its partial O is not written and never
-// added (reduce_kernel loads it beside the others all the same: any bits). Weight of split s:
-// 2^(lse2_s - max_s lse2_s); a row no split saw gets O = 0 and LSE = -inf. A split with LSE NaN
-// (it saw a NaN value or score) makes the maximum, every weight but the -inf ones', O and LSE
-// NaN.
+// split past its element's last has LSE -inf there and its partial O is neither written nor
+// added. Weight of split s: 2^(lse2_s - max_s lse2_s); a row no split saw gets O = 0 and
+// LSE = -inf. A split with LSE NaN (it saw a NaN value or score) makes the maximum, every weight
+// but the -inf ones', O and LSE NaN.
 #pragma once
 
 #include "arch/device.h"
@@ -131,30 +130,23 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize) reduce_kernel(
     constexpr int kSplits = kChunks * kReduceChunk;
     const int splits = p.max_splits;  // <= kSplits (launch_reduce)
     const float lse = lane < splits && lane < kSplits ? u.lse[lane * p.num_heads] : kNegInf;
-    // Every split's partial O row is loaded beside the LSEs, in the same round trip to L2, not
-    // after the weights (a second one); add_splits adds only those of weight > 0 or NaN, so a
-    // split past its element's last (its row unwritten, any bits) is read and never added.
-    float4 x[kChunks][kReduceChunk];
-#pragma unroll
-    for (int c = 0; c < kChunks; ++c) {
-#pragma unroll
-        for (int i = 0; i < kReduceChunk; ++i) {
-            const int j = c * kReduceChunk + i;
-            x[c][i] = j < splits ? *reinterpret_cast<const float4*>(u.o + j * u.o_step)
-                                 : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        }
-    }
     const float m = warp_max_keep_nan(lse);
     float acc[kChunks][4] = {};
     float wsum[kChunks] = {};
     if (m != kNegInf) {
         const float w_lane = split_weight(lse, m);
         float w[kChunks][kReduceChunk];
+        float4 x[kChunks][kReduceChunk];
 #pragma unroll
         for (int c = 0; c < kChunks; ++c) {
 #pragma unroll
-            for (int i = 0; i < kReduceChunk; ++i)
-                w[c][i] = arch::shfl(w_lane, c * kReduceChunk + i);  // 0 past the last split
+            for (int i = 0; i < kReduceChunk; ++i) {
+                const int j = c * kReduceChunk + i;
+                w[c][i] = arch::shfl(w_lane, j);  // 0 past the last split
+                x[c][i] = softmax_counts(w[c][i])
+                              ? *reinterpret_cast<const float4*>(u.o + j * u.o_step)
+                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            }
         }
 #pragma unroll
         for (int c = 0; c < kChunks; ++c) add_splits(w[c], x[c], acc[c], wsum[c]);

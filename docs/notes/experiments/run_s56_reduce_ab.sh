@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Fifty-sixth session: the reduce's partial rows loaded beside the LSEs (one round trip to L2,
-# not two; exp_s56_reduce_loads.patch, in the tree when this runs). Builds the tree (B) and the
-# tree without it (A, the patch reversed, bench only), times the split shapes of 2-8 splits
-# (three formats, A and B alternating, twice), runs a checked bench of B and the GPU suites
-# and the whole GPU suite (grouped).
+# not two; exp_s56_reduce_loads.patch, which was in the tree when this ran (call 3); it was
+# withdrawn afterwards: `git apply` it first to rerun). Builds the tree (B) and the tree without
+# it (A, the patch reversed, bench only), times the split shapes of 2-8 splits (three formats,
+# A and B alternating, twice), runs a checked bench of B and the whole GPU suite (grouped).
 #   bash docs/notes/experiments/run_s56_reduce_ab.sh       (no carry; ~270 s)
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
