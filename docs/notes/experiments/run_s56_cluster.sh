@@ -27,25 +27,21 @@ run() {  # NAME [ENV=VALUE ...]
 for r in 1 2; do run A$r; run B$r MLA_DECODE_COMBINE=cluster; done
 echo "bench $SECONDS s"
 python3 - "$L" <<'PY'
-import csv, sys, collections
-L = sys.argv[1]
-t = collections.defaultdict(dict)
-for side in "AB":
-    for r in (1, 2):
-        try:
-            rows = list(csv.DictReader(open(f"{L}/{side}{r}.csv")))
-        except OSError:
-            continue
-        for x in rows:
-            k = (x["kv_format"], int(x["bs"]), int(x["kv_len"]), int(x["heads"]), int(x["q_len"]))
-            t[k].setdefault(side, []).append(float(x["median_us"]))
-            t[k][side + "ok"] = t[k].get(side + "ok", "") + x["ok"][:1]
-            t[k][side + "plan"] = ("cluster" if "clusters" in x["plan"] else "reduce"
-                                   if "reduce" in x["plan"] else "single")
-            t[k]["splits"] = x["splits"]; t[k]["floor"] = x.get("floor_read_us", "")
+import collections, math, sys
+sys.path.insert(0, "docs/notes/experiments")
+from ab_min import load
+
+
+def extra(v, side, x):  # its checks and its route, per side
+    v[side + "ok"] = v.get(side + "ok", "") + x["ok"][:1]
+    v[side + "plan"] = ("cluster" if "clusters" in x["plan"] else "reduce"
+                        if "reduce" in x["plan"] else "single")
+    v["floor"] = x.get("floor_read_us", "")
+
+
+t = load(sys.argv[1], extra)
 print(f"{'format':20} {'shape':>22} {'spl':>4} {'floor':>7} {'A reduce':>9} {'B':>9} {'B/A':>6}"
       f" plans ok")
-import math
 lg = collections.defaultdict(list)
 for k in sorted(t):
     v = t[k]
