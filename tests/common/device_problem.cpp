@@ -4,6 +4,8 @@
 
 #if defined(MLA_HAVE_GPU_RUNTIME)
 
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -179,6 +181,12 @@ DeviceProblem::DeviceProblem(const HostProblem& h, bool with_lse) : host(&h) {
     }
     workspace = DeviceBuffer(bytes);
     workspace_bytes = bytes;
+    poison_workspace(workspace);
+}
+
+void poison_workspace(DeviceBuffer& workspace) {
+    const char* keep = std::getenv("MLA_TEST_WORKSPACE_UNSET");
+    if (keep == nullptr || std::strcmp(keep, "1") != 0) workspace.fill_bytes(0xFF);
 }
 
 void DeviceProblem::poison_outputs(uint8_t value) {

@@ -38,12 +38,19 @@ private:
     size_t bytes_ = 0;
 };
 
+// Fills a workspace with 0xFF (NaN patterns), so that a partial row or LSE the library reads
+// before writing it, and uses, fails the comparison instead of passing on a fresh allocation's
+// zeros; left as allocated under MLA_TEST_WORKSPACE_UNSET=1 (for compute-sanitizer's
+// initcheck, which counts a memset as initialization).
+void poison_workspace(DeviceBuffer& workspace);
+
 // True when the runtime reports at least one device.
 bool gpu_available();
 
 struct DeviceProblem {
     // Uploads every input of `host`; allocates O (bf16), LSE and the workspace that
-    // mla_decode_workspace_size asks for (throws if it fails). With host.slot_base > 0 the
+    // mla_decode_workspace_size asks for (throws if it fails), the workspace poisoned
+    // (poison_workspace). With host.slot_base > 0 the
     // caches get that many leading slots, filled with NaN codes on the device (never copied
     // from the host), and the index arrays are shifted to match (HostProblem::device_*).
     explicit DeviceProblem(const HostProblem& host, bool with_lse = true);

@@ -94,6 +94,7 @@ bool hopper_with_wgmma() {
     }
     const size_t bytes = plan.workspace_bytes();
     DeviceBuffer workspace(bytes);  // freed after the synchronization below
+    poison_workspace(workspace);
     ::testing::AssertionResult prepared = succeeded(
         mla_decode_plan_prepare(plan.get(), &dev.params, workspace.get(), bytes, stream),
         "mla_decode_plan_prepare");
