@@ -6,6 +6,15 @@
 
 namespace mla {
 
+bool reduce_rows_early(const DevicePlan& plan, const mla_decode_params& p) {
+    if (plan.num_splits <= 1 || plan.num_splits > splitkv::kReduceRowsEarlyMaxSplits ||
+        plan.balanced || (p.flags & MLA_DECODE_FLAG_BATCH_INVARIANT) != 0)
+        return false;
+    const double traffic = static_cast<double>(p.total_q) * p.num_heads * (plan.num_splits - 1) *
+                           splitkv::kHeadDimV * sizeof(float);
+    return traffic <= kReduceRowsEarlyBytes;
+}
+
 splitkv::Params kernel_params(const DevicePlan& plan, const mla_decode_params& p, void* workspace) {
     splitkv::Params k{};
     k.q = p.q;
@@ -75,6 +84,7 @@ splitkv::Params kernel_params(const DevicePlan& plan, const mla_decode_params& p
         k.dependent_reduce = plan.dependent_launch;
         k.reduce_shared_bytes = plan.reduce_shared_bytes;
         k.reduce_shared_limit = plan.reduce_shared_limit;
+        k.reduce_rows_early = reduce_rows_early(plan, p);
     }
     k.o = static_cast<uint16_t*>(p.o);
     k.o_stride_token = p.o_stride_token;

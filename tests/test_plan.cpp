@@ -805,6 +805,44 @@ TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
     }
 }
 
+// Params::reduce_rows_early (kernel_params.h) where the plan splits and at worst
+// total_q x heads x (splits - 1) partial rows of 2 KB (written as zeros by empty splits and read
+// for nothing) fit in kReduceRowsEarlyBytes; never in batch-invariant mode, on the balanced
+// schedule, without splits or past kReduceRowsEarlyMaxSplits (bs1 kv65536: 128 splits, 3.97 MB).
+TEST(PlanCreate, ReduceRowsEarlyOnlyWhereItsTrafficIsBounded) {
+    const mla_decode_params small = host_fields(4, 1024, MLA_DTYPE_FP8_E4M3FN);
+    mla_decode_params invariant = small;
+    invariant.flags = MLA_DECODE_FLAG_BATCH_INVARIANT;
+    const mla_decode_params split_parallel = host_fields(4, 8192, MLA_DTYPE_FP8_E4M3FN);  // 4 MB
+    const mla_decode_params long_cache = host_fields(1, 65536, MLA_DTYPE_BF16);
+    const mla_decode_params unsplit = host_fields(256, 8192, MLA_DTYPE_FP8_E4M3FN);
+    mla_decode_params wide = host_fields(32, 8192, MLA_DTYPE_FP8_E4M3FN);
+    wide.num_heads = 128;
+    wide.q_stride_token = 128 * 576;
+    wide.o_stride_token = 128 * 512;
+    mla::PlanOptions balanced;
+    balanced.balanced = true;
+    struct Case {
+        const mla_decode_params* p;
+        const mla::PlanOptions* options;
+        bool splits, early;
+    };
+    const mla::PlanOptions plain;
+    const Case cases[] = {{&small, &plain, true, true},         {&invariant, &plain, true, false},
+                          {&split_parallel, &plain, true, true}, {&long_cache, &plain, true, false},
+                          {&unsplit, &plain, false, false},      {&wide, &plain, true, false},
+                          {&wide, &balanced, true, false}};
+    for (const Case& c : cases) {
+        mla::DevicePlan plan;
+        ASSERT_EQ(mla::plan_create(*c.p, nvidia(9, 0), *c.options, &plan), MLA_STATUS_SUCCESS)
+            << mla_last_error_message();
+        EXPECT_EQ(plan.num_splits > 1 || plan.balanced, c.splits) << plan.description;
+        std::vector<char> workspace(plan.workspace_bytes + 1);
+        EXPECT_EQ(mla::kernel_params(plan, *c.p, workspace.data()).reduce_rows_early, c.early)
+            << plan.description;
+    }
+}
+
 // MLA_DECODE_ROWS (PlanOptions::forced_rows) picks the rows per CTA among the candidates that
 // have them, each at its own best split count, and is passed over where none has them: bf16
 // has no 64-row kernel, and no variant has 48 rows. (A build without wgmma kernels, e.g. AMD's,

@@ -52,13 +52,23 @@ MLA_DEVICE void store_lse(const Params& p, const Stage1Work& w, int i, int head,
 
 // A CTA of the split path whose split is past its element's last (Stage1Work::empty_split): its
 // rows' partial LSE as -inf, so that the reduce, which reads max_splits partial rows of every
-// query row, gives that split no weight and does not read its partial O (left unwritten).
+// query row, gives that split no weight and never adds its partial O. Where the reduce loads
+// every split's partial O row beside the LSEs (Params::reduce_rows_early) those rows are written
+// too, as zeros, so that it never reads unwritten workspace (compute-sanitizer's initcheck);
+// otherwise they are left unwritten.
 template <int kRows>
 MLA_DEVICE void stage1_write_empty_split(const Params& p, const Stage1Work& w) {
-    for (int n = static_cast<int>(arch::thread_index()); n < kRows;
-         n += static_cast<int>(arch::block_threads())) {
+    const int threads = static_cast<int>(arch::block_threads());
+    for (int n = static_cast<int>(arch::thread_index()); n < kRows; n += threads) {
         const Stage1Row row = stage1_row(p, w, n);
         store_lse(p, w, row.token, row.head, kNegInf, 0.0f);
+    }
+    if (!p.reduce_rows_early) return;
+    constexpr int kRowVectors = kHeadDimV / 4;  // float4s of a partial O row
+    for (int k = static_cast<int>(arch::thread_index()); k < kRows * kRowVectors; k += threads) {
+        const Stage1Row row = stage1_row(p, w, k / kRowVectors);
+        reinterpret_cast<float4*>(partial_o_row(p, w, row.token, row.head))[k % kRowVectors] =
+            make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
 }
 

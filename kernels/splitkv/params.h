@@ -14,6 +14,10 @@ enum class QFormat : int32_t { kBf16 = 0, kFp8E4M3FN = 1, kFp8E4M3FNUZ = 2 };
 // How stage 1 copies a tile's MXFP4 scale rows (run-time, from the scale tensor's alignment).
 enum class ScaleCopy : int32_t { k16Bytes = 0, k4Bytes = 1, kBytes = 2 };
 
+// The most splits whose rows the reduce loads beside the LSEs (Params::reduce_rows_early):
+// reduce_kernel's 32 and reduce_split_parallel_kernel's one round of two groups (reduce.h).
+inline constexpr int kReduceRowsEarlyMaxSplits = 64;
+
 struct Params {
     // Q of (token t, head h): dims 0..511 at q + (t * q_stride_token + h * q_stride_head)
     // elements, dims 512..575 at q_pe + (t * q_pe_stride_token + h * q_pe_stride_head). For a
@@ -85,6 +89,13 @@ struct Params {
     // limit.
     int reduce_shared_bytes;
     int reduce_shared_limit;
+    // The reduce (reduce_kernel, and reduce_split_parallel_kernel up to 64 splits) loads every
+    // split's partial O row beside the LSEs (one round trip to L2, not two) rather than only the
+    // rows whose weight counts after them; a split past its element's last then writes its rows
+    // as zeros and they are read for nothing, so the host allows it only where that traffic is
+    // bounded (kernel_params.cpp: not batch-invariant, not balanced, total_q x heads x
+    // (max_splits - 1) rows of 2 KB within 4 MB, at most kReduceRowsEarlyMaxSplits splits).
+    bool reduce_rows_early;
     // Host side: stage 1 may take whole tiles by TMA where its kernel takes them
     // (wgmma_tiles_by_tma: swizzled stages, at 16 rows 8 tiles a split or more) and the cache
     // allows it (DevicePlan::tma; false under MLA_DECODE_TMA=0: the kernel copies every tile,
@@ -92,8 +103,9 @@ struct Params {
     bool tma;
 
     // Stage-1 outputs read by the reduce (workspace), per partial row r and head h:
-    //   partial_o  [r][num_heads][512] fp32, already divided by its split's sum (not written
-    //              where partial_lse is -inf: the reduce does not read it then)
+    //   partial_o  [r][num_heads][512] fp32, already divided by its split's sum (where
+    //              partial_lse is -inf the reduce never adds it: written as zeros under
+    //              reduce_rows_early, else left unwritten)
     //   partial_lse[r][num_heads] fp32, log2 domain (-inf: the split saw no token)
     float* partial_o;
     float* partial_lse;

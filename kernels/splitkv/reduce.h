@@ -3,10 +3,11 @@
 // run of the slice, so a few rows still spread over many warps; a slice's splits are spread
 // over the four warps of a CTA as well past 32 splits, and past 8 where the rows are few
 // (launch_reduce). Row r reads partial rows r * max_splits .. + max_splits - 1 (work.h); a
-// split past its element's last has LSE -inf there and its partial O is neither written nor
-// added. Weight of split s: 2^(lse2_s - max_s lse2_s); a row no split saw gets O = 0 and
-// LSE = -inf. A split with LSE NaN (it saw a NaN value or score) makes the maximum, every weight
-// but the -inf ones', O and LSE NaN.
+// split past its element's last has LSE -inf there and its partial O is never added (written
+// as zeros where Params::reduce_rows_early has the rows loaded beside the LSEs, else unwritten
+// and not read). Weight of split s: 2^(lse2_s - max_s lse2_s); a row no split saw gets O = 0
+// and LSE = -inf. A split with LSE NaN (it saw a NaN value or score) makes the maximum, every
+// weight but the -inf ones', O and LSE NaN.
 #pragma once
 
 #include "arch/device.h"
@@ -130,22 +131,36 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize) reduce_kernel(
     constexpr int kSplits = kChunks * kReduceChunk;
     const int splits = p.max_splits;  // <= kSplits (launch_reduce)
     const float lse = lane < splits && lane < kSplits ? u.lse[lane * p.num_heads] : kNegInf;
+    // Params::reduce_rows_early: every split's partial O row is loaded beside the LSEs, in the
+    // same round trip to L2, not after the weights (a second one); add_splits adds only those of
+    // weight > 0 or NaN, so a split past its element's last (its row zeros) is read and never
+    // added. Otherwise only the rows whose weight counts are loaded, after the weights.
+    const bool early = p.reduce_rows_early;
+    float4 x[kChunks][kReduceChunk];
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+        for (int i = 0; i < kReduceChunk; ++i) {
+            const int j = c * kReduceChunk + i;
+            x[c][i] = early && j < splits
+                          ? *reinterpret_cast<const float4*>(u.o + j * u.o_step)
+                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        }
+    }
     const float m = warp_max_keep_nan(lse);
     float acc[kChunks][4] = {};
     float wsum[kChunks] = {};
     if (m != kNegInf) {
         const float w_lane = split_weight(lse, m);
         float w[kChunks][kReduceChunk];
-        float4 x[kChunks][kReduceChunk];
 #pragma unroll
         for (int c = 0; c < kChunks; ++c) {
 #pragma unroll
             for (int i = 0; i < kReduceChunk; ++i) {
                 const int j = c * kReduceChunk + i;
                 w[c][i] = arch::shfl(w_lane, j);  // 0 past the last split
-                x[c][i] = softmax_counts(w[c][i])
-                              ? *reinterpret_cast<const float4*>(u.o + j * u.o_step)
-                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                if (!early && softmax_counts(w[c][i]))
+                    x[c][i] = *reinterpret_cast<const float4*>(u.o + j * u.o_step);
             }
         }
 #pragma unroll
@@ -167,6 +182,8 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize) reduce_kernel(
 inline constexpr int kReduceCombineBytes =
     (kReduceParts - 1) * arch::kWarpSize * static_cast<int>(sizeof(float4) + sizeof(float));
 inline constexpr int kReduceMaxGroups = 4;
+static_assert(kReduceRowsEarlyMaxSplits == (kReduceMaxGroups / 2) * kReduceGroupSplits,
+              "the early rows of the split-parallel reduce: its rounds below kReduceMaxGroups");
 template <int kGroups>
 __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     reduce_split_parallel_kernel(const Params p) {
@@ -188,6 +205,22 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
     for (int k = 0; k < kLseRegs; ++k) {
         const int s = lane + k * arch::kWarpSize;
         lse_r[k] = s < splits ? u.lse[s * p.num_heads] : kNegInf;
+    }
+    // Up to 64 splits (one round), as reduce_kernel's where Params::reduce_rows_early: this
+    // warp's partial O rows loaded beside the LSEs (one round trip to L2, not two): chunk g,
+    // splits 32 g + 8 q + i; only those of weight > 0 or NaN are added. (Any count,
+    // kReduceMaxGroups: not so; its two rounds' rows in flight spilled 300 bytes.)
+    const bool early = kGroups < kReduceMaxGroups && p.reduce_rows_early;
+    float4 x0[kGroups * kReduceChunk];
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+#pragma unroll
+        for (int i = 0; i < kReduceChunk; ++i) {
+            const int rel = g * kReduceGroupSplits + q * kReduceChunk + i;
+            x0[g * kReduceChunk + i] =
+                early && rel < splits ? *reinterpret_cast<const float4*>(u.o + rel * u.o_step)
+                                      : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        }
     }
     float m = lse_r[0];
 #pragma unroll
@@ -224,9 +257,12 @@ __global__ void __launch_bounds__(kReduceWarps * arch::kWarpSize)
                     const int j = g * kReduceChunk + i;
                     w[j] = arch::shfl(w_r[(g * kReduceGroupSplits) / arch::kWarpSize],
                                       rel % arch::kWarpSize);
-                    x[j] = softmax_counts(w[j])
-                               ? *reinterpret_cast<const float4*>(u.o + (base + rel) * u.o_step)
-                               : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                    if (early)  // (base == 0: one round)
+                        x[j] = x0[j];
+                    else
+                        x[j] = softmax_counts(w[j]) ? *reinterpret_cast<const float4*>(
+                                                          u.o + (base + rel) * u.o_step)
+                                                    : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
                 }
             }
             add_splits(w, x, acc, wsum);
