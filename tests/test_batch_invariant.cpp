@@ -192,7 +192,10 @@ public:
         params.lse = static_cast<float*>(lse_.get());
         params.flags = flags;
         status = mla_decode_workspace_size(&params, &workspace_bytes);
-        if (status == MLA_STATUS_SUCCESS) workspace = DeviceBuffer(workspace_bytes);
+        if (status == MLA_STATUS_SUCCESS) {
+            workspace = DeviceBuffer(workspace_bytes);
+            poison_workspace(workspace);
+        }
     }
 
     void poison() {
@@ -362,6 +365,7 @@ void expect_plan_api_and_graph_as_alone(const Pool& pool, const std::vector<Rows
         Plan plan;
         ASSERT_EQ(plan.create(batch.params), MLA_STATUS_SUCCESS) << mla_last_error_message();
         DeviceBuffer workspace(plan.workspace_bytes());
+        poison_workspace(workspace);
         auto enqueue = [&]() -> ::testing::AssertionResult {
             ::testing::AssertionResult prepared =
                 succeeded(mla_decode_plan_prepare(plan.get(), &batch.params, workspace.get(),
@@ -453,6 +457,7 @@ TEST_P(BatchInvariantAccuracy, MatchesTheHostReference) {
                   MLA_STATUS_SUCCESS)
             << mla_last_error_message();
         dev.workspace = DeviceBuffer(dev.workspace_bytes);
+        poison_workspace(dev.workspace);
         const std::string line = plan_line(dev.params);
         EXPECT_NE(line.find("batch-invariant mode"), std::string::npos) << line;
         EXPECT_NE(line.find("variant=mma16"), std::string::npos) << line;
@@ -483,6 +488,7 @@ TEST(BatchInvariantLong, SplitsPastTheReduceRegisters) {
     ASSERT_EQ(mla_decode_workspace_size(&dev.params, &dev.workspace_bytes), MLA_STATUS_SUCCESS)
         << mla_last_error_message();
     dev.workspace = DeviceBuffer(dev.workspace_bytes);
+    poison_workspace(dev.workspace);
     const std::string line = plan_line(dev.params);
     EXPECT_NE(line.find("splits=137"), std::string::npos) << line;
     dev.poison_outputs(0xFF);
@@ -535,6 +541,7 @@ TEST(BatchInvariantLong, RowsDoNotDependOnTheReduceKernel) {
     ASSERT_EQ(mla_decode_workspace_size(&dev.params, &dev.workspace_bytes), MLA_STATUS_SUCCESS)
         << mla_last_error_message();
     dev.workspace = DeviceBuffer(dev.workspace_bytes);
+    poison_workspace(dev.workspace);
     dev.poison_outputs(0xFF);
     ASSERT_TRUE(run_on_gpu(dev, Api::kFwd));
     expect_outputs_match(dev, run_reference(pool.host));
@@ -550,6 +557,7 @@ TEST(BatchInvariantPlan, RefusesARunInTheOtherMode) {
     Plan plan;
     ASSERT_EQ(plan.create(batch.params), MLA_STATUS_SUCCESS) << mla_last_error_message();
     DeviceBuffer workspace(plan.workspace_bytes());
+    poison_workspace(workspace);
     mla_decode_params plain = batch.params;
     plain.flags = 0;
     batch.poison();

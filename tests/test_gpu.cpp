@@ -223,6 +223,7 @@ TEST(GpuBadInput, MisalignedWorkspace) {
     DeviceProblem dev(host);
     dev.poison_outputs(0x5A);
     DeviceBuffer big(dev.workspace_bytes + 512);
+    poison_workspace(big);
     const mla_status st = mla_decode_fwd(&dev.params, static_cast<char*>(big.get()) + 16,
                                          dev.workspace_bytes + 256, nullptr);
     EXPECT_EQ(st, MLA_STATUS_MISALIGNED);

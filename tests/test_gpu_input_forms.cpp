@@ -221,6 +221,7 @@ TEST(GpuInputFormsPlan, APlanServesEveryForm) {
                       MLA_STATUS_SUCCESS)
                 << mla_last_error_message();
             DeviceBuffer workspace(plan.workspace_bytes());
+            poison_workspace(workspace);
             for (DeviceProblem* dev : {&wide, &split}) {
                 dev->poison_outputs(0xFF);
                 ASSERT_EQ(mla_decode_plan_prepare(plan.get(), &dev->params, workspace.get(),
@@ -428,6 +429,7 @@ TEST(GpuBf16RopePlan, TheRopeDtypeIsPartOfThePlansShape) {
         ASSERT_EQ(plan.create(own.params), MLA_STATUS_SUCCESS) << mla_last_error_message();
         if (made_with_mixed) expect_bf16_rope_plan(plan.describe());
         DeviceBuffer workspace(plan.workspace_bytes());
+        poison_workspace(workspace);
         other.poison_outputs(0x5C);
         EXPECT_EQ(mla_decode_plan_prepare(plan.get(), &other.params, workspace.get(),
                                           workspace.bytes(), nullptr),

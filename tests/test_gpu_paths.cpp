@@ -410,6 +410,7 @@ TEST_P(GpuPathsFormat, EmptyPool) {
         Plan plan;
         ASSERT_EQ(plan.create(dev.params), MLA_STATUS_SUCCESS) << mla_last_error_message();
         DeviceBuffer workspace(plan.workspace_bytes());
+        poison_workspace(workspace);
         CapturedGraph graph;
         ASSERT_EQ(graph.begin_capture(stream.get()), gpu::kSuccess);
         const mla_status fwd = dev.run(stream.get());  // the plan cache has the shape (above)
@@ -1190,6 +1191,7 @@ protected:
         ASSERT_EQ(plan.create(dev.params), MLA_STATUS_SUCCESS) << mla_last_error_message();
         std::printf("[ route    ] %s\n", plan.describe().c_str());
         DeviceBuffer plan_workspace(api == Api::kPlan ? plan.workspace_bytes() : 0);
+        poison_workspace(plan_workspace);
         void* workspace = api == Api::kPlan ? plan_workspace.get() : dev.workspace.get();
         const size_t workspace_bytes =
             api == Api::kPlan ? plan_workspace.bytes() : dev.workspace_bytes;
@@ -1266,6 +1268,7 @@ struct PlannedProblem {
         if (made == MLA_STATUS_SUCCESS) {
             std::printf("[ route    ] %s\n", plan.describe().c_str());
             workspace = DeviceBuffer(plan.workspace_bytes());
+            poison_workspace(workspace);
         }
     }
     mla_status prepare(gpu::stream_t stream) const {
@@ -1407,6 +1410,7 @@ TEST(GpuPlanApi, ParamsOfAnotherShapeAreRefused) {
         Plan plan;
         ASSERT_EQ(plan.create(other), MLA_STATUS_SUCCESS) << mla_last_error_message();
         DeviceBuffer workspace(std::max(plan.workspace_bytes(), dev.workspace_bytes) + 256);
+        poison_workspace(workspace);
         const size_t bytes = workspace.bytes();
         EXPECT_EQ(mla_decode_plan_prepare(plan.get(), &dev.params, workspace.get(), bytes, nullptr),
                   MLA_STATUS_INVALID_VALUE);
@@ -1437,6 +1441,7 @@ TEST(GpuPlanApi, PlanFromHostFieldsServesVCacheAndPageTable) {
     Plan plan;
     ASSERT_EQ(plan.create(bare), MLA_STATUS_SUCCESS) << mla_last_error_message();
     DeviceBuffer workspace(std::max<size_t>(plan.workspace_bytes(), 256));
+    poison_workspace(workspace);
     dev.poison_outputs(0xFF);
     ASSERT_EQ(mla_decode_plan_prepare(plan.get(), &dev.params, workspace.get(), workspace.bytes(),
                                       nullptr),
@@ -1470,6 +1475,7 @@ TEST(GpuPlanApi, RunWhoseVSourceDiffersFromThePlanIsRefused) {
         DeviceProblem dev(*run_problem);
         dev.poison_outputs(0x5A);
         DeviceBuffer workspace(std::max(plan.workspace_bytes(), dev.workspace_bytes) + 256);
+        poison_workspace(workspace);
         const size_t bytes = workspace.bytes();
         EXPECT_EQ(mla_decode_plan_prepare(plan.get(), &dev.params, workspace.get(), bytes, nullptr),
                   MLA_STATUS_INVALID_VALUE);

@@ -233,6 +233,7 @@ TEST(MultiGpu, PlanRunOnAnotherDeviceIsRefused) {
     ASSERT_EQ(set_device(1), "");
     DeviceProblem dev1(host);  // buffers of device 1
     DeviceBuffer workspace(plan.workspace_bytes());
+    poison_workspace(workspace);
     dev1.poison_outputs(0xAB);
     EXPECT_EQ(mla_decode_plan_prepare(plan.get(), &dev1.params, workspace.get(), workspace.bytes(),
                                       nullptr),

@@ -813,7 +813,8 @@ TEST(PlanCreate, ReduceRowsEarlyOnlyWhereItsTrafficIsBounded) {
     const mla_decode_params small = host_fields(4, 1024, MLA_DTYPE_FP8_E4M3FN);
     mla_decode_params invariant = small;
     invariant.flags = MLA_DECODE_FLAG_BATCH_INVARIANT;
-    const mla_decode_params split_parallel = host_fields(4, 8192, MLA_DTYPE_FP8_E4M3FN);  // 4 MB
+    // 32 splits, 3.9 MB: reduce_split_parallel_kernel's early rows
+    const mla_decode_params split_parallel = host_fields(4, 8192, MLA_DTYPE_FP8_E4M3FN);
     const mla_decode_params long_cache = host_fields(1, 65536, MLA_DTYPE_BF16);
     const mla_decode_params unsplit = host_fields(256, 8192, MLA_DTYPE_FP8_E4M3FN);
     mla_decode_params wide = host_fields(32, 8192, MLA_DTYPE_FP8_E4M3FN);
@@ -841,6 +842,31 @@ TEST(PlanCreate, ReduceRowsEarlyOnlyWhereItsTrafficIsBounded) {
         EXPECT_EQ(mla::kernel_params(plan, *c.p, workspace.data()).reduce_rows_early, c.early)
             << plan.description;
     }
+}
+
+// The gate itself (reduce_rows_early) on made-up plans: the bound holds at exactly
+// kReduceRowsEarlyBytes and not one split past it, the cap at kReduceRowsEarlyMaxSplits, and
+// no early rows without splits, on the balanced schedule or in batch-invariant mode.
+TEST(PlanCreate, ReduceRowsEarlyGateAtItsBounds) {
+    mla_decode_params p = host_fields(4, 1024, MLA_DTYPE_FP8_E4M3FN);  // total_q 4, 16 heads
+    mla::DevicePlan plan;
+    const auto early = [&](int splits) {
+        plan.num_splits = splits;
+        return mla::reduce_rows_early(plan, p);
+    };
+    // 4 x 16 x (splits - 1) rows of 2 KB: kReduceRowsEarlyBytes (4 MiB) at 33 splits
+    EXPECT_TRUE(early(33));
+    EXPECT_FALSE(early(34));
+    EXPECT_TRUE(early(2));
+    EXPECT_FALSE(early(1));
+    p.total_q = 1;  // 16 x 63 rows of 2 KB: 2 MB
+    EXPECT_TRUE(early(mla::splitkv::kReduceRowsEarlyMaxSplits));
+    EXPECT_FALSE(early(mla::splitkv::kReduceRowsEarlyMaxSplits + 1));
+    plan.balanced = true;
+    EXPECT_FALSE(early(2));
+    plan.balanced = false;
+    p.flags = MLA_DECODE_FLAG_BATCH_INVARIANT;
+    EXPECT_FALSE(early(2));
 }
 
 // MLA_DECODE_ROWS (PlanOptions::forced_rows) picks the rows per CTA among the candidates that

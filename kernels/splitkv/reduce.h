@@ -34,9 +34,10 @@ inline constexpr int kReduceGroupSplits = kReduceChunk * kReduceParts;  // 32: a
 static_assert(arch::kWarpSize % kReduceGroupSplits == 0,
               "a lane register of LSEs holds whole groups of chunks");
 
-// Adds the N splits of weights w and partial O rows x (loaded only where they count) to acc
-// and wsum in order; only splits of weight > 0 or NaN count (past the last split, and a split
-// with LSE -inf, whose partial O may be unwritten, do not).
+// Adds the N splits of weights w and partial O rows x (loaded only where they count, or all of
+// them under Params::reduce_rows_early) to acc and wsum in order; only splits of weight > 0 or
+// NaN count (past the last split, and a split with LSE -inf, whose partial O may be unwritten
+// or zeros, do not).
 template <int N>
 MLA_DEVICE void add_splits(const float (&w)[N], const float4 (&x)[N], float (&acc)[4],
                            float& wsum) {

@@ -29,7 +29,8 @@ struct Stage1Work {
     int tokens;      // query tokens its rows span (1 while kRows <= num_heads)
     int splits;      // partial rows of consecutive tokens lie this far apart (max_splits)
     bool empty_split;  // split path, rows that exist, a split past the element's last: the CTA
-                       // only writes its rows' partial LSE as -inf (stage1_write_empty_split)
+                       // only writes its rows' partial LSE as -inf, and zero partial O rows
+                       // under Params::reduce_rows_early (stage1_write_empty_split)
     int64_t kv_begin;     // first slot (contiguous caches)
     int64_t tok_begin;    // cache tokens of this split for the CTA's last query token, causal
     int64_t tok_end;      //   limit applied (stage1_token_end: for its other tokens)

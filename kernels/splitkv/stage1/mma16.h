@@ -221,7 +221,8 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
     float* s_qmax = reinterpret_cast<float*>(smem + Cfg::kOffQMax);
 
     const Stage1Work work = stage1_work<Cfg::kTileTokens, Cfg::kRows>(p);
-    if (!work.active) {  // no such query token, or no such split: at most -inf LSEs to write
+    if (!work.active) {  // no such query token, or no such split: at most -inf LSEs (and zero
+                         // rows, Params::reduce_rows_early) to write
         if (work.empty_split) stage1_write_empty_split<Cfg::kRows>(p, work);
         return;
     }

@@ -393,7 +393,8 @@ __global__ void __launch_bounds__(WgmmaConfig<F, kRows, kFp8Mma, kLongCta, kBala
         // The work of this CTA (work.h): rows [row0, row0 + kRows) of query tokens q_row ..
         // q_row + tokens - 1.
         const Stage1Work work = stage1_work<Cfg::kTileTokens, kRows>(p);
-        if (!work.active) {  // no such rows or no such split: at most -inf LSEs to write
+        if (!work.active) {  // no such rows or no such split: at most -inf LSEs (and zero rows,
+                             // Params::reduce_rows_early) to write
             if (work.empty_split) stage1_write_empty_split<kRows>(p, work);
             return;
         }
