@@ -467,6 +467,19 @@ TEST(GpuLong, OneElementOfManySplits) {
     expect_matches_reference(make_spec(kFp8Fn, 16, {65536}, {}, 27), Tolerance(), Api::kPlan);
 }
 
+// A short element beside a long one in a plan of 33-64 splits (H200 / H100 planner: 64):
+// reduce_split_parallel_kernel loads every split's partial row beside the LSEs there
+// (Params::reduce_rows_early: 2 x 16 x 63 rows of 2 KB, within its bound), and the short
+// element's splits past its last write zero rows that it loads and never adds. The workspace
+// comes poisoned (poison_workspace), so a row loaded and added unwritten would show.
+TEST(GpuLong, ShortBesideLongInManySplits) {
+    SKIP_WITHOUT_GPU();
+    for (const Format& f : {kFp8Fn, kBf16, kMxfp4}) {
+        SCOPED_TRACE(name_of(f));
+        expect_matches_reference(make_spec(f, 16, {16384, 100}, {}, 29), Tolerance(), Api::kPlan);
+    }
+}
+
 // Whether this run's plans are the wgmma variant's as the H200's planner makes them: Hopper,
 // the wgmma kernels built, mma16 and the rows per CTA (MLA_DECODE_ROWS) not forced, and the split
 // count as the caller accepts it (MLA_DECODE_NUM_SPLITS "1", or also unset where
