@@ -810,6 +810,9 @@ TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
 // for nothing) fit in kReduceRowsEarlyBytes; never in batch-invariant mode, on the balanced
 // schedule, without splits or past kReduceRowsEarlyMaxSplits (bs1 kv65536: 128 splits, 3.97 MB).
 TEST(PlanCreate, ReduceRowsEarlyOnlyWhereItsTrafficIsBounded) {
+    // (The split counts below are the wgmma planner's; ReduceRowsEarlyGateAtItsBounds tests the
+    // gate on any build.)
+    if (!mla::stage1_variant_built(Stage1Variant::kWgmma)) GTEST_SKIP() << "no wgmma kernels";
     const mla_decode_params small = host_fields(4, 1024, MLA_DTYPE_FP8_E4M3FN);
     mla_decode_params invariant = small;
     invariant.flags = MLA_DECODE_FLAG_BATCH_INVARIANT;
