@@ -57,14 +57,23 @@ MLA_DEVICE void write_qt8(uint8_t* qt, int step_bytes, int n, int d0, const uint
 // are the consumers').
 constexpr int kQIssuedBarrier = 6;
 
+template <class Cfg>
+MLA_DEVICE void write_q_row_lanes(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
+                                  const WgmmaShared<Cfg>& sh, int cw, int lane);
+
 // Q prologue of the consumer warps (warp cw of the Cfg::kProducerWarp consumer warps): rows
 // cw, cw + Cfg::kProducerWarp, ... as f16 Q^T with a per-row power-of-two scale (bf16 caches:
 // bf16 Q^T as loaded), each row's score coefficient and token end. Every row of the warp is
-// loaded before the first is written: one memory round trip a warp, not one a row (a 64-row
-// CTA's warp has 8 rows; Q is cold and the producer's first tiles are in flight beside it).
+// loaded before the first is written: one memory round trip a warp, not one a row (Q is cold
+// and the producer's first tiles are in flight beside it). 64 rows (8 a warp) go to
+// write_q_row_lanes instead, a row per lane.
 template <class Cfg>
 MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                         const WgmmaShared<Cfg>& sh, int cw, int lane) {
+    if constexpr (Cfg::N == 8 * Cfg::kProducerWarp) {  // 64 rows: 8 a warp
+        write_q_row_lanes<Cfg>(p, work, rows, sh, cw, lane);
+        return;
+    }
     const float q_coef =
         p.sm_scale * kLog2e * p.q_scale * p.kv_scale * Cfg::Decode::kScale;
     constexpr int kPieces = kHeadDimQk / 8;  // 8 dims per piece
@@ -143,6 +152,79 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
             sh.end[r] = static_cast<int>(valid[j] ? stage1_token_end(work, ti[j]) - work.tok_begin
                                                   : 0);
         }
+    }
+}
+
+// write_q where a warp has 8 rows (64 rows, 8 consumer warps): lane L takes row 8 cw + L % 8 and
+// the quarter g = L / 8 of its 72 pieces of 8 dims, pieces 8 m + 2 g + e (m < 9, e < 2). A store
+// of write_qt8 then covers 8 rows (n % 8: 16-byte slots) and, in the f16 Q^T of the fp8 and
+// MXFP4 decoders (qt_place), the 4 quads t = g: 32 banks, one wavefront, where one row a warp
+// (write_q's form) put 8 lanes on each of 4 banks (s57 timeline: Q^T written 11.2 us into a
+// 64-row CTA, tile 0 consumed at 14.2; 8.7 with this form). The e4m3-score layout (kSsScores)
+// gets 4 wavefronts an 8-byte store (16 before, 2 at best: pieces 8 m + 4 e + g would reach it
+// there, not measured). A load leaves each 32-byte sector half used, its other half one
+// instruction later. The row's scale exponent is reduced over its 4 lanes.
+template <class Cfg>
+MLA_DEVICE void write_q_row_lanes(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
+                                  const WgmmaShared<Cfg>& sh, int cw, int lane) {
+    const float q_coef =
+        p.sm_scale * kLog2e * p.q_scale * p.kv_scale * Cfg::Decode::kScale;
+    constexpr int kPieces = kHeadDimQk / 8;  // 8 dims per piece
+    constexpr int kGroups = arch::kWarpSize / 8;  // lanes a row
+    constexpr int kPerLane = kPieces / kGroups;
+    static_assert(kPieces % (2 * kGroups) == 0 && kGroups == 4, "pieces 8 m + 2 g + e");
+    static_assert(1 + Cfg::kConsumers < kQIssuedBarrier, "the consumers' barriers 2, 3, ...");
+    const int r = 8 * cw + lane % 8;
+    const int g = lane / 8;
+    const auto piece = [g](int i) { return 8 * (i / 2) + 2 * g + i % 2; };
+    const int ti = (rows.row0 + r) / p.num_heads - rows.t_first;  // CTA-relative token
+    const int h = (rows.row0 + r) % p.num_heads;
+    const bool valid = r < Cfg::N && ti < work.tokens;
+    const QRow q = q_row(p, work.q_row + (valid ? ti : 0), h);
+    uint32_t w[kPerLane][4];
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) w[i][k] = 0u;
+        if (!valid) continue;
+        // (as write_q: e4m3 codes as stored; fp8 Q widened after the arrive below)
+        if (Cfg::Decode::kQCodes || p.q_format != QFormat::kBf16)
+            load_q_codes(q, 8 * piece(i), w[i]);
+        else
+            load_q_bf16_words(q, 8 * piece(i), w[i]);
+    }
+    if constexpr (Cfg::kQLoadsFirst) {  // as write_q
+        if (rows.announce_q)
+            arch::sm90::named_barrier_arrive(kQIssuedBarrier,
+                                             Cfg::kConsumerThreads + Cfg::kProducerThreads);
+    }
+    if (!Cfg::Decode::kQCodes && p.q_format != QFormat::kBf16) {
+#pragma unroll
+        for (int i = 0; i < kPerLane; ++i) widen_q_fp8_words(p.q_format, w[i]);
+    }
+    int k = 0;  // bf16 Q^T and e4m3 codes: no scale
+    if constexpr (Cfg::Decode::kQF16) {
+        uint32_t amax_bits = 0;
+#pragma unroll
+        for (int i = 0; i < kPerLane; ++i) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                amax_bits =
+                    max(amax_bits, max(w[i][e] & 0x7fffu, (w[i][e] >> 16) & 0x7fffu));
+        }
+        float amax = arch::bf16_to_float(static_cast<uint16_t>(amax_bits));
+#pragma unroll
+        for (int mask = 8; mask < arch::kWarpSize; mask <<= 1)
+            amax = fmaxf(amax, arch::shfl_xor(amax, mask));
+        k = f16_row_scale_exponent(amax);
+    }
+    const float up = exp2_int(k);
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i)
+        write_qt8<typename Cfg::Decode>(sh.qt, Cfg::kQtStepBytes, r, 8 * piece(i), w[i], up);
+    if (g == 0) {  // as write_q
+        sh.coef[r] = fmaxf(q_coef * exp2_int(-k), 1.17549435e-38f);
+        sh.end[r] = static_cast<int>(valid ? stage1_token_end(work, ti) - work.tok_begin : 0);
     }
 }
 
