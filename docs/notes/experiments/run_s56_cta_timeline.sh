@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../../.." || exit 1
 . docs/notes/experiments/start_builds.sh
 . docs/notes/experiments/build_bench.sh
 device_call s56_cta_timeline
-TB=$(build_bench "$L" docs/notes/experiments/exp_s56_cta_timeline.patch) || exit 1
+TB=$(build_bench "$L" "${MLA_TL_PATCH:-docs/notes/experiments/exp_s56_cta_timeline.patch}") || exit 1
 echo "built $SECONDS s"
 cases=("$@"); [ ${#cases[@]} -gt 0 ] || cases=(fp8_e4m3fn:bs4/kv1024/h16/q1
   fp8_e4m3fn:bs32/kv1024/h16/q1 fp8_e4m3fn:bs4/kv8192/h16/q1 fp8_e4m3fn:bs64/kv1024/h16/q1
