@@ -5,7 +5,7 @@
 # only its first 1 / 2 tiles, then waits until every consumer's Q^T is written. A (the tree),
 # B1, B2 benches; A, B1, B2 in turn, two rounds; then a checked bench of B1 and B2 (~200 s, no
 # carry).
-#   bash docs/notes/experiments/run_s58_q_first.sh
+#   bash docs/notes/experiments/run_s58_q_first.sh   (MLA_B1_PATCH, MLA_B2_PATCH: other B sides)
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
 . docs/notes/experiments/start_builds.sh
@@ -13,8 +13,8 @@ cd "$(dirname "$0")/../../.." || exit 1
 device_call s58_q_first
 mkdir -p "$L/a" "$L/b1" "$L/b2" "$L/ab1" "$L/ab2"
 build_bench "$L/a" > "$L/a/dir" &
-build_bench "$L/b1" docs/notes/experiments/exp_s58_q_first1.patch > "$L/b1/dir" &
-build_bench "$L/b2" docs/notes/experiments/exp_s58_q_first2.patch > "$L/b2/dir" &
+build_bench "$L/b1" "${MLA_B1_PATCH:-docs/notes/experiments/exp_s58_q_first1.patch}" > "$L/b1/dir" &
+build_bench "$L/b2" "${MLA_B2_PATCH:-docs/notes/experiments/exp_s58_q_first2.patch}" > "$L/b2/dir" &
 wait
 A=$(cat "$L/a/dir"); B1=$(cat "$L/b1/dir"); B2=$(cat "$L/b2/dir")
 [ -n "$A" ] && [ -n "$B1" ] && [ -n "$B2" ] || { echo "BUILD FAILED"; exit 1; }
@@ -31,8 +31,8 @@ for r in 1 2; do
   cp "$L/A$r.csv" "$L/ab1/A$r.csv"; cp "$L/A$r.csv" "$L/ab2/A$r.csv"
   cp "$L/B1$r.csv" "$L/ab1/B$r.csv"; cp "$L/B2$r.csv" "$L/ab2/B$r.csv"
 done
-echo "== B = first 1 tile:"; python3 docs/notes/experiments/ab_min.py "$L/ab1"
-echo "== B = first 2 tiles:"; python3 docs/notes/experiments/ab_min.py "$L/ab2"
+echo "== B1 = ${MLA_B1_PATCH:-first 1 tile}:"; python3 docs/notes/experiments/ab_min.py "$L/ab1"
+echo "== B2 = ${MLA_B2_PATCH:-first 2 tiles}:"; python3 docs/notes/experiments/ab_min.py "$L/ab2"
 echo "timed $SECONDS s"
 for side in B1 B2; do
   case $side in B1) bin=$B1;; B2) bin=$B2;; esac
