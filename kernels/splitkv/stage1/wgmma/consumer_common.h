@@ -53,6 +53,29 @@ MLA_DEVICE void write_qt8(uint8_t* qt, int step_bytes, int n, int d0, const uint
     }
 }
 
+// fp8 Q's words widened to bf16 pairs in place, after the loads' arrive (write_q); e4m3 scores
+// (Decode::kQCodes) keep the e4m3fn codes as stored, bf16 Q is loaded as bf16.
+template <class Cfg, int kWords>
+MLA_DEVICE void widen_q_words(const Params& p, uint32_t (&w)[kWords][4]) {
+    if (!Cfg::Decode::kQCodes && p.q_format != QFormat::kBf16) {
+#pragma unroll
+        for (int i = 0; i < kWords; ++i) widen_q_fp8_words(p.q_format, w[i]);
+    }
+}
+
+// The largest |x| of the bf16 pairs in w, as a float (a lane's share of its row's maximum).
+template <int kWords>
+MLA_DEVICE float q_words_amax(const uint32_t (&w)[kWords][4]) {
+    uint32_t amax_bits = 0;
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+            amax_bits = max(amax_bits, max(w[i][e] & 0x7fffu, (w[i][e] >> 16) & 0x7fffu));
+    }
+    return arch::bf16_to_float(static_cast<uint16_t>(amax_bits));
+}
+
 // Named barrier (Cfg::kQLoadsFirst): the consumers' Q loads are issued (ids 1 .. 1 + kConsumers
 // are the consumers').
 constexpr int kQIssuedBarrier = 6;
@@ -116,21 +139,10 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
     for (int j = 0; j < kWarpRows; ++j) {
         const int r = cw + j * Cfg::kProducerWarp;
         if (r >= Cfg::N) break;
-        if (!Cfg::Decode::kQCodes && p.q_format != QFormat::kBf16) {
-#pragma unroll
-            for (int i = 0; i < kPerLane; ++i) widen_q_fp8_words(p.q_format, w[j][i]);
-        }
+        widen_q_words<Cfg>(p, w[j]);
         int k = 0;  // bf16 Q^T and e4m3 codes: no scale
         if constexpr (Cfg::Decode::kQF16) {
-            uint32_t amax_bits = 0;
-#pragma unroll
-            for (int i = 0; i < kPerLane; ++i) {
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    amax_bits = max(amax_bits,
-                                    max(w[j][i][e] & 0x7fffu, (w[j][i][e] >> 16) & 0x7fffu));
-            }
-            float amax = arch::bf16_to_float(static_cast<uint16_t>(amax_bits));
+            float amax = q_words_amax(w[j]);
 #pragma unroll
             for (int mask = 16; mask > 0; mask >>= 1)
                 amax = fmaxf(amax, arch::shfl_xor(amax, mask));
@@ -198,21 +210,10 @@ MLA_DEVICE void write_q_row_lanes(const Params& p, const Stage1Work& work, const
             arch::sm90::named_barrier_arrive(kQIssuedBarrier,
                                              Cfg::kConsumerThreads + Cfg::kProducerThreads);
     }
-    if (!Cfg::Decode::kQCodes && p.q_format != QFormat::kBf16) {
-#pragma unroll
-        for (int i = 0; i < kPerLane; ++i) widen_q_fp8_words(p.q_format, w[i]);
-    }
+    widen_q_words<Cfg>(p, w);
     int k = 0;  // bf16 Q^T and e4m3 codes: no scale
     if constexpr (Cfg::Decode::kQF16) {
-        uint32_t amax_bits = 0;
-#pragma unroll
-        for (int i = 0; i < kPerLane; ++i) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e)
-                amax_bits =
-                    max(amax_bits, max(w[i][e] & 0x7fffu, (w[i][e] >> 16) & 0x7fffu));
-        }
-        float amax = arch::bf16_to_float(static_cast<uint16_t>(amax_bits));
+        float amax = q_words_amax(w);
 #pragma unroll
         for (int mask = 8; mask < arch::kWarpSize; mask <<= 1)
             amax = fmaxf(amax, arch::shfl_xor(amax, mask));
