@@ -46,3 +46,21 @@ ab_bench() {
     done
   done
 }
+
+# abb_bench DIR A_BENCH B1_BENCH B2_BENCH SHAPES FORMATS: two rounds of A, B1, B2 in turn (as
+# ab_bench), CSVs DIR/{A,B1,B2}{1,2}.csv, and each B against A in DIR/ab1 and DIR/ab2 (for
+# ab_min.py; the fifty-eighth session's run_s58_q_first.sh, run_s58_tile0.sh).
+abb_bench() {
+  local dir=$1 a=$2 b1=$3 b2=$4 shapes=$5 formats=$6 r side bin
+  mkdir -p "$dir/ab1" "$dir/ab2"
+  for r in 1 2; do
+    for side in A B1 B2; do
+      case $side in A) bin=$a;; B1) bin=$b1;; B2) bin=$b2;; esac
+      timeout 100 "$bin" --mla_no_check --mla_iters=30 "--mla_formats=$formats" \
+        "--mla_shapes=$shapes" "--mla_csv=$dir/$side$r.csv" > "$dir/$side$r.log" 2>&1 ||
+        echo "$side$r rc=$?"
+    done
+    cp "$dir/A$r.csv" "$dir/ab1/A$r.csv"; cp "$dir/A$r.csv" "$dir/ab2/A$r.csv"
+    cp "$dir/B1$r.csv" "$dir/ab1/B$r.csv"; cp "$dir/B2$r.csv" "$dir/ab2/B$r.csv"
+  done
+}

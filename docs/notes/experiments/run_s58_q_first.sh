@@ -21,16 +21,8 @@ A=$(cat "$L/a/dir"); B1=$(cat "$L/b1/dir"); B2=$(cat "$L/b2/dir")
 echo "built $SECONDS s"
 SHAPES=${MLA_SHAPES:-bs64/kv4096/h128/q1,bs40/kv3000/h128/q1,bs16/kv12000/h128/q1,bs128/kv4096/h16/q4}
 FORMATS=${MLA_FORMATS:-fp8_e4m3fn,fp8_e4m3fn_qfp8_mma}
-for r in 1 2; do
-  for side in A B1 B2; do
-    case $side in A) bin=$A;; B1) bin=$B1;; B2) bin=$B2;; esac
-    timeout 100 "$bin/bench/mla_bench" --mla_no_check --mla_iters=30 "--mla_formats=$FORMATS" \
-      "--mla_shapes=$SHAPES" "--mla_csv=$L/$side$r.csv" > "$L/$side$r.log" 2>&1 ||
-      echo "$side$r rc=$?"
-  done
-  cp "$L/A$r.csv" "$L/ab1/A$r.csv"; cp "$L/A$r.csv" "$L/ab2/A$r.csv"
-  cp "$L/B1$r.csv" "$L/ab1/B$r.csv"; cp "$L/B2$r.csv" "$L/ab2/B$r.csv"
-done
+abb_bench "$L" "$A/bench/mla_bench" "$B1/bench/mla_bench" "$B2/bench/mla_bench" \
+  "$SHAPES" "$FORMATS"
 echo "== B1 = ${MLA_B1_PATCH:-first 1 tile}:"; python3 docs/notes/experiments/ab_min.py "$L/ab1"
 echo "== B2 = ${MLA_B2_PATCH:-first 2 tiles}:"; python3 docs/notes/experiments/ab_min.py "$L/ab2"
 echo "timed $SECONDS s"
