@@ -28,7 +28,8 @@ for b, g0, g1, ev in s1:
 k = statistics.median(ratios) if ratios else 1.755
 names = {1: "indptrs read, barriers made", 2: "producer starts", 3: "Q^T written",
          4: "consumer 0 has tile 0", 5: "consumer 0 past its tiles", 6: "O stores issued",
-         7: "thread 0's Q words landed", 8: "thread 0's Q^T stores"}
+         7: "thread 0's Q words landed", 8: "thread 0's Q^T stores",
+         9: "both consumers past tiles", 10: "row outputs handed over"}
 print(f"stage 1: {len(s1)} CTAs; clock {k:.3f} counts/ns; starts: median +"
       f"{statistics.median(r[1] - t0 for r in s1):.0f} ns, last +{max(r[1] - t0 for r in s1)} ns;"
       f" ends: median +{statistics.median(r[2] - t0 for r in s1):.0f} ns,"
