@@ -4,6 +4,12 @@
 # against the tree (A); A, B1, B2 in turn, two rounds; if B1's geomean is below 0.99, B1's whole
 # GPU suite (~300 s, no carry).
 #   bash docs/notes/experiments/run_s58_tile0.sh
+# Other sides: MLA_B1_PATCH (whole tree, the suite if it wins), MLA_B2_PATCH (bench only),
+# MLA_SHAPES, MLA_FORMATS; e.g. the next session's early tensor-map prefetch:
+#   MLA_B1_PATCH=docs/notes/experiments/exp_s58_early_maps.patch \
+#   MLA_B2_PATCH=docs/notes/experiments/exp_s58_early_maps.patch \
+#   MLA_SHAPES=bs4/kv1024/h16/q1,bs4/kv8192/h16/q1,bs32/kv1024/h16/q1,bs64/kv1024/h16/q1,\
+#   bs1/kv65536/h16/q1,bs64/kv4096/h128/q1 bash docs/notes/experiments/run_s58_tile0.sh
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
 . docs/notes/experiments/start_builds.sh
@@ -12,21 +18,22 @@ device_call s58_tile0
 mkdir -p "$L/a" "$L/b2" "$L/ab1" "$L/ab2"
 src=$(mktemp -d /tmp/tile0_src.XXXX)
 tar --exclude='./build*' --exclude=./.git -cf - . | tar -xf - -C "$src"
-(cd "$src" && patch -p1 --batch < docs/notes/experiments/exp_s58_tile0_first.patch) \
+B1_PATCH=$(realpath -e "${MLA_B1_PATCH:-docs/notes/experiments/exp_s58_tile0_first.patch}")
+(cd "$src" && patch -p1 --batch < "$B1_PATCH") \
   > "$L/patch.log" 2>&1 || { echo "PATCH FAILED"; cat "$L/patch.log"; exit 1; }
 build_bench "$L/a" > "$L/a/dir" &
-build_bench "$L/b2" docs/notes/experiments/exp_s58_no_q_first.patch > "$L/b2/dir" &
+build_bench "$L/b2" "${MLA_B2_PATCH:-docs/notes/experiments/exp_s58_no_q_first.patch}" > "$L/b2/dir" &
 (cd "$src" && build_release "$L" "$B") || exit 1
 wait
 A=$(cat "$L/a/dir"); B2=$(cat "$L/b2/dir")
 [ -n "$A" ] && [ -n "$B2" ] || { echo "BUILD FAILED"; exit 1; }
 echo "built $SECONDS s"
-SHAPES=bs64/kv4096/h128/q1,bs40/kv3000/h128/q1,bs16/kv12000/h128/q1,bs128/kv4096/h16/q4
-FORMATS=fp8_e4m3fn,fp8_e4m3fn_qfp8_mma
+SHAPES=${MLA_SHAPES:-bs64/kv4096/h128/q1,bs40/kv3000/h128/q1,bs16/kv12000/h128/q1,bs128/kv4096/h16/q4}
+FORMATS=${MLA_FORMATS:-fp8_e4m3fn,fp8_e4m3fn_qfp8_mma}
 abb_bench "$L" "$A/bench/mla_bench" "$B/bench/mla_bench" "$B2/bench/mla_bench" \
   "$SHAPES" "$FORMATS"
-echo "== B1 = tile 0 first:"; python3 docs/notes/experiments/ab_min.py "$L/ab1" | tee "$L/ab1.txt"
-echo "== B2 = no kQLoadsFirst at 64 rows:"; python3 docs/notes/experiments/ab_min.py "$L/ab2"
+echo "== B1 = ${MLA_B1_PATCH:-tile 0 first}:"; python3 docs/notes/experiments/ab_min.py "$L/ab1" | tee "$L/ab1.txt"
+echo "== B2 = ${MLA_B2_PATCH:-no kQLoadsFirst at 64 rows}:"; python3 docs/notes/experiments/ab_min.py "$L/ab2"
 echo "timed $SECONDS s"
 g=$(python3 - "$L/ab1.txt" <<'PY'
 import math, sys
