@@ -47,11 +47,16 @@ ab_bench() {
   done
 }
 
-# abb_bench DIR A_BENCH B1_BENCH B2_BENCH SHAPES FORMATS: two rounds of A, B1, B2 in turn (as
-# ab_bench), CSVs DIR/{A,B1,B2}{1,2}.csv, and each B against A in DIR/ab1 and DIR/ab2 (for
+# abb_bench DIR A_BENCH B1_BENCH B2_BENCH: two rounds of A, B1, B2 in turn (as ab_bench) on
+# FORMATS x SHAPES (set here from MLA_FORMATS / MLA_SHAPES, default four 64-row shapes x bf16 Q /
+# e4m3 scores), CSVs DIR/{A,B1,B2}{1,2}.csv, and each B against A in DIR/ab1 and DIR/ab2 (for
 # ab_min.py; the fifty-eighth session's run_s58_q_first.sh, run_s58_tile0.sh).
 abb_bench() {
-  local dir=$1 a=$2 b1=$3 b2=$4 shapes=$5 formats=$6 r side bin
+  local dir=$1 a=$2 b1=$3 b2=$4 r side bin
+  SHAPES=bs64/kv4096/h128/q1,bs40/kv3000/h128/q1,bs16/kv12000/h128/q1,bs128/kv4096/h16/q4
+  SHAPES=${MLA_SHAPES:-$SHAPES}
+  FORMATS=${MLA_FORMATS:-fp8_e4m3fn,fp8_e4m3fn_qfp8_mma}
+  local shapes=$SHAPES formats=$FORMATS
   mkdir -p "$dir/ab1" "$dir/ab2"
   for r in 1 2; do
     for side in A B1 B2; do

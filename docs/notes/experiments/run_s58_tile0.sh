@@ -29,11 +29,7 @@ wait
 A=$(cat "$L/a/dir"); B2=$(cat "$L/b2/dir")
 [ -n "$A" ] && [ -n "$B2" ] || { echo "BUILD FAILED"; exit 1; }
 echo "built $SECONDS s"
-SHAPES=bs64/kv4096/h128/q1,bs40/kv3000/h128/q1,bs16/kv12000/h128/q1,bs128/kv4096/h16/q4
-SHAPES=${MLA_SHAPES:-$SHAPES}
-FORMATS=${MLA_FORMATS:-fp8_e4m3fn,fp8_e4m3fn_qfp8_mma}
-abb_bench "$L" "$A/bench/mla_bench" "$B/bench/mla_bench" "$B2/bench/mla_bench" \
-  "$SHAPES" "$FORMATS"
+abb_bench "$L" "$A/bench/mla_bench" "$B/bench/mla_bench" "$B2/bench/mla_bench"
 echo "== B1 = ${MLA_B1_PATCH:-tile 0 first}:"
 python3 docs/notes/experiments/ab_min.py "$L/ab1" | tee "$L/ab1.txt"
 echo "== B2 = ${MLA_B2_PATCH:-no kQLoadsFirst at 64 rows}:"
