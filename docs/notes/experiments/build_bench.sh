@@ -5,15 +5,25 @@
 #   build_bench LOGDIR [PATCH [-R]]
 # Prints the build folder (mla_bench in its bench/); on failure prints the log's tail to stderr
 # and returns 1. Run from the repository root. Logs: LOGDIR/patch.log, LOGDIR/build.log.
-build_bench() {
-  local logs=$1 patch=${2:-} reverse=${3:-} src bld
-  src=$(mktemp -d /tmp/bench_src.XXXX) && bld=$(mktemp -d /tmp/bench_build.XXXX) || return 1
+# patched_copy LOGDIR [PATCH [-R]]: a copy of the checkout (build folders and .git left out) in
+# a new folder under /tmp, with PATCH applied (or reversed); prints the folder. On failure
+# prints LOGDIR/patch.log to stderr and returns 1. Run from the repository root.
+patched_copy() {
+  local logs=$1 patch=${2:-} reverse=${3:-} src
+  src=$(mktemp -d /tmp/patched_src.XXXX) || return 1
   tar --exclude='./build*' --exclude=./.git -cf - . | tar -xf - -C "$src"
   if [ -n "$patch" ]; then
     patch=$(realpath -e "$patch") || return 1
     (cd "$src" && patch -p1 $reverse --batch < "$patch") > "$logs/patch.log" 2>&1 \
       || { echo "PATCH FAILED" >&2; cat "$logs/patch.log" >&2; return 1; }
   fi
+  echo "$src"
+}
+
+build_bench() {
+  local logs=$1 patch=${2:-} reverse=${3:-} src bld
+  src=$(patched_copy "$logs" "$patch" $reverse) && bld=$(mktemp -d /tmp/bench_build.XXXX) ||
+    return 1
   (cmake -S "$src" -B "$bld" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
      -DMLA_BACKEND=cuda && timeout 250 cmake --build "$bld" -j16 --target mla_bench) \
     > "$logs/build.log" 2>&1 || { echo "BUILD FAILED" >&2; tail -30 "$logs/build.log" >&2; return 1; }

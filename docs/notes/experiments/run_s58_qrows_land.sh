@@ -15,10 +15,7 @@ cd "$(dirname "$0")/../../.." || exit 1
 device_call s58_qrows_land
 mkdir -p "$L/a" "$L/bal"
 AB=$(build_bench "$L/a") || exit 1
-src=$(mktemp -d /tmp/qrows_src.XXXX)
-tar --exclude='./build*' --exclude=./.git -cf - . | tar -xf - -C "$src"
-(cd "$src" && patch -p1 --batch < docs/notes/experiments/exp_s57_q_row_lanes.patch) \
-  > "$L/patch.log" 2>&1 || { echo "PATCH FAILED"; cat "$L/patch.log"; exit 1; }
+src=$(patched_copy "$L" docs/notes/experiments/exp_s57_q_row_lanes.patch) || exit 1
 (cd "$src" && build_release "$L" "$B") || exit 1
 echo "built $SECONDS s"
 SHAPES=bs64/kv4096/h128/q1,bs128/kv4096/h16/q4

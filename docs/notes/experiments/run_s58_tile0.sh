@@ -16,11 +16,8 @@ cd "$(dirname "$0")/../../.." || exit 1
 . docs/notes/experiments/build_bench.sh
 device_call s58_tile0
 mkdir -p "$L/a" "$L/b2" "$L/ab1" "$L/ab2"
-src=$(mktemp -d /tmp/tile0_src.XXXX)
-tar --exclude='./build*' --exclude=./.git -cf - . | tar -xf - -C "$src"
-B1_PATCH=$(realpath -e "${MLA_B1_PATCH:-docs/notes/experiments/exp_s58_tile0_first.patch}")
-(cd "$src" && patch -p1 --batch < "$B1_PATCH") \
-  > "$L/patch.log" 2>&1 || { echo "PATCH FAILED"; cat "$L/patch.log"; exit 1; }
+src=$(patched_copy "$L" "${MLA_B1_PATCH:-docs/notes/experiments/exp_s58_tile0_first.patch}") ||
+  exit 1
 build_bench "$L/a" > "$L/a/dir" &
 build_bench "$L/b2" "${MLA_B2_PATCH:-docs/notes/experiments/exp_s58_no_q_first.patch}" \
   > "$L/b2/dir" &
