@@ -79,3 +79,17 @@ abb_bench() {
     cp "$dir/B1$r.csv" "$dir/ab1/B$r.csv"; cp "$dir/B2$r.csv" "$dir/ab2/B$r.csv"
   done
 }
+
+# side_envs SIDE: the environment of one side of a plan sweep, in the array `envs`: auto (the
+# planner's plan), <splits> (MLA_DECODE_NUM_SPLITS), r<rows> (MLA_DECODE_ROWS, the planner's
+# splits for those rows), r<rows>s<splits> (both). run_s52_offgrid_sweep.sh, run_s59_call3.sh.
+side_envs() {
+  local r
+  envs=()
+  case $1 in
+    auto) ;;
+    r*s*) r=${1#r}; envs=(MLA_DECODE_ROWS=${r%s*} MLA_DECODE_NUM_SPLITS=${1#*s}) ;;
+    r*) envs=(MLA_DECODE_ROWS=${1#r}) ;;
+    *) envs=(MLA_DECODE_NUM_SPLITS=$1) ;;
+  esac
+}

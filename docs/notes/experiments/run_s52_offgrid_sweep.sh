@@ -12,6 +12,7 @@
 # Logs: $OUT/offgrid_sweep/.
 set -u
 . docs/notes/experiments/start_builds.sh
+. docs/notes/experiments/build_bench.sh
 open_call offgrid_sweep  # L, B, and $OUT/offgrid_sweep.tgz on exit
 build_release "$L" "$B" mla_bench || exit 1
 MISSES=bs40/kv3000/h128/q1,bs100/kv1500/h32/q3,bs16/kv12000/h128/q1,bs8/kv8192/h64/q2
@@ -20,13 +21,7 @@ S=${MLA_SWEEP_SHAPES:-$MISSES,bs50/kv3500/h32/q2,bs32/kv2048/h64/q1}
 # MLA_DECODE_ROWS), r<rows>s<splits>.
 # MLA_SWEEP_SIDES replaces the side list (fifty-third session: rows x splits grids).
 for side in ${MLA_SWEEP_SIDES:-auto 1 2 3 4 5 6 8 r16 r32 r64 r32s2 r32s3}; do
-  envs=()
-  case $side in
-    auto) ;;
-    r*s*) r=${side#r}; envs=(MLA_DECODE_ROWS=${r%s*} MLA_DECODE_NUM_SPLITS=${side#*s}) ;;
-    r*) envs=(MLA_DECODE_ROWS=${side#r}) ;;
-    *) envs=(MLA_DECODE_NUM_SPLITS=$side) ;;
-  esac
+  side_envs "$side"
   env "${envs[@]}" timeout 60 "$B/bench/mla_bench" \
     --mla_no_check --mla_formats=fp8_e4m3fn --mla_iters=30 "--mla_shapes=$S" \
     "--mla_csv=$L/s$side.csv" > "$L/s$side.log" 2>&1

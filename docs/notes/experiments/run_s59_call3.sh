@@ -10,11 +10,14 @@
 #   3. compute-sanitizer memcheck over GpuRows64.* and GpuFp8Mma.* (0.7.37's row-lane Q
 #      prologue had not run under a sanitizer), in the time left.
 #   bash docs/notes/experiments/run_s59_call3.sh
+# MLA_ROUNDS (2), MLA_SIDES (the sweep's sides), MLA_END (330: the sanitizer runs until then),
+# MLA_TARGET=mla_bench (build only the bench; no sanitizer then).
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
 . docs/notes/experiments/start_builds.sh
+. docs/notes/experiments/build_bench.sh
 device_call s59_call3
-build_release "$L" "$B" || exit 1
+build_release "$L" "$B" ${MLA_TARGET:-} || exit 1
 bench() {  # NAME ENV... -- ARGS...
   local n=$1; shift; local envs=()
   while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
@@ -22,19 +25,14 @@ bench() {  # NAME ENV... -- ARGS...
     > "$L/$n.log" 2>&1 || echo "$n rc=$?"
 }
 S=bs64/kv4096/h128/q1,bs32/kv8192/h128/q1,bs64/kv4096/h128/q2,bs128/kv4096/h16/q4
-for round in 1 2; do
+for round in $(seq 1 ${MLA_ROUNDS:-2}); do
   bench mxfp4_plan_$round -- --mla_formats=mxfp4 "--mla_shapes=$S"
   bench mxfp4_r64_$round MLA_DECODE_ROWS=64 -- --mla_formats=mxfp4 "--mla_shapes=$S"
   echo "== mxfp4 round $round $SECONDS s"
 done
 O=bs50/kv3500/h32/q2,bs32/kv2048/h64/q1,bs16/kv10000/h64/q1,bs8/kv8192/h64/q2
-for side in auto r16 r64 r32s1 r32s2 r32s4 r64s1 r64s2 r64s4; do
-  envs=()
-  case $side in
-    auto) ;;
-    r*s*) r=${side#r}; envs=(MLA_DECODE_ROWS=${r%s*} MLA_DECODE_NUM_SPLITS=${side#*s}) ;;
-    r*) envs=(MLA_DECODE_ROWS=${side#r}) ;;
-  esac
+for side in ${MLA_SIDES:-auto r16 r64 r32s1 r32s2 r32s4 r64s1 r64s2 r64s4}; do
+  side_envs "$side"
   bench off_$side "${envs[@]}" -- --mla_no_check --mla_formats=fp8_e4m3fn "--mla_shapes=$O"
 done
 echo "== sweep $SECONDS s"
@@ -51,7 +49,7 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.csv"))):
 for key, cells in rows.items():
     print(key, " | ".join(cells))
 PY
-left=$((330 - SECONDS))
+left=$((${MLA_END:-330} - SECONDS))
 if [ $left -gt 40 ]; then
   OUT=$L MLA_SANITIZE_TIMEOUT=$left bash docs/notes/experiments/run_sanitize.sh "$B" \
     'GpuRows64.*:GpuFp8Mma.*' memcheck
