@@ -80,6 +80,66 @@ MLA_DEVICE float q_words_amax(const uint32_t (&w)[kWords][4]) {
 // are the consumers').
 constexpr int kQIssuedBarrier = 6;
 
+// Q row r of the CTA (rows.row0 + r = token x num_heads + head): its CTA-relative token, whether
+// it is a row of this work, and where its Q lies (token 0's for a row that is not).
+struct CtaQRow {
+    QRow q;
+    int ti;
+    bool valid;
+};
+template <class Cfg>
+MLA_DEVICE CtaQRow cta_q_row(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
+                             int r) {
+    CtaQRow c;
+    c.ti = (rows.row0 + r) / p.num_heads - rows.t_first;
+    const int h = (rows.row0 + r) % p.num_heads;
+    c.valid = r < Cfg::N && c.ti < work.tokens;
+    c.q = q_row(p, work.q_row + (c.valid ? c.ti : 0), h);
+    return c;
+}
+
+// Q dims d0 .. d0 + 7 of a row into w: e4m3 scores (Decode::kQCodes) take the e4m3fn codes as
+// stored; fp8 Q is loaded as codes too and widened to bf16 after the loads' arrive
+// (widen_q_words), so that no warp waits on its loads before it; bf16 Q as bf16 words.
+template <class Cfg>
+MLA_DEVICE void load_q_piece(const Params& p, const QRow& q, int d0, uint32_t (&w)[4]) {
+    if (Cfg::Decode::kQCodes || p.q_format != QFormat::kBf16)
+        load_q_codes(q, d0, w);
+    else
+        load_q_bf16_words(q, d0, w);
+}
+
+// From 32 rows the producer copies its first tiles once every consumer warp has issued its Q
+// loads (kQIssuedBarrier), so Q is not queued behind them (a CTA's first work only: the balanced
+// schedule's later items find the producer ahead).
+template <class Cfg>
+MLA_DEVICE void announce_q_loads(const WgmmaRows& rows) {
+    static_assert(1 + Cfg::kConsumers < kQIssuedBarrier, "the consumers' barriers 2, 3, ...");
+    if constexpr (Cfg::kQLoadsFirst) {
+        if (rows.announce_q)
+            arch::sm90::named_barrier_arrive(kQIssuedBarrier,
+                                             Cfg::kConsumerThreads + Cfg::kProducerThreads);
+    }
+}
+
+// The scores' coefficient before a row's Q^T scale: sm_scale log2(e) and the dequant scales.
+template <class Cfg>
+MLA_DEVICE float q_score_coef(const Params& p) {
+    return p.sm_scale * kLog2e * p.q_scale * p.kv_scale * Cfg::Decode::kScale;
+}
+
+// Row r's score coefficient (q_coef over its Q^T scale 2^k) and token end, by one lane of the
+// row.
+template <class Cfg>
+MLA_DEVICE void write_q_row_meta(const Stage1Work& work, const WgmmaShared<Cfg>& sh, int r,
+                                 float q_coef, int k, const CtaQRow& c) {
+    // Kept >= the least normal float: the softmax scales -inf (masked) scores by it.
+    sh.coef[r] = fmaxf(q_coef * exp2_int(-k), 1.17549435e-38f);
+    // Token end of this row, relative to tok_begin: its causal limit within the split (nothing
+    // if the row is not valid).
+    sh.end[r] = static_cast<int>(c.valid ? stage1_token_end(work, c.ti) - work.tok_begin : 0);
+}
+
 template <class Cfg>
 MLA_DEVICE void write_q_row_lanes(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                                   const WgmmaShared<Cfg>& sh, int cw, int lane);
@@ -97,44 +157,25 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
         write_q_row_lanes<Cfg>(p, work, rows, sh, cw, lane);
         return;
     }
-    const float q_coef =
-        p.sm_scale * kLog2e * p.q_scale * p.kv_scale * Cfg::Decode::kScale;
+    const float q_coef = q_score_coef<Cfg>(p);
     constexpr int kPieces = kHeadDimQk / 8;  // 8 dims per piece
     constexpr int kPerLane = (kPieces + 31) / 32;
     constexpr int kWarpRows = (Cfg::N + Cfg::kProducerWarp - 1) / Cfg::kProducerWarp;
-    static_assert(1 + Cfg::kConsumers < kQIssuedBarrier, "the consumers' barriers 2, 3, ...");
     uint32_t w[kWarpRows][kPerLane][4];
-    bool valid[kWarpRows];
-    int ti[kWarpRows];
+    CtaQRow c[kWarpRows];
 #pragma unroll
     for (int j = 0; j < kWarpRows; ++j) {
-        const int r = cw + j * Cfg::kProducerWarp;
-        ti[j] = (rows.row0 + r) / p.num_heads - rows.t_first;  // CTA-relative token
-        const int h = (rows.row0 + r) % p.num_heads;
-        valid[j] = r < Cfg::N && ti[j] < work.tokens;
-        const QRow q = q_row(p, work.q_row + (valid[j] ? ti[j] : 0), h);
+        c[j] = cta_q_row<Cfg>(p, work, rows, cw + j * Cfg::kProducerWarp);
 #pragma unroll
         for (int i = 0; i < kPerLane; ++i) {
             const int piece = lane + 32 * i;
 #pragma unroll
             for (int k = 0; k < 4; ++k) w[j][i][k] = 0u;
-            if (!valid[j] || piece >= kPieces) continue;
-            // e4m3 scores (Decode::kQCodes) take e4m3fn codes as stored; fp8 Q is widened to
-            // bf16 after the arrive below, so that no warp waits on its loads before it.
-            if (Cfg::Decode::kQCodes || p.q_format != QFormat::kBf16)
-                load_q_codes(q, 8 * piece, w[j][i]);
-            else
-                load_q_bf16_words(q, 8 * piece, w[j][i]);
+            if (!c[j].valid || piece >= kPieces) continue;
+            load_q_piece<Cfg>(p, c[j].q, 8 * piece, w[j][i]);
         }
     }
-    // From 32 rows the producer copies its first tiles once every consumer warp has issued
-    // these loads (kQIssuedBarrier), so Q is not queued behind them (a CTA's first work only:
-    // the balanced schedule's later items find the producer ahead).
-    if constexpr (Cfg::kQLoadsFirst) {
-        if (rows.announce_q)
-            arch::sm90::named_barrier_arrive(kQIssuedBarrier,
-                                             Cfg::kConsumerThreads + Cfg::kProducerThreads);
-    }
+    announce_q_loads<Cfg>(rows);
 #pragma unroll
     for (int j = 0; j < kWarpRows; ++j) {
         const int r = cw + j * Cfg::kProducerWarp;
@@ -156,14 +197,7 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
                 write_qt8<typename Cfg::Decode>(sh.qt, Cfg::kQtStepBytes, r, 8 * piece, w[j][i],
                                                 up);
         }
-        if (lane == 0) {
-            // Kept >= the least normal float: the softmax scales -inf (masked) scores by it.
-            sh.coef[r] = fmaxf(q_coef * exp2_int(-k), 1.17549435e-38f);
-            // Token end of this row, relative to tok_begin: its causal limit within the split
-            // (nothing if the row is not valid).
-            sh.end[r] = static_cast<int>(valid[j] ? stage1_token_end(work, ti[j]) - work.tok_begin
-                                                  : 0);
-        }
+        if (lane == 0) write_q_row_meta<Cfg>(work, sh, r, q_coef, k, c[j]);
     }
 }
 
@@ -179,37 +213,24 @@ MLA_DEVICE void write_q(const Params& p, const Stage1Work& work, const WgmmaRows
 template <class Cfg>
 MLA_DEVICE void write_q_row_lanes(const Params& p, const Stage1Work& work, const WgmmaRows& rows,
                                   const WgmmaShared<Cfg>& sh, int cw, int lane) {
-    const float q_coef =
-        p.sm_scale * kLog2e * p.q_scale * p.kv_scale * Cfg::Decode::kScale;
+    const float q_coef = q_score_coef<Cfg>(p);
     constexpr int kPieces = kHeadDimQk / 8;  // 8 dims per piece
     constexpr int kGroups = arch::kWarpSize / 8;  // lanes a row
     constexpr int kPerLane = kPieces / kGroups;
     static_assert(kPieces % (2 * kGroups) == 0 && kGroups == 4, "pieces 8 m + 2 g + e");
-    static_assert(1 + Cfg::kConsumers < kQIssuedBarrier, "the consumers' barriers 2, 3, ...");
     const int r = 8 * cw + lane % 8;
     const int g = lane / 8;
     const auto piece = [g](int i) { return 8 * (i / 2) + 2 * g + i % 2; };
-    const int ti = (rows.row0 + r) / p.num_heads - rows.t_first;  // CTA-relative token
-    const int h = (rows.row0 + r) % p.num_heads;
-    const bool valid = r < Cfg::N && ti < work.tokens;
-    const QRow q = q_row(p, work.q_row + (valid ? ti : 0), h);
+    const CtaQRow c = cta_q_row<Cfg>(p, work, rows, r);
     uint32_t w[kPerLane][4];
 #pragma unroll
     for (int i = 0; i < kPerLane; ++i) {
 #pragma unroll
         for (int k = 0; k < 4; ++k) w[i][k] = 0u;
-        if (!valid) continue;
-        // (as write_q: e4m3 codes as stored; fp8 Q widened after the arrive below)
-        if (Cfg::Decode::kQCodes || p.q_format != QFormat::kBf16)
-            load_q_codes(q, 8 * piece(i), w[i]);
-        else
-            load_q_bf16_words(q, 8 * piece(i), w[i]);
+        if (!c.valid) continue;
+        load_q_piece<Cfg>(p, c.q, 8 * piece(i), w[i]);
     }
-    if constexpr (Cfg::kQLoadsFirst) {  // as write_q
-        if (rows.announce_q)
-            arch::sm90::named_barrier_arrive(kQIssuedBarrier,
-                                             Cfg::kConsumerThreads + Cfg::kProducerThreads);
-    }
+    announce_q_loads<Cfg>(rows);
     widen_q_words<Cfg>(p, w);
     int k = 0;  // bf16 Q^T and e4m3 codes: no scale
     if constexpr (Cfg::Decode::kQF16) {
@@ -223,10 +244,7 @@ MLA_DEVICE void write_q_row_lanes(const Params& p, const Stage1Work& work, const
 #pragma unroll
     for (int i = 0; i < kPerLane; ++i)
         write_qt8<typename Cfg::Decode>(sh.qt, Cfg::kQtStepBytes, r, 8 * piece(i), w[i], up);
-    if (g == 0) {  // as write_q
-        sh.coef[r] = fmaxf(q_coef * exp2_int(-k), 1.17549435e-38f);
-        sh.end[r] = static_cast<int>(valid ? stage1_token_end(work, ti) - work.tok_begin : 0);
-    }
+    if (g == 0) write_q_row_meta<Cfg>(work, sh, r, q_coef, k, c);
 }
 
 // Where a lane's K loads of a tile lie: in the register form its two token rows from the lane's
