@@ -93,3 +93,41 @@ side_envs() {
     *) envs=(MLA_DECODE_NUM_SPLITS=$1) ;;
   esac
 }
+
+# v020_build: 0.2.0's static library from out/v020/src.tar.gz (`git archive --format=tar.gz
+# 72fa160`, carried) into /tmp/v020b, in the background; its pid in `vpid`, its log in
+# $L/v020_build.log.
+v020_build() {
+  mkdir -p /tmp/v020src && tar -xzf out/v020/src.tar.gz -C /tmp/v020src || return 1
+  (cmake -S /tmp/v020src -B /tmp/v020b -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90a -DMLA_BACKEND=cuda -DMLA_BUILD_TESTS=OFF -DMLA_BUILD_BENCH=OFF \
+    && timeout 200 cmake --build /tmp/v020b -j4 --target mla_decode_static) > "$L/v020_build.log" 2>&1 &
+  vpid=$!
+}
+
+# v020_offgrid B ROUNDS [ROUND2_BEFORE]: the tree's mla_bench in build B relinked against
+# v020_build's library (bench/mla_bench_v020; the C ABI's functions the bench calls are unchanged
+# since 0.2.0, fields added since come from the reserved block, zero in the default forms), then
+# both (A = 0.2.0, B = the tree) on the 20 off-grid shapes, fp8 e4m3fn, bf16 Q, ROUNDS rounds
+# (the second only if $SECONDS < ROUND2_BEFORE), and ab_min.py's table. Logs in $L/v020/.
+v020_offgrid() {
+  local b=$1 rounds=$2 before=${3:-400} r side bin off
+  (cd "$b" && ninja -t commands bench/mla_bench | tail -1 > "$L/link_cmd.txt" &&
+   sed 's# src/libmla_decode.a # /tmp/v020b/src/libmla_decode.a #; s#-o bench/mla_bench #-o bench/mla_bench_v020 #' \
+     "$L/link_cmd.txt" > "$L/link_v020.sh" && bash "$L/link_v020.sh") > "$L/link.log" 2>&1 \
+    || { echo "LINK FAILED"; tail -20 "$L/link.log"; return 1; }
+  off=$(tr '\n' ';' < docs/notes/experiments/offgrid_shapes.txt | tr ';' '\n' |
+        awk -F, 'NF==4 {printf "%sbs%s/kv%s/h%s/q%s", (n++ ? "," : ""), $1, $3, $4, $2}')
+  mkdir -p "$L/v020"
+  for r in $(seq 1 "$rounds"); do
+    [ "$r" = 1 ] || [ $SECONDS -lt "$before" ] || { echo "round $r skipped ($SECONDS s)"; break; }
+    for side in A B; do
+      bin=$b/bench/mla_bench; [ $side = A ] && bin=$b/bench/mla_bench_v020
+      timeout 150 "$bin" --mla_no_check --mla_iters=30 --mla_formats=fp8_e4m3fn "--mla_shapes=$off" \
+        "--mla_csv=$L/v020/$side$r.csv" > "$L/v020/$side$r.log" 2>&1 || echo "$side$r rc=$?"
+      echo "$side$r done $SECONDS s"
+    done
+  done
+  grep -m1 'libmla_decode 0' "$L/v020/A1.log"; grep -m1 'libmla_decode 0' "$L/v020/B1.log"
+  python3 docs/notes/experiments/ab_min.py "$L/v020"
+}

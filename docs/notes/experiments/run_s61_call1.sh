@@ -15,11 +15,7 @@ cd "$(dirname "$0")/../../.." || exit 1
 . docs/notes/experiments/start_builds.sh
 . docs/notes/experiments/build_bench.sh
 device_call s61_call1
-mkdir -p /tmp/v020src && tar -xzf out/v020/src.tar.gz -C /tmp/v020src
-(cmake -S /tmp/v020src -B /tmp/v020b -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_ARCHITECTURES=90a -DMLA_BACKEND=cuda -DMLA_BUILD_TESTS=OFF -DMLA_BUILD_BENCH=OFF \
-  && timeout 200 cmake --build /tmp/v020b -j2 --target mla_decode_static) > "$L/v020_build.log" 2>&1 &
-vpid=$!
+v020_build || exit 1
 mkdir -p "$L/ws"
 build_bench "$L/ws" docs/notes/experiments/exp_s61_wait_share.patch > /tmp/ws_dir 2> "$L/ws/err.log" &
 wpid=$!
@@ -42,22 +38,5 @@ fi
 echo "waits done $SECONDS s"
 
 # (2) 0.2.0 beside the tree
-(cd "$B" && ninja -t commands bench/mla_bench | tail -1 > "$L/link_cmd.txt" &&
- sed 's# src/libmla_decode.a # /tmp/v020b/src/libmla_decode.a #; s#-o bench/mla_bench #-o bench/mla_bench_v020 #' \
-   "$L/link_cmd.txt" > "$L/link_v020.sh" && bash "$L/link_v020.sh") > "$L/link.log" 2>&1 \
-  || { echo "LINK FAILED"; tail -20 "$L/link.log"; exit 1; }
-OFF=$(tr '\n' ';' < docs/notes/experiments/offgrid_shapes.txt | tr ';' '\n' |
-      awk -F, 'NF==4 {printf "%sbs%s/kv%s/h%s/q%s", (n++ ? "," : ""), $1, $3, $4, $2}')
-mkdir -p "$L/v020"
-for r in 1 2; do
-  [ $r = 1 ] || [ $SECONDS -lt 330 ] || { echo "round 2 skipped ($SECONDS s)"; break; }
-  for side in A B; do
-    bin=$B/bench/mla_bench; [ $side = A ] && bin=$B/bench/mla_bench_v020
-    timeout 150 "$bin" --mla_no_check --mla_iters=30 --mla_formats=fp8_e4m3fn "--mla_shapes=$OFF" \
-      "--mla_csv=$L/v020/$side$r.csv" > "$L/v020/$side$r.log" 2>&1 || echo "$side$r rc=$?"
-    echo "$side$r done $SECONDS s"
-  done
-done
-grep -m1 'libmla_decode 0' "$L/v020/A1.log"; grep -m1 'libmla_decode 0' "$L/v020/B1.log"
-python3 docs/notes/experiments/ab_min.py "$L/v020"
+v020_offgrid "$B" 2 330
 echo "total $SECONDS s"

@@ -16,11 +16,7 @@ device_call s61_call2
 X=docs/notes/experiments
 H200=0; grep -q H200 "$L/gpu.txt" && H200=1
 if [ $H200 = 1 ]; then
-  mkdir -p /tmp/v020src && tar -xzf out/v020/src.tar.gz -C /tmp/v020src
-  (cmake -S /tmp/v020src -B /tmp/v020b -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES=90a -DMLA_BACKEND=cuda -DMLA_BUILD_TESTS=OFF -DMLA_BUILD_BENCH=OFF \
-    && timeout 200 cmake --build /tmp/v020b -j2 --target mla_decode_static) > "$L/v020_build.log" 2>&1 &
-  vpid=$!
+  v020_build || exit 1
 fi
 declare -A dir
 for side in base nov nos; do
@@ -50,18 +46,6 @@ echo "probes done $SECONDS s"
 if [ $H200 = 1 ] && [ -n "${dir[base]}" ]; then
   wait $vpid 2>/dev/null
   B=$(build_tree mla_bench 200) || exit 1
-  (cd "$B" && ninja -t commands bench/mla_bench | tail -1 > "$L/link_cmd.txt" &&
-   sed 's# src/libmla_decode.a # /tmp/v020b/src/libmla_decode.a #; s#-o bench/mla_bench #-o bench/mla_bench_v020 #' \
-     "$L/link_cmd.txt" > "$L/link_v020.sh" && bash "$L/link_v020.sh") > "$L/link.log" 2>&1 \
-    || { echo "LINK FAILED"; tail -20 "$L/link.log"; exit 1; }
-  OFF=$(tr '\n' ';' < $X/offgrid_shapes.txt | tr ';' '\n' |
-        awk -F, 'NF==4 {printf "%sbs%s/kv%s/h%s/q%s", (n++ ? "," : ""), $1, $3, $4, $2}')
-  mkdir -p "$L/v020"
-  for side in A B; do
-    bin=$B/bench/mla_bench; [ $side = A ] && bin=$B/bench/mla_bench_v020
-    timeout 150 "$bin" --mla_no_check --mla_iters=30 --mla_formats=fp8_e4m3fn "--mla_shapes=$OFF" \
-      "--mla_csv=$L/v020/${side}1.csv" > "$L/v020/${side}1.log" 2>&1 || echo "$side rc=$?"
-  done
-  python3 $X/ab_min.py "$L/v020"
+  v020_offgrid "$B" 1
 fi
 echo "total $SECONDS s"
