@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The A/B table of mla_bench CSVs DIR/A1.csv, DIR/B1.csv, DIR/A2.csv, ... (the fifty-sixth
 session's scripts): per (format, shape) the least median of the rounds of each side, the split
-count, and B / A (B - A with --diff).
-  python3 ab_min.py DIR [--diff]"""
+count, and B / A (B - A with --diff); --geomean prints only the geometric mean of B / A over
+the cases (1 where there are none).
+  python3 ab_min.py DIR [--diff | --geomean]"""
 import collections
 import csv
+import math
 import sys
 
 
@@ -32,6 +34,10 @@ def main():
     d = sys.argv[1]
     diff = "--diff" in sys.argv[2:]
     t = load(d)
+    if "--geomean" in sys.argv[2:]:
+        r = [min(v["B"]) / min(v["A"]) for v in t.values() if "A" in v and "B" in v]
+        print(f"{math.exp(sum(map(math.log, r)) / len(r)):.4f}" if r else "1")
+        return
     print(f"{'format':20} {'shape':>22} {'splits':>6} {'A':>9} {'B':>9} "
           f"{'B-A' if diff else 'B/A':>7}  (us, least of the rounds)")
     for k in sorted(t):

@@ -49,12 +49,7 @@ else
   done
 fi
 echo "timed $SECONDS s"
-g=$(python3 - "$L/ab1.txt" <<'PY'
-import math, sys
-r = [float(l.split()[-1]) for l in open(sys.argv[1]) if l.split() and l.split()[-1][:1] in "01"]
-print(f"{math.exp(sum(map(math.log, r)) / len(r)):.4f}" if r else "1")
-PY
-)
+g=$(python3 $X/ab_min.py "$L/ab1" --geomean)
 echo "B1 geomean $g"
 if [ "${MLA_SUITE:-0}" = 1 ] && python3 -c "import sys; sys.exit(0 if float('$g') < 0.99 else 1)"; then
   (cd "$src" && timeout 200 cmake --build "$B" -j14 >> "$L/build.log" 2>&1)

@@ -37,18 +37,13 @@ for s in b1 b2; do
 done
 MLA_SHAPES=bs64/kv4096/h128/q1,bs40/kv3000/h128/q1,bs16/kv12000/h128/q1,bs128/kv4096/h16/q4,bs32/kv8192/h16/q1,bs256/kv1024/h16/q1 \
   abb_bench "$L" "$A/bench/mla_bench" "$B/b1/bench/mla_bench" "$B/b2/bench/mla_bench"
-geo() {
-  python3 - "$1" <<'PY'
-import math, sys
-r = [float(l.split()[-1]) for l in open(sys.argv[1]) if l.split() and l.split()[-1][:1] in "01"]
-print(f"{math.exp(sum(map(math.log, r)) / len(r)):.4f}" if r else "1")
-PY
-}
 echo "== B1 = one value pipeline a round ($SECONDS s):"
 python3 $X/ab_min.py "$L/ab1" | tee "$L/ab1.txt"
 echo "== B2 = B1 + e4m3 scores' units of one pair:"
 python3 $X/ab_min.py "$L/ab2" | tee "$L/ab2.txt"
-g1=$(geo "$L/ab1.txt"); g2=$(geo "$L/ab2.txt"); echo "B1 geomean $g1, B2 geomean $g2"
+g1=$(python3 $X/ab_min.py "$L/ab1" --geomean)
+g2=$(python3 $X/ab_min.py "$L/ab2" --geomean)
+echo "B1 geomean $g1, B2 geomean $g2"
 if [ $H200 = 1 ]; then
   wait "${vpid:-0}" 2>/dev/null
   v020_offgrid "$A" 2 330
