@@ -205,6 +205,22 @@ MLA_DEVICE void add_bf16_rope_scores(const uint8_t* stage, int blk, int lane,
     for (int i = 0; i < SA::kAcc; ++i) s[i] += r[i] * coef;
 }
 
+// Copy thread `sub` of the kTpr that share a row: its 16-byte pieces sub, sub + kTpr, ... of
+// the kPieces from src to dst, each at a constant offset from the one row address. The loop
+// of issue_tile, bounded at run time, makes ptxas form each piece's 64-bit address again from
+// the kernel's parameters (~25 instructions a piece at 255 registers; ncu on an H100, fp8 H128:
+// ~1,800 of the tile's ~6,500 warp instructions). Taken where it paid (sixty-fourth session,
+// H100, mma16 forced, B / A): MXFP4 keys 0.97-0.99, their separate fp8 V rows 0.93-0.99. Not for
+// the other keys: fp8 0.984-1.006, fp8 with a bf16 rope 1.004-1.019, bf16 0.99-1.07.
+template <int kPieces, int kTpr>
+MLA_DEVICE void copy_row_pieces(uint8_t* dst, const uint8_t* src, int sub, bool valid) {
+#pragma unroll
+    for (int i = 0; i < (kPieces + kTpr - 1) / kTpr; ++i) {
+        const int c = sub + i * kTpr;
+        if (kPieces % kTpr == 0 || c < kPieces) arch::copy_16_async(dst + 16 * c, src + 16 * c, valid);
+    }
+}
+
 template <KvFormat F, bool kE4M3>
 __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
     stage1_mma16_kernel(const Params p) {
@@ -252,12 +268,19 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
             const uint8_t* src = p.kv + slot * p.kv_stride_bytes;
             const uint8_t* rope = p.kpe + slot * p.kpe_stride_bytes;
             uint8_t* dst = stage + cp_row * Cfg::kRowBytes;
-            for (int c = cp_sub; c < Cfg::kRowCopies; c += Cfg::kThreadsPerRow) {
-                const int byte = 16 * c;  // of the 576-dim row in the tile
-                const uint8_t* piece = byte < Cfg::kKLatentBytes
-                                           ? src + byte
-                                           : rope + (byte - Cfg::kKLatentBytes);
-                arch::copy_16_async(dst + byte, piece, valid);
+            if constexpr (Cfg::kKMxfp4) {
+                constexpr int kLatentCopies = Cfg::kKLatentBytes / 16;
+                copy_row_pieces<kLatentCopies, Cfg::kThreadsPerRow>(dst, src, cp_sub, valid);
+                copy_row_pieces<Cfg::kRowCopies - kLatentCopies, Cfg::kThreadsPerRow>(
+                    dst + Cfg::kKLatentBytes, rope, cp_sub, valid);
+            } else {
+                for (int c = cp_sub; c < Cfg::kRowCopies; c += Cfg::kThreadsPerRow) {
+                    const int byte = 16 * c;  // of the 576-dim row in the tile
+                    const uint8_t* piece = byte < Cfg::kKLatentBytes
+                                               ? src + byte
+                                               : rope + (byte - Cfg::kKLatentBytes);
+                    arch::copy_16_async(dst + byte, piece, valid);
+                }
             }
             if constexpr (Cfg::kKMxfp4) {
                 // 18 scale codes of the row (the rest of the 32-byte shared row is not read).
@@ -277,8 +300,7 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
             if constexpr (Cfg::kVSeparate) {
                 const uint8_t* vsrc = p.v + slot * p.v_stride_bytes;
                 uint8_t* vdst = stage + Cfg::kOffVRaw + cp_row * Cfg::kVRawRowBytes;
-                for (int c = cp_sub; c < Cfg::kVRawCopies; c += Cfg::kThreadsPerRow)
-                    arch::copy_16_async(vdst + 16 * c, vsrc + 16 * c, valid);
+                copy_row_pieces<Cfg::kVRawCopies, Cfg::kThreadsPerRow>(vdst, vsrc, cp_sub, valid);
             }
         }
         arch::copy_commit();
