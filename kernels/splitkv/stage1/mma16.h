@@ -207,11 +207,12 @@ MLA_DEVICE void add_bf16_rope_scores(const uint8_t* stage, int blk, int lane,
 
 // Copy thread `sub` of the kTpr that share a row: its 16-byte pieces sub, sub + kTpr, ... of
 // the kPieces from src to dst, each at a constant offset from the one row address. The loop
-// of issue_tile, bounded at run time, makes ptxas form each piece's 64-bit address again from
-// the kernel's parameters (~25 instructions a piece at 255 registers; ncu on an H100, fp8 H128:
-// ~1,800 of the tile's ~6,500 warp instructions). Taken where it paid (sixty-fourth session,
-// H100, mma16 forced, B / A): MXFP4 keys 0.97-0.99, their separate fp8 V rows 0.93-0.99. Not for
-// the other keys: fp8 0.984-1.006, fp8 with a bf16 rope 1.004-1.019, bf16 0.99-1.07.
+// of issue_tile, whose trip count depends on cp_sub, makes ptxas form each piece's 64-bit
+// address again from the kernel's parameters (~25 instructions a piece at 255 registers; ncu on
+// an H100, fp8 H128: ~1,800 of the tile's ~6,500 warp instructions). Taken where it paid
+// (sixty-fourth session, H100, mma16 forced, B / A): MXFP4 keys 0.97-0.99, and MXFP4 keys with
+// their separate fp8 V rows (both copied this way) 0.93-0.99. Not for the other keys: fp8
+// 0.984-1.006, fp8 with a bf16 rope 1.004-1.019, bf16 0.99-1.07.
 template <int kPieces, int kTpr>
 MLA_DEVICE void copy_row_pieces(uint8_t* dst, const uint8_t* src, int sub, bool valid) {
 #pragma unroll
