@@ -2,13 +2,13 @@
 # Sixty-fourth session, call 3 (~4 min, no carry): mma16's tile copies from one row address a
 # thread (copy_row_pieces, in the tree since 0.7.38; A = the tree with
 # exp_s64_mma16_copy_pieces.patch reversed, i.e. 0.7.37's mma16.h). Call 3 ran it before it was
-# gated: every format's key rows took the pieces (`if constexpr (Cfg::kKMxfp4)` was `true`). Both with MLA_DECODE_STAGE1=mma16, two rounds, least of each (ab_min.py: B / A):
-# the eight competition shapes and bs64 kv4096 H128 q1 x fp8 e4m3fn, bf16, MXFP4, and the two
+# gated: every format's key rows took the pieces (`if constexpr (Cfg::kKMxfp4)` was `true`).
+# Both sides with MLA_DECODE_STAGE1=mma16, two rounds, least of each (ab_min.py: B / A): the
+# eight competition shapes and bs64 kv4096 H128 q1 x fp8 e4m3fn, bf16, MXFP4, and the two
 # formats the H200's plans give mma16 anyway (fp8 latent with a bf16 rope, MXFP4 K with fp8 V).
 # Then B's GPU tests: every mma16-forced registration and the batch-invariant and input-form
 # suites (MLA_SUITE=all: the whole suite) with the time left. Logs in $OUT/s64_call3.tgz.
-# MLA_AB_FORMATS: other formats for the A/B (call 4 ran the gated form, MXFP4 keys and separate
-# V rows only, on MXFP4's formats with fp8 as the control).
+# MLA_AB_FORMATS: other formats for the A/B.
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
 . docs/notes/experiments/start_builds.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sixty-fourth session, call 5 (~3-4 min, no carry): compute-sanitizer memcheck and racecheck
 # over 0.7.38's changed copies (mma16 forced, MXFP4 and MXFP4 keys with fp8 V: uneven lengths,
-# shuffled pages with sentinel tails, tile and split boundaries; not the large pages case). Logs in $OUT.
+# shuffled pages with sentinel tails, tile and split boundaries; not the large pages case).
+# Logs in $OUT.
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"

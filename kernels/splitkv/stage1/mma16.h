@@ -218,7 +218,8 @@ MLA_DEVICE void copy_row_pieces(uint8_t* dst, const uint8_t* src, int sub, bool 
 #pragma unroll
     for (int i = 0; i < (kPieces + kTpr - 1) / kTpr; ++i) {
         const int c = sub + i * kTpr;
-        if (kPieces % kTpr == 0 || c < kPieces) arch::copy_16_async(dst + 16 * c, src + 16 * c, valid);
+        if (kPieces % kTpr == 0 || c < kPieces)
+            arch::copy_16_async(dst + 16 * c, src + 16 * c, valid);
     }
 }
 
