@@ -318,6 +318,23 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     2.4 us plus a little for the rope's 128-byte (not 64-byte) rows and its own four bf16
 //     MMAs per tile and warp of the second dim split: 2.6 us. Calibrate with
 //     bench/split_sweep.sh on the H200.
+// mma16's tile at 32 and 64 rows (2 and 4 row groups meet each tile: K's loads and decode and
+// V's loads once for all of them), against its tile at 16 rows; and the split charge of their
+// larger partial rows (wgmma's fp8 figures at those rows). Measured on an H100 (sixty-fifth
+// session, docs/perf/h100_2026-12-07_s65, mma16 forced at each row count; fp8 e4m3fn, bf16,
+// MXFP4, fp8 + bf16 rope; bs64 kv4096 H128, bs128 kv4096 H16 q_len 2 / 4, bs32 kv8192 H32 / H16):
+// 32 rows 1.48-1.62x the 16-row tile's time on shapes of 32+ rows an element (0.74-0.81x the
+// time of 16 rows a CTA), 64 rows 2.7-3.0x (0.68-0.76x). Predicted 1.3x and 1.9x from ncu's
+// instruction counts (s64: ~4,500 of the 16-row tile's ~6,500 warp instructions shared); missed:
+// not measured why. At 64 rows the NVIDIA kernel keeps one stage in flight (Q in shared memory
+// leaves room for one) and spills 0-220 bytes. AMD has 16 and 32 rows only (mma16_rows_fit) and
+// takes the same factors, not measured there.
+double mma16_rows_factor(int rows) { return rows <= 16 ? 1.0 : (rows <= 32 ? 1.5 : 2.9); }
+double mma16_rows_split_us(int rows, double split_us) {
+    const double rows_split = rows <= 16 ? 0.0 : (rows <= 32 ? 4.0 : 12.0);
+    return split_us > rows_split ? split_us : rows_split;
+}
+
 struct Stage1Cost {
     double tile_us;
     int tile_parallelism;
@@ -338,15 +355,19 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         if (rows <= 32) return {fnuz ? 2.2 : 1.55, 2, 2.0, 4.0};
         return {fnuz ? 2.9 : 2.55, 2, 2.0, 12.0};
     }
+    Stage1Cost c{4.3, 1, 2.0};
     switch (f) {
-        case splitkv::KvFormat::kBf16: return {3.25, 1, 12.0};  // fixed cost: above
+        case splitkv::KvFormat::kBf16: c = {3.25, 1, 12.0}; break;  // fixed cost: above
         case splitkv::KvFormat::kFp8E4M3FN:
-        case splitkv::KvFormat::kFp8E4M3FNUZ: return {2.4, 1, 2.0, 1.0};  // 16 rows' split cost
+        case splitkv::KvFormat::kFp8E4M3FNUZ: c = {2.4, 1, 2.0, 1.0}; break;  // 16 rows' split cost
         case splitkv::KvFormat::kFp8E4M3FNBf16Rope:
-        case splitkv::KvFormat::kFp8E4M3FNUZBf16Rope: return {2.6, 1, 2.0};  // a guess (above)
-        case splitkv::KvFormat::kMxfp4: return {3.3, 1, 2.0, 2.0};  // as wgmma's, 16 rows
-        default: return {4.3, 1, 2.0};
+        case splitkv::KvFormat::kFp8E4M3FNUZBf16Rope: c = {2.6, 1, 2.0}; break;  // a guess (above)
+        case splitkv::KvFormat::kMxfp4: c = {3.3, 1, 2.0, 2.0}; break;  // as wgmma's, 16 rows
+        default: break;
     }
+    c.tile_us *= mma16_rows_factor(rows);
+    c.split_cta_us = mma16_rows_split_us(rows, c.split_cta_us);
+    return c;
 }
 
 // The planner's view of stage 1 of `variant` at `rows` query rows per CTA and its tile size

@@ -111,9 +111,10 @@ emu_common+='|AllFormats/GpuPathsFormat\.(SingleElement|ShuffledPages|LargeShuff
 emu_common+='|Mxfp4/GpuMxfp4Extremes\.|Steps/GpuGraph\.|PastTwoGiB/|GpuLong\.(Kv131072|OneElement)'
 emu_common+='|GpuLongCta\.|Fp8Q/GpuFp8Query\.|Fp8LatentHeadsPaging/'
 # gfx942: those; forced (MLA_EMU_FORCED_TESTS), mma16's e4m3fnuz MFMA scores (GpuFp8Mma's
-# .stage1_mma16: plans take them only forced).
+# .stage1_mma16: plans take them only forced), and mma16's two row groups a CTA on the known
+# answers, every format x heads x q_len and the bf16 rope (.stage1_mma16_rows32).
 MLA_EMU_TESTS="${MLA_EMU_TESTS:-^($emu_common)}"
-MLA_EMU_FORCED_TESTS="${MLA_EMU_FORCED_TESTS:-^GpuFp8Mma\..*\.stage1_mma16\$}"
+MLA_EMU_FORCED_TESTS="${MLA_EMU_FORCED_TESTS:-^(GpuFp8Mma\..*\.stage1_mma16|.*\.stage1_mma16_rows32)\$}"
 # sm_90a, whose planner takes wgmma wherever it serves (the wgmma kernels at 16 / 32 / 64 rows,
 # long CTAs, TMA and copies, e4m3 scores): those and two 64-row suites, without the suffixed
 # registrations (tests/CMakeLists.txt); of those, MLA_EMU_SM90_FORCED_TESTS: mma16 forced
@@ -124,9 +125,10 @@ emu_sm90+="|GpuBalanced\.[A-Za-z]+\$)"
 MLA_EMU_SM90_TESTS="${MLA_EMU_SM90_TESTS:-$emu_sm90}"
 emu_forced='^(GpuVectors\..*\.stage1_mma16'
 emu_forced+='|AllFormats/GpuFormatHeads\.UnevenLengths/.*\.stage1_mma16'
-emu_forced+='|GpuLongCta\..*\.notma_one_split|GpuRows64\.EmptyElementsFp8Mma\.notma)$'
+emu_forced+='|GpuLongCta\..*\.notma_one_split|GpuRows64\.EmptyElementsFp8Mma\.notma'
+emu_forced+='|(GpuVectors|AllFormats/GpuFormatHeads\.UnevenLengths)/?.*\.stage1_mma16_rows(32|64))$'
 MLA_EMU_SM90_FORCED_TESTS="${MLA_EMU_SM90_FORCED_TESTS:-$emu_forced}"
-emu_suffixed='\.(stage1_[a-z0-9]+|one_split|nopdl|notma|notma_one_split)$'
+emu_suffixed='\.(stage1_[a-z0-9_]+|one_split|nopdl|notma|notma_one_split)$'
 # and on both, some again with the work-items of each workgroup in reverse order:
 emu_reverse='^(GpuVectors\.|Formats/GpuFormat\.[^C]|AllFormats/GpuFormatHeads\.UnevenLengths/)'
 MLA_EMU_REVERSE_TESTS="${MLA_EMU_REVERSE_TESTS:-$emu_reverse}"

@@ -776,8 +776,8 @@ TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
     };
     const Case cases[] = {{&h128, &on, Stage1Variant::kWgmma, 64, true, false},
                           {&h128, &off, Stage1Variant::kWgmma, 64, false, true},
-                          {&h128, &mma16, Stage1Variant::kMma16, 16, false, false},
-                          {&h128, &mma16_off, Stage1Variant::kMma16, 16, false, false},
+                          {&h128, &mma16, Stage1Variant::kMma16, 64, false, false},
+                          {&h128, &mma16_off, Stage1Variant::kMma16, 64, false, false},
                           {&q2, &on, Stage1Variant::kWgmma, 32, true, false},
                           {&q2, &off, Stage1Variant::kWgmma, 32, false, true},
                           {&q2_bf16, &on, Stage1Variant::kWgmma, 32, false, false},
@@ -873,23 +873,32 @@ TEST(PlanCreate, ReduceRowsEarlyGateAtItsBounds) {
 }
 
 // MLA_DECODE_ROWS (PlanOptions::forced_rows) picks the rows per CTA among the candidates that
-// have them, each at its own best split count, and is passed over where none has them: bf16
-// has no 64-row kernel, and no variant has 48 rows. (A build without wgmma kernels, e.g. AMD's,
-// has only mma16's 16 rows: 32 is passed over there.)
+// have them, each at its own best split count, and is passed over where none has them: no
+// variant has 48 rows; bf16 has no 64-row wgmma kernel, so its 64 rows are mma16's (four row
+// groups a CTA). (A build without wgmma kernels, e.g. AMD's, has mma16's 16 and 32 rows, and 64
+// where that kernel fits: NVIDIA's.)
 TEST(PlanCreate, ForcedRowsPickAmongTheCandidatesThatHaveThem) {
     mla_decode_params h128 = host_fields(40, 3000, MLA_DTYPE_FP8_E4M3FN);
     h128.num_heads = 128;
     h128.q_stride_token = 128 * 576;
     h128.o_stride_token = 128 * 512;
     if (!mla::stage1_variant_built(Stage1Variant::kWgmma)) {
-        mla::PlanOptions options;
-        options.forced_rows = 32;
-        mla::DevicePlan plan;
-        ASSERT_EQ(mla::plan_create(h128, nvidia(9, 0), options, &plan), MLA_STATUS_SUCCESS);
-        EXPECT_EQ(plan.rows_per_cta, 16) << plan.description;
-        EXPECT_TRUE(contains(plan.description, "MLA_DECODE_ROWS=32: no candidate has them"))
-            << plan.description;
-        GTEST_SKIP() << "no wgmma kernels: only the 16 rows of mma16 to force";
+        for (const int forced : {32, 48}) {
+            mla::PlanOptions options;
+            options.forced_rows = forced;
+            mla::DevicePlan plan;
+            ASSERT_EQ(mla::plan_create(h128, nvidia(9, 0), options, &plan), MLA_STATUS_SUCCESS);
+            EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kMma16)) << plan.description;
+            if (forced == 32) {
+                EXPECT_EQ(plan.rows_per_cta, 32) << plan.description;
+                EXPECT_TRUE(contains(plan.description, "rows forced by MLA_DECODE_ROWS"))
+                    << plan.description;
+            } else {
+                EXPECT_TRUE(contains(plan.description, "MLA_DECODE_ROWS=48: no candidate has them"))
+                    << plan.description;
+            }
+        }
+        GTEST_SKIP() << "no wgmma kernels: only mma16's rows to force";
     }
     mla_decode_params h128_bf16 = h128;
     h128_bf16.kv_dtype = MLA_DTYPE_BF16;
@@ -899,17 +908,22 @@ TEST(PlanCreate, ForcedRowsPickAmongTheCandidatesThatHaveThem) {
     ASSERT_EQ(mla::plan_create(h128_bf16, nvidia(9, 0), mla::PlanOptions(), &planned_bf16),
               MLA_STATUS_SUCCESS);
     EXPECT_EQ(planned.rows_per_cta, 64) << planned.description;
+    EXPECT_EQ(planned_bf16.variant, static_cast<int>(Stage1Variant::kWgmma))
+        << planned_bf16.description;
+    constexpr Stage1Variant kW = Stage1Variant::kWgmma, kM = Stage1Variant::kMma16;
     struct Case {
         const mla_decode_params* p;
         int forced, rows;  // rows: what the plan takes
         bool applies;
+        Stage1Variant variant;
     };
-    const Case cases[] = {{&h128, 16, 16, true},
-                          {&h128, 32, 32, true},
-                          {&h128, 64, 64, true},
-                          {&h128, 48, planned.rows_per_cta, false},
-                          {&h128_bf16, 32, 32, true},
-                          {&h128_bf16, 64, planned_bf16.rows_per_cta, false}};
+    const Case cases[] = {{&h128, 16, 16, true, kW},
+                          {&h128, 32, 32, true, kW},
+                          {&h128, 64, 64, true, kW},
+                          {&h128, 48, planned.rows_per_cta, false, kW},
+                          {&h128_bf16, 32, 32, true, kW},
+                          {&h128_bf16, 64, 64, true, kM},
+                          {&h128_bf16, 48, planned_bf16.rows_per_cta, false, kW}};
     for (const Case& c : cases) {
         SCOPED_TRACE(::testing::Message() << "forced rows " << c.forced << " kv " << c.p->kv_dtype);
         mla::PlanOptions options;
@@ -917,7 +931,7 @@ TEST(PlanCreate, ForcedRowsPickAmongTheCandidatesThatHaveThem) {
         mla::DevicePlan plan;
         ASSERT_EQ(mla::plan_create(*c.p, nvidia(9, 0), options, &plan), MLA_STATUS_SUCCESS)
             << mla_last_error_message();
-        EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kWgmma)) << plan.description;
+        EXPECT_EQ(plan.variant, static_cast<int>(c.variant)) << plan.description;
         EXPECT_EQ(plan.rows_per_cta, c.rows) << plan.description;
         EXPECT_EQ(plan.row_groups, 128 / c.rows) << plan.description;
         EXPECT_EQ(contains(plan.description, "rows forced by MLA_DECODE_ROWS"), c.applies)

@@ -31,11 +31,36 @@ gpu::error_t launch_mma16(const Params& params, KvFormat format, gpu::stream_t s
     return gpu::kErrorInvalidValue;
 }
 
+// Whether `format`'s mma16 kernel of `rows` rows per CTA fits this architecture.
+constexpr bool mma16_fits(KvFormat format, int rows) {
+    switch (format) {
+        case KvFormat::kBf16: return mma16_rows_fit<KvFormat::kBf16>(rows);
+        case KvFormat::kFp8E4M3FN: return mma16_rows_fit<KvFormat::kFp8E4M3FN>(rows);
+        case KvFormat::kFp8E4M3FNUZ: return mma16_rows_fit<KvFormat::kFp8E4M3FNUZ>(rows);
+        case KvFormat::kMxfp4: return mma16_rows_fit<KvFormat::kMxfp4>(rows);
+        case KvFormat::kMxfp4Fp8E4M3FN: return mma16_rows_fit<KvFormat::kMxfp4Fp8E4M3FN>(rows);
+        case KvFormat::kMxfp4Fp8E4M3FNUZ:
+            return mma16_rows_fit<KvFormat::kMxfp4Fp8E4M3FNUZ>(rows);
+        case KvFormat::kFp8E4M3FNBf16Rope:
+            return mma16_rows_fit<KvFormat::kFp8E4M3FNBf16Rope>(rows);
+        case KvFormat::kFp8E4M3FNUZBf16Rope:
+            return mma16_rows_fit<KvFormat::kFp8E4M3FNUZBf16Rope>(rows);
+    }
+    return false;
+}
+
 }  // namespace
 
 Stage1Shape stage1_shape(Stage1Variant variant, KvFormat format) {
     switch (variant) {
-        case Stage1Variant::kMma16: return {{Mma16Shape::kRows, 0, 0}, Mma16Shape::kTileTokens};
+        case Stage1Variant::kMma16: {
+            // The rows of kMma16Rows whose kernel fits the architecture (mma16_rows_fit).
+            Stage1Shape shape{{0, 0, 0}, Mma16Shape::kTileTokens};
+            int n = 0;
+            for (const int rows : kMma16Rows)
+                if (mma16_fits(format, rows)) shape.rows_per_cta[n++] = rows;
+            return shape;
+        }
         case Stage1Variant::kWgmma:
 #if defined(MLA_HAVE_STAGE1_WGMMA)
             // bf16: two 74.75 KB stages fit beside Q^T of 16 or 32 rows, not of 64 (wgmma.h)

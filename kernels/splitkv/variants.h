@@ -113,6 +113,11 @@ constexpr bool wgmma_tiles_by_tma(KvFormat format, int rows_per_cta, int tiles_p
            (rows_per_cta != 16 || tiles_per_split >= kWgmmaTma16MinTiles);
 }
 
+// Query rows per CTA of the mma16 kernels (stage1/mma16.h, Mma16Config): one row group of 16
+// (the atoms' rows), or 2 or 4 groups that meet each cache tile once (K loaded and decoded once
+// for every group, V loaded once), so that an element's cache is read once per 32 or 64 rows.
+inline constexpr int kMma16Rows[] = {16, 32, 64};
+
 // "mma16", "wgmma"; "?" for a value outside the enum.
 constexpr const char* stage1_variant_name(Stage1Variant variant) {
     switch (variant) {

@@ -42,6 +42,10 @@ namespace mla::arch {
 inline constexpr int kWarpSize = 64;
 // LDS per workgroup (gfx942, MI300).
 inline constexpr int kMaxSharedBytesPerBlock = 64 * 1024;
+// 32-bit registers a work-item may hold at one wave per SIMD (CDNA3 / CDNA4): 256 arch VGPRs,
+// and 256 AccVGPRs beside them, where the compiler keeps matrix accumulators.
+inline constexpr int kRegistersPerLane = 256;
+inline constexpr int kAccRegistersPerLane = 256;
 // No asynchronous global -> LDS path is used here: copies are loads and stores, so a kernel
 // gains nothing from more than one tile in LDS.
 inline constexpr bool kAsyncCopies = false;

@@ -23,6 +23,10 @@ inline constexpr int kWarpSize = 32;
 // architecture this build compiles for (sm_80 has 163 KiB, sm_86 / sm_89 99 KiB). One value for
 // the host and device passes: the host launches with the size the kernel's layout assumes.
 inline constexpr int kMaxSharedBytesPerBlock = 227 * 1024;
+// 32-bit registers a thread may hold (the ISA's limit, at one CTA of 256 threads per SM); the
+// matrix accumulators are among them (no separate accumulator registers).
+inline constexpr int kRegistersPerLane = 255;
+inline constexpr int kAccRegistersPerLane = 0;
 // Global -> shared copies can be asynchronous (cp.async), so a kernel may keep several tiles in
 // flight while it computes.
 inline constexpr bool kAsyncCopies = true;

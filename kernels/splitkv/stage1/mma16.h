@@ -77,8 +77,20 @@ struct Mma16Shape {
 // kE4M3: the score product on e4m3 codes (arch::mma_scores_e4m3, Params::fp8_mma): fp8 Q's and
 // the cache's codes as stored, 32 dims a step; fp8 caches of 576 fp8 dims only, Q of the
 // cache's flavour (the plan pairs them).
-template <KvFormat F, bool kE4M3>
+// kRowsPerCta: 16, or kGroups = kRowsPerCta / 16 row groups of 16 (the atoms' rows) that meet
+// each tile once: K's fragments are loaded and decoded once for every group's score product, V's
+// once for every group's value product; each group has its own softmax state, P and O. Q stays
+// in registers where every group's Q and O fit beside the rest of the kernel (kQShared false:
+// AMD at 32 rows, O in AccVGPRs); otherwise each lane's Q fragments sit in shared memory, in its
+// order, and are loaded per chunk (NVIDIA above 16 rows: 80 registers of Q a group). kFits:
+// whether the configuration fits the device's shared memory (AMD at 64 rows does not: its Q
+// would need shared memory); only those are built and offered (mma16_rows_fit).
+template <KvFormat F, bool kE4M3, int kRowsPerCta = 16>
 struct Mma16Config : Mma16Shape, KvTraits<F> {
+    static constexpr int kGroups = kRowsPerCta / Mma16Shape::kRows;
+    static constexpr int kRows = kRowsPerCta;  // the CTA's query rows (Mma16Shape::kRows: a group's)
+    static_assert(kGroups * Mma16Shape::kRows == kRowsPerCta && kGroups >= 1 && kGroups <= 4,
+                  "16, 32, 48 or 64 rows per CTA");
     using Fmt = KvTraits<F>;
     using Fmt::kKFp8;
     using Fmt::kKMxfp4;
@@ -101,6 +113,28 @@ struct Mma16Config : Mma16Shape, KvTraits<F> {
                   "e4m3 scores: Q and all 576 K dims as fp8 codes");
     // Score-atom steps per chunk: k16 steps of 4 values a lane, or k32 steps of 8 e4m3 codes.
     static constexpr int kStepsPerChunk = kE / (kE4M3Scores ? 8 : 4);
+    // Q's home. A group holds kQRegs of Q fragments and kORegs of O a lane; kWorkRegs is what
+    // the kernel holds beside them (scores, decoded K, staged copies, addresses, softmax state:
+    // the 16-row fp8 kernel for gfx942 takes 188 arch VGPRs with 40 of Q; 64 rows of Q in
+    // registers there, 160 beside them, spilled 388-524 bytes).
+    static constexpr int kQRegs = ((kHeadDimQk / kChunkDims + kDimSplits - 1) / kDimSplits) *
+                                  kStepsPerChunk * arch::ScoreAtom::kHeadsPerLane * 2;
+    static constexpr int kORegs = (kHeadDimV / kWarps / arch::ValueLoader16::kDims) *
+                                  arch::ValueLoader16::kTiles * arch::ValueAtom::kOAcc;
+    static constexpr int kWorkRegs = 150;
+    static constexpr bool kQInRegisters =
+        kGroups == 1 ||
+        (arch::kAccRegistersPerLane > 0
+             ? kGroups * kQRegs + kWorkRegs <= arch::kRegistersPerLane &&
+                   kGroups * kORegs <= arch::kAccRegistersPerLane
+             : kGroups * (kQRegs + kORegs) + kWorkRegs <= arch::kRegistersPerLane);
+    static constexpr bool kQShared = !kQInRegisters;
+    // Q groups a warp converts in the prologue: all of them (Q in registers), or group g of
+    // warps with blk == g % kBlocks (Q in shared memory, written once for every warp).
+    static constexpr int kQGroupsPerWarp =
+        kQShared ? (kGroups + kWarps / kDimSplits - 1) / (kWarps / kDimSplits) : kGroups;
+    // Shared Q: per (group, chunk), kQVecs 16-byte vectors a lane, lane-contiguous.
+    static constexpr int kQVecs = kStepsPerChunk * arch::ScoreAtom::kHeadsPerLane * 8 / 16;
     static constexpr int kMaxChunks = (kChunks + kDimSplits - 1) / kDimSplits;
     static_assert(kChunks * kChunkDims == kHeadDimQk, "576 dims must split into chunks");
     static_assert(!kKMxfp4 || kE <= kMxfp4BlockSize, "a lane's MXFP4 run must share one scale");
@@ -150,23 +184,29 @@ struct Mma16Config : Mma16Shape, KvTraits<F> {
     }
 
     // Shared memory: stages | decoded V tile | partial scores | P | block maxima (later row
-    // sums) | Q maxima. As many stages as fit (at most kMaxStages).
+    // sums) | Q maxima | Q (kQShared). As many stages as fit (at most kMaxStages).
     static constexpr int kVTileBytes = kVFromRawTile ? 0 : kTileTokens * kVRowBytes;
-    static constexpr int kPartialBytes = kWarps * arch::ScoreAtom::kAcc * arch::kWarpSize * 4;
-    static constexpr int kPBytes = kBlocks * kPSplit * arch::ValueAtom::kPRegs * arch::kWarpSize * 4;
+    // Partial scores: the warps of dim splits 1.. (kBlocks of each), every group.
+    static constexpr int kPartialBytes =
+        (kWarps - kBlocks) * kGroups * arch::ScoreAtom::kAcc * arch::kWarpSize * 4;
+    static constexpr int kPBytes =
+        kGroups * kBlocks * kPSplit * arch::ValueAtom::kPRegs * arch::kWarpSize * 4;
     static constexpr int kScratchBytes = kPartialBytes > kPBytes ? kPartialBytes : kPBytes;
-    static constexpr int kFixedBytes =
-        kVTileBytes + kScratchBytes + kBlocks * kRows * 4 + kDimSplits * kRows * 4;
+    static constexpr int kQBytes = kQShared ? kGroups * kChunks * kQVecs * 16 * arch::kWarpSize : 0;
+    static constexpr int kFixedBytes = kVTileBytes + kScratchBytes + kQBytes +
+                                       kBlocks * kRows * 4 + kDimSplits * kRows * 4;
     static constexpr int kStagesFit = (kSharedBudget - kFixedBytes) / kStageBytes;
-    static constexpr int kStages = kStagesFit < kMaxStages ? kStagesFit : kMaxStages;
-    static_assert(kStages >= 1, "one tile must fit in shared memory");
+    static constexpr bool kFits = kStagesFit >= 1;  // one tile at least
+    static constexpr int kStages =
+        !kFits ? 1 : (kStagesFit < kMaxStages ? kStagesFit : kMaxStages);
     static_assert(!kStagedCopies || kStages == 1, "staged copies fill the one stage");
     static constexpr int kOffVTile = kStages * kStageBytes;
     static constexpr int kOffPartial = kOffVTile + kVTileBytes;
     static constexpr int kOffP = kOffPartial;  // P is written after the partials are consumed
     static constexpr int kOffBlockMax = kOffPartial + kScratchBytes;
     static constexpr int kOffQMax = kOffBlockMax + kBlocks * kRows * 4;
-    static constexpr int kSmemBytes = kOffQMax + kDimSplits * kRows * 4;
+    static constexpr int kOffQ = kOffQMax + kDimSplits * kRows * 4;
+    static constexpr int kSmemBytes = kOffQ + kQBytes;
     // Within a stage: K rows | scale rows | V rows.
     static constexpr int kOffScales = kTileTokens * kRowBytes;
     static constexpr int kOffVRaw = kOffScales + kTileTokens * kScaleRowBytes;
@@ -223,13 +263,16 @@ MLA_DEVICE void copy_row_pieces(uint8_t* dst, const uint8_t* src, int sub, bool 
     }
 }
 
-template <KvFormat F, bool kE4M3>
+template <KvFormat F, bool kE4M3, int kRowsPerCta>
 __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
     stage1_mma16_kernel(const Params p) {
-    using Cfg = Mma16Config<F, kE4M3>;
+    using Cfg = Mma16Config<F, kE4M3, kRowsPerCta>;
+    static_assert(Cfg::kFits, "one tile must fit in shared memory");
     using SA = arch::ScoreAtom;
     using VA = arch::ValueAtom;
     constexpr int kW = arch::kWarpSize;
+    constexpr int kG = Cfg::kGroups;  // row group g: CTA rows 16 g .. 16 g + 15
+    constexpr int kGR = Mma16Shape::kRows;
 
     extern __shared__ __align__(16) uint8_t smem[];
     uint8_t* v_tile = smem + Cfg::kOffVTile;
@@ -237,6 +280,7 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
     uint32_t* s_p = reinterpret_cast<uint32_t*>(smem + Cfg::kOffP);
     float* s_blockmax = reinterpret_cast<float*>(smem + Cfg::kOffBlockMax);
     float* s_qmax = reinterpret_cast<float*>(smem + Cfg::kOffQMax);
+    uint4* s_q = reinterpret_cast<uint4*>(smem + Cfg::kOffQ);  // Cfg::kQShared
 
     const Stage1Work work = stage1_work<Cfg::kTileTokens, Cfg::kRows>(p);
     if (!work.active) {  // no such query token, or no such split: at most -inf LSEs (and zero
@@ -409,144 +453,228 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
         }
     };
 
-    // ---- Q fragments in registers, in the permuted dim order of the K fragments --------------
+    // ---- Q fragments, in the permuted dim order of the K fragments --------------------------
+    // In registers for every group (qf[g]), or (Cfg::kQShared) converted by the warps of
+    // blk == g % kBlocks into shared memory and loaded from there per chunk (q_chunk).
     const int chunk0 = dsplit * Cfg::kMaxChunks;
     const int n_chunks = min(Cfg::kMaxChunks, Cfg::kChunks - chunk0);
-    arch::Quad qf[Cfg::kMaxChunks][Cfg::kStepsPerChunk][SA::kHeadsPerLane];
-    float score_coef[SA::kHeadsPerLane];  // raw dot -> log2-domain score, per head
-    int row_end[SA::kHeadsPerLane];       // cache tokens (from tok_begin) the row sees, causal
-    {
-        constexpr int kWords = Cfg::kE / 2;  // 32-bit words of bf16 Q per lane and chunk
-        uint32_t raw[Cfg::kMaxChunks][SA::kHeadsPerLane][kWords];
+    constexpr int kQG = Cfg::kQGroupsPerWarp;
+    const auto qgroup = [&](int gi) { return Cfg::kQShared ? blk + gi * Cfg::kBlocks : gi; };
+    arch::Quad qf[kQG][Cfg::kMaxChunks][Cfg::kStepsPerChunk][SA::kHeadsPerLane];
+    float score_coef[kG][SA::kHeadsPerLane];  // raw dot -> log2-domain score, per head
+    int row_end[kG][SA::kHeadsPerLane];       // cache tokens (from tok_begin) the row sees, causal
+#pragma unroll
+    for (int g = 0; g < kG; ++g)
 #pragma unroll
         for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
-            const Stage1Row row = stage1_row(p, work, SA::head(lane, hs));
-            row_end[hs] = static_cast<int>(stage1_token_end(work, row.token) - tok_begin);
-            const QRow q_head = q_row(p, work.q_row + row.token, work.head0 + row.head);
-#pragma unroll
-            for (int c = 0; c < Cfg::kMaxChunks; ++c) {
-#pragma unroll
-                for (int w = 0; w < kWords; ++w) raw[c][hs][w] = 0u;
-                if (c >= n_chunks) continue;
-                const int elem = (chunk0 + c) * Cfg::kChunkDims + kgroup * Cfg::kE;
-                if (!Cfg::kE4M3Scores && p.q_format == QFormat::kBf16)
-                    load_q_bf16_words(q_head, elem, raw[c][hs]);
-                else  // fp8 codes as stored (widened below once every load is issued, unless
-                      // the scores multiply codes)
-                    load_q_codes(q_head, elem, raw[c][hs]);
-            }
+            const Stage1Row row = stage1_row(p, work, g * kGR + SA::head(lane, hs));
+            row_end[g][hs] = static_cast<int>(stage1_token_end(work, row.token) - tok_begin);
         }
+    {
+        constexpr int kWords = Cfg::kE / 2;  // 32-bit words of bf16 Q per lane and chunk
+        uint32_t raw[kQG][Cfg::kMaxChunks][SA::kHeadsPerLane][kWords];
+#pragma unroll
+        for (int gi = 0; gi < kQG; ++gi)
+#pragma unroll
+            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+                const int g = qgroup(gi);
+                const Stage1Row row = stage1_row(p, work, min(g, kG - 1) * kGR + SA::head(lane, hs));
+                const QRow q_head = q_row(p, work.q_row + row.token, work.head0 + row.head);
+#pragma unroll
+                for (int c = 0; c < Cfg::kMaxChunks; ++c) {
+#pragma unroll
+                    for (int w = 0; w < kWords; ++w) raw[gi][c][hs][w] = 0u;
+                    if (c >= n_chunks || g >= kG) continue;
+                    const int elem = (chunk0 + c) * Cfg::kChunkDims + kgroup * Cfg::kE;
+                    if (!Cfg::kE4M3Scores && p.q_format == QFormat::kBf16)
+                        load_q_bf16_words(q_head, elem, raw[gi][c][hs]);
+                    else  // fp8 codes as stored (widened below once every load is issued,
+                          // unless the scores multiply codes)
+                        load_q_codes(q_head, elem, raw[gi][c][hs]);
+                }
+            }
         if (!Cfg::kE4M3Scores && p.q_format != QFormat::kBf16) {
 #pragma unroll
-            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs)
+            for (int gi = 0; gi < kQG; ++gi)
 #pragma unroll
-                for (int c = 0; c < Cfg::kMaxChunks; ++c)
-                    widen_q_fp8_words(p.q_format, raw[c][hs]);
+                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs)
+#pragma unroll
+                    for (int c = 0; c < Cfg::kMaxChunks; ++c)
+                        widen_q_fp8_words(p.q_format, raw[gi][c][hs]);
         }
         const float q_coef = p.sm_scale * kLog2e * p.q_scale;
         if constexpr (Cfg::kE4M3Scores) {
             // The codes of Q as stored: 8 (two words) a k32 step, in the K fragments' order.
 #pragma unroll
-            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
-                score_coef[hs] = q_coef * p.kv_scale;
+            for (int g = 0; g < kG; ++g)
 #pragma unroll
-                for (int c = 0; c < Cfg::kMaxChunks; ++c)
+                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) score_coef[g][hs] = q_coef * p.kv_scale;
 #pragma unroll
-                    for (int s = 0; s < Cfg::kStepsPerChunk; ++s)
-                        qf[c][s][hs] = arch::Quad{raw[c][hs][2 * s], raw[c][hs][2 * s + 1]};
-            }
+            for (int gi = 0; gi < kQG; ++gi)
+#pragma unroll
+                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs)
+#pragma unroll
+                    for (int c = 0; c < Cfg::kMaxChunks; ++c)
+#pragma unroll
+                        for (int s = 0; s < Cfg::kStepsPerChunk; ++s)
+                            qf[gi][c][s][hs] =
+                                arch::Quad{raw[gi][c][hs][2 * s], raw[gi][c][hs][2 * s + 1]};
         } else if constexpr (Cfg::kScoreMma == arch::MmaType::kF16) {
             // Per-head power-of-two scale into f16 range: max |q| over the whole row.
-            float amax[SA::kHeadsPerLane];
 #pragma unroll
-            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
-                uint32_t m = 0;
+            for (int gi = 0; gi < kQG; ++gi)
 #pragma unroll
-                for (int c = 0; c < Cfg::kMaxChunks; ++c)
+                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+                    uint32_t m = 0;
 #pragma unroll
-                    for (int w = 0; w < kWords; ++w) {
-                        if (Cfg::is_rope_chunk(dsplit, c)) continue;  // stays bf16
-                        const uint32_t x = raw[c][hs][w];
-                        m = max(m, max(x & 0x7fffu, (x >> 16) & 0x7fffu));
-                    }
-                amax[hs] = SA::reduce_max_across_row(arch::bf16_to_float(static_cast<uint16_t>(m)));
-                if (blk == 0 && kgroup == 0) s_qmax[dsplit * Cfg::kRows + SA::head(lane, hs)] = amax[hs];
-            }
+                    for (int c = 0; c < Cfg::kMaxChunks; ++c)
+#pragma unroll
+                        for (int w = 0; w < kWords; ++w) {
+                            if (Cfg::is_rope_chunk(dsplit, c)) continue;  // stays bf16
+                            const uint32_t x = raw[gi][c][hs][w];
+                            m = max(m, max(x & 0x7fffu, (x >> 16) & 0x7fffu));
+                        }
+                    const float amax = SA::reduce_max_across_row(
+                        arch::bf16_to_float(static_cast<uint16_t>(m)));
+                    const int g = qgroup(gi);
+                    if ((Cfg::kQShared || blk == 0) && kgroup == 0 && g < kG)
+                        s_qmax[dsplit * Cfg::kRows + g * kGR + SA::head(lane, hs)] = amax;
+                }
             arch::sync_block();
-#pragma unroll
-            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+            // A row's scale exponent, from both dim splits' maxima.
+            const auto row_exponent = [&](int n) {
                 float row_max = 0.0f;
                 for (int d = 0; d < Cfg::kDimSplits; ++d)
-                    row_max = fmaxf(row_max, s_qmax[d * Cfg::kRows + SA::head(lane, hs)]);
-                const int k = f16_row_scale_exponent(row_max);
-                const float up = exp2_int(k);
-                score_coef[hs] = q_coef * p.kv_scale * arch::kFp8F16Scale<Cfg::kFp8Flavor> *
-                                 exp2_int(-k);
+                    row_max = fmaxf(row_max, s_qmax[d * Cfg::kRows + n]);
+                return f16_row_scale_exponent(row_max);
+            };
 #pragma unroll
-                for (int c = 0; c < Cfg::kMaxChunks; ++c)
+            for (int g = 0; g < kG; ++g)
 #pragma unroll
-                    for (int s = 0; s < Cfg::kStepsPerChunk; ++s) {
-                        if (Cfg::is_rope_chunk(dsplit, c)) {  // bf16, as for a bf16 cache
-                            qf[c][s][hs] = arch::Quad{raw[c][hs][2 * s], raw[c][hs][2 * s + 1]};
-                            continue;
+                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs)
+                    score_coef[g][hs] = q_coef * p.kv_scale *
+                                        arch::kFp8F16Scale<Cfg::kFp8Flavor> *
+                                        exp2_int(-row_exponent(g * kGR + SA::head(lane, hs)));
+#pragma unroll
+            for (int gi = 0; gi < kQG; ++gi)
+#pragma unroll
+                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+                    const float up = exp2_int(
+                        row_exponent(min(qgroup(gi), kG - 1) * kGR + SA::head(lane, hs)));
+#pragma unroll
+                    for (int c = 0; c < Cfg::kMaxChunks; ++c)
+#pragma unroll
+                        for (int s = 0; s < Cfg::kStepsPerChunk; ++s) {
+                            const uint32_t w01 = raw[gi][c][hs][2 * s];
+                            const uint32_t w23 = raw[gi][c][hs][2 * s + 1];
+                            if (Cfg::is_rope_chunk(dsplit, c)) {  // bf16, as for a bf16 cache
+                                qf[gi][c][s][hs] = arch::Quad{w01, w23};
+                                continue;
+                            }
+                            // Elements 4s..4s+3 sit in words 2s (e0, e1) and 2s+1 (e2, e3);
+                            // the fp8 decoder pairs (e0, e2) and (e1, e3), so Q does too.
+                            const float e0 = arch::bf16_to_float(static_cast<uint16_t>(w01));
+                            const float e1 = arch::bf16_to_float(static_cast<uint16_t>(w01 >> 16));
+                            const float e2 = arch::bf16_to_float(static_cast<uint16_t>(w23));
+                            const float e3 = arch::bf16_to_float(static_cast<uint16_t>(w23 >> 16));
+                            qf[gi][c][s][hs].lo = arch::pack_f16x2(e0 * up, e2 * up);
+                            qf[gi][c][s][hs].hi = arch::pack_f16x2(e1 * up, e3 * up);
                         }
-                        // Elements 4s..4s+3 sit in words 2s (e0, e1) and 2s+1 (e2, e3); the
-                        // fp8 decoder pairs (e0, e2) and (e1, e3), so Q does too.
-                        const uint32_t w01 = raw[c][hs][2 * s], w23 = raw[c][hs][2 * s + 1];
-                        const float e0 = arch::bf16_to_float(static_cast<uint16_t>(w01));
-                        const float e1 = arch::bf16_to_float(static_cast<uint16_t>(w01 >> 16));
-                        const float e2 = arch::bf16_to_float(static_cast<uint16_t>(w23));
-                        const float e3 = arch::bf16_to_float(static_cast<uint16_t>(w23 >> 16));
-                        qf[c][s][hs].lo = arch::pack_f16x2(e0 * up, e2 * up);
-                        qf[c][s][hs].hi = arch::pack_f16x2(e1 * up, e3 * up);
-                    }
-            }
+                }
         } else {
 #pragma unroll
-            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
-                score_coef[hs] = q_coef;
+            for (int g = 0; g < kG; ++g)
 #pragma unroll
-                for (int c = 0; c < Cfg::kMaxChunks; ++c)
+                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) score_coef[g][hs] = q_coef;
 #pragma unroll
-                    for (int s = 0; s < Cfg::kStepsPerChunk; ++s) {
-                        qf[c][s][hs].lo = raw[c][hs][2 * s];
-                        qf[c][s][hs].hi = raw[c][hs][2 * s + 1];
-                    }
+            for (int gi = 0; gi < kQG; ++gi)
+#pragma unroll
+                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs)
+#pragma unroll
+                    for (int c = 0; c < Cfg::kMaxChunks; ++c)
+#pragma unroll
+                        for (int s = 0; s < Cfg::kStepsPerChunk; ++s) {
+                            qf[gi][c][s][hs].lo = raw[gi][c][hs][2 * s];
+                            qf[gi][c][s][hs].hi = raw[gi][c][hs][2 * s + 1];
+                        }
+        }
+    }
+    if constexpr (Cfg::kQShared) {
+        // Each chunk's fragments of a lane as kQVecs 16-byte vectors, lane-contiguous (the
+        // loop's first barrier orders these stores before q_chunk's loads).
+        constexpr int kH = SA::kHeadsPerLane;
+#pragma unroll
+        for (int gi = 0; gi < kQG; ++gi) {
+            const int g = qgroup(gi);
+            if (g >= kG) continue;
+#pragma unroll
+            for (int c = 0; c < Cfg::kMaxChunks; ++c) {
+                if (c >= n_chunks) continue;
+#pragma unroll
+                for (int j = 0; j < Cfg::kQVecs; ++j) {
+                    const arch::Quad a = qf[gi][c][(2 * j) / kH][(2 * j) % kH];
+                    const arch::Quad b = qf[gi][c][(2 * j + 1) / kH][(2 * j + 1) % kH];
+                    s_q[((g * Cfg::kChunks + chunk0 + c) * Cfg::kQVecs + j) * kW + lane] =
+                        make_uint4(a.lo, a.hi, b.lo, b.hi);
+                }
             }
         }
     }
+    // Group g's Q fragments of chunk c of this warp's dim split.
+    const auto q_chunk = [&](int g, int c,
+                             arch::Quad (&q)[Cfg::kStepsPerChunk][SA::kHeadsPerLane]) {
+        if constexpr (Cfg::kQShared) {
+            constexpr int kH = SA::kHeadsPerLane;
+#pragma unroll
+            for (int j = 0; j < Cfg::kQVecs; ++j) {
+                const uint4 v = s_q[((g * Cfg::kChunks + chunk0 + c) * Cfg::kQVecs + j) * kW + lane];
+                q[(2 * j) / kH][(2 * j) % kH] = arch::Quad{v.x, v.y};
+                q[(2 * j + 1) / kH][(2 * j + 1) % kH] = arch::Quad{v.z, v.w};
+            }
+        } else {
+#pragma unroll
+            for (int st = 0; st < Cfg::kStepsPerChunk; ++st)
+#pragma unroll
+                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) q[st][hs] = qf[g][c][st][hs];
+        }
+    };
 
     // ---- online softmax state ------------------------------------------------------------------
-    float o_acc[Cfg::kVGroups][Cfg::VLoader::kTiles][VA::kOAcc];
+    float o_acc[kG][Cfg::kVGroups][Cfg::VLoader::kTiles][VA::kOAcc];
 #pragma unroll
-    for (int g = 0; g < Cfg::kVGroups; ++g)
+    for (int g = 0; g < kG; ++g)
 #pragma unroll
-        for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
+        for (int vg = 0; vg < Cfg::kVGroups; ++vg)
 #pragma unroll
-            for (int i = 0; i < VA::kOAcc; ++i) o_acc[g][j][i] = 0.0f;
+            for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
+#pragma unroll
+                for (int i = 0; i < VA::kOAcc; ++i) o_acc[g][vg][j][i] = 0.0f;
 
-    // Over the tile's blocks, the largest of one head's block maxima. (This variant's own layout
+    // Over the tile's blocks, the largest of one CTA row's block maxima. (This variant's own layout
     // loops stay lambdas: as always-inline functions they change clang's inlining order, and
     // with it the gfx942 code; the PTX is the same either way.)
-    auto tile_max = [&](int head) {
+    auto tile_max = [&](int n) {
         float m = kNegInf;
 #pragma unroll
-        for (int b = 0; b < Cfg::kBlocks; ++b) m = fmaxf(m, s_blockmax[b * Cfg::kRows + head]);
+        for (int b = 0; b < Cfg::kBlocks; ++b) m = fmaxf(m, s_blockmax[b * Cfg::kRows + n]);
         return m;
     };
     if constexpr (Cfg::kStagedCopies) {  // the first tile (the loop's first store waits for it)
         page_ahead(0);
         load_tile(0);
     }
-    float m_o[VA::kOAcc];                // running max of the heads of o_acc's rows
-    float m_s[SA::kHeadsPerLane];        // the same maxima for this lane's score rows
-    float l_s[SA::kHeadsPerLane];        // this lane's share of the row sums
+    float m_o[kG][VA::kOAcc];            // running max of the heads of o_acc's rows
+    float m_s[kG][SA::kHeadsPerLane];    // the same maxima for this lane's score rows
+    float l_s[kG][SA::kHeadsPerLane];    // this lane's share of the row sums
 #pragma unroll
-    for (int i = 0; i < VA::kOAcc; ++i) m_o[i] = kNegInf;
+    for (int g = 0; g < kG; ++g) {
 #pragma unroll
-    for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
-        m_s[hs] = kNegInf;
-        l_s[hs] = 0.0f;
+        for (int i = 0; i < VA::kOAcc; ++i) m_o[g][i] = kNegInf;
+#pragma unroll
+        for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+            m_s[g][hs] = kNegInf;
+            l_s[g][hs] = 0.0f;
+        }
     }
 
     for (int t = 0; t < n_tiles; ++t) {
@@ -567,11 +695,17 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
             issue_tile(t + Cfg::kStages - 1);
         const uint8_t* stage = smem + (t % Cfg::kStages) * Cfg::kStageBytes;
 
-        // 1. Partial scores over this warp's dims, in two accumulator sets (even / odd atom
-        //    steps) so that consecutive matrix products do not wait on each other.
-        float s2[2][SA::kAcc];
+        // 1. Partial scores over this warp's dims, for every group from the same K fragments;
+        //    in two accumulator sets (even / odd atom steps) at one group, so that consecutive
+        //    matrix products do not wait on each other (the groups' sets do that at more).
+        constexpr int kSets = kG == 1 ? 2 : 1;
+        float s2[kG][kSets][SA::kAcc];
 #pragma unroll
-        for (int i = 0; i < SA::kAcc; ++i) s2[0][i] = s2[1][i] = 0.0f;
+        for (int g = 0; g < kG; ++g)
+#pragma unroll
+            for (int k = 0; k < kSets; ++k)
+#pragma unroll
+                for (int i = 0; i < SA::kAcc; ++i) s2[g][k][i] = 0.0f;
 #pragma unroll
         for (int c = 0; c < Cfg::kMaxChunks; ++c) {
             if (c >= n_chunks) continue;
@@ -616,11 +750,16 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
                 }
             }
 #pragma unroll
-            for (int st = 0; st < Cfg::kStepsPerChunk; ++st) {
-                if constexpr (Cfg::kE4M3Scores)
-                    arch::mma_scores_e4m3<Cfg::kFp8Flavor>(s2[st & 1], qf[c][st], kq[st]);
-                else
-                    arch::mma_scores<Cfg::kScoreMma>(s2[st & 1], qf[c][st], kq[st]);
+            for (int g = 0; g < kG; ++g) {
+                arch::Quad q[Cfg::kStepsPerChunk][SA::kHeadsPerLane];
+                q_chunk(g, c, q);
+#pragma unroll
+                for (int st = 0; st < Cfg::kStepsPerChunk; ++st) {
+                    if constexpr (Cfg::kE4M3Scores)
+                        arch::mma_scores_e4m3<Cfg::kFp8Flavor>(s2[g][st % kSets], q[st], kq[st]);
+                    else
+                        arch::mma_scores<Cfg::kScoreMma>(s2[g][st % kSets], q[st], kq[st]);
+                }
             }
             if constexpr (!Cfg::kVFromRawTile && !Cfg::kVSeparate) {
                 static_assert(Cfg::kE == 16, "one chunk = 16 values per lane");
@@ -662,84 +801,109 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
             }
         }
 
-        float s[SA::kAcc];
+        float s[kG][SA::kAcc];
 #pragma unroll
-        for (int i = 0; i < SA::kAcc; ++i) s[i] = s2[0][i] + s2[1][i];
+        for (int g = 0; g < kG; ++g)
+#pragma unroll
+            for (int i = 0; i < SA::kAcc; ++i) {
+                s[g][i] = s2[g][0][i];
+#pragma unroll
+                for (int k = 1; k < kSets; ++k) s[g][i] += s2[g][k][i];
+            }
         if constexpr (Cfg::kRopeBf16) {
             // The latent's scores scaled here (step 2 then scales nothing), the rope's added.
 #pragma unroll
-            for (int i = 0; i < SA::kAcc; ++i) s[i] *= score_coef[SA::acc_head_slot(i)];
-            if (dsplit == Cfg::kRopeSplit)
-                add_bf16_rope_scores<Cfg>(stage, blk, lane, qf[Cfg::kRopeSlot],
-                                     p.sm_scale * kLog2e * p.q_scale, s);
+            for (int g = 0; g < kG; ++g) {
+#pragma unroll
+                for (int i = 0; i < SA::kAcc; ++i) s[g][i] *= score_coef[g][SA::acc_head_slot(i)];
+                if (dsplit == Cfg::kRopeSplit) {
+                    arch::Quad q[Cfg::kStepsPerChunk][SA::kHeadsPerLane];
+                    q_chunk(g, Cfg::kRopeSlot, q);
+                    add_bf16_rope_scores<Cfg>(stage, blk, lane, q, p.sm_scale * kLog2e * p.q_scale,
+                                              s[g]);
+                }
+            }
         }
 
         // 2. Full scores of block `blk` (dim split 0 sums the others' partials), maxima.
         if (dsplit != 0) {
 #pragma unroll
-            for (int i = 0; i < SA::kAcc; ++i)
-                s_partial[(warp * SA::kAcc + i) * kW + lane] = s[i];
+            for (int g = 0; g < kG; ++g)
+#pragma unroll
+                for (int i = 0; i < SA::kAcc; ++i)
+                    s_partial[(((warp - Cfg::kBlocks) * kG + g) * SA::kAcc + i) * kW + lane] =
+                        s[g][i];
         }
         arch::sync_block();
         if (dsplit == 0) {
 #pragma unroll
-            for (int d = 1; d < Cfg::kDimSplits; ++d)
+            for (int g = 0; g < kG; ++g) {
 #pragma unroll
-                for (int i = 0; i < SA::kAcc; ++i)
-                    s[i] += s_partial[((d * Cfg::kBlocks + blk) * SA::kAcc + i) * kW + lane];
-            float bmax[SA::kHeadsPerLane];
+                for (int d = 1; d < Cfg::kDimSplits; ++d)
 #pragma unroll
-            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) bmax[hs] = kNegInf;
+                    for (int i = 0; i < SA::kAcc; ++i)
+                        s[g][i] += s_partial[((((d - 1) * Cfg::kBlocks + blk) * kG + g) * SA::kAcc +
+                                              i) * kW + lane];
+                float bmax[SA::kHeadsPerLane];
 #pragma unroll
-            for (int i = 0; i < SA::kAcc; ++i) {
-                const int hs = SA::acc_head_slot(i);
-                const int tok = t * Cfg::kTileTokens + blk * 16 + SA::acc_token(lane, i);
-                const bool valid = tok < row_end[hs];
-                if constexpr (Cfg::kRopeBf16)  // scaled in step 1
-                    s[i] = valid ? s[i] : kNegInf;
-                else
-                    s[i] = valid ? s[i] * score_coef[hs] : kNegInf;
-                bmax[hs] = fmaxf(bmax[hs], s[i]);
-            }
+                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) bmax[hs] = kNegInf;
 #pragma unroll
-            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
-                bmax[hs] = SA::reduce_max_across_row(bmax[hs]);
-                if (kgroup == 0) s_blockmax[blk * Cfg::kRows + SA::head(lane, hs)] = bmax[hs];
+                for (int i = 0; i < SA::kAcc; ++i) {
+                    const int hs = SA::acc_head_slot(i);
+                    const int tok = t * Cfg::kTileTokens + blk * 16 + SA::acc_token(lane, i);
+                    const bool valid = tok < row_end[g][hs];
+                    if constexpr (Cfg::kRopeBf16)  // scaled in step 1
+                        s[g][i] = valid ? s[g][i] : kNegInf;
+                    else
+                        s[g][i] = valid ? s[g][i] * score_coef[g][hs] : kNegInf;
+                    bmax[hs] = fmaxf(bmax[hs], s[g][i]);
+                }
+#pragma unroll
+                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+                    bmax[hs] = SA::reduce_max_across_row(bmax[hs]);
+                    if (kgroup == 0)
+                        s_blockmax[blk * Cfg::kRows + g * kGR + SA::head(lane, hs)] = bmax[hs];
+                }
             }
         }
         arch::sync_block();
 
         // 3. New running maxima; rescale O; P = exp2(s - m) to shared memory.
 #pragma unroll
-        for (int i = 0; i < VA::kOAcc; ++i) {
-            const float m_new = fmaxf(m_o[i], tile_max(VA::o_head(lane, i)));
-            const float alpha = softmax_rescale(m_o[i], m_new);
-            m_o[i] = m_new;
+        for (int g = 0; g < kG; ++g)
 #pragma unroll
-            for (int g = 0; g < Cfg::kVGroups; ++g)
+            for (int i = 0; i < VA::kOAcc; ++i) {
+                const float m_new = fmaxf(m_o[g][i], tile_max(g * kGR + VA::o_head(lane, i)));
+                const float alpha = softmax_rescale(m_o[g][i], m_new);
+                m_o[g][i] = m_new;
 #pragma unroll
-                for (int j = 0; j < Cfg::VLoader::kTiles; ++j) o_acc[g][j][i] *= alpha;
-        }
+                for (int vg = 0; vg < Cfg::kVGroups; ++vg)
+#pragma unroll
+                    for (int j = 0; j < Cfg::VLoader::kTiles; ++j) o_acc[g][vg][j][i] *= alpha;
+            }
         if (dsplit == 0) {
+#pragma unroll
+          for (int g = 0; g < kG; ++g) {
             float m_use[SA::kHeadsPerLane];
 #pragma unroll
             for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
-                const float m_new = fmaxf(m_s[hs], tile_max(SA::head(lane, hs)));
+                const float m_new = fmaxf(m_s[g][hs], tile_max(g * kGR + SA::head(lane, hs)));
                 m_use[hs] = softmax_offset(m_new);
-                l_s[hs] *= arch::fast_exp2(m_s[hs] - m_use[hs]);
-                m_s[hs] = m_new;
+                l_s[g][hs] *= arch::fast_exp2(m_s[g][hs] - m_use[hs]);
+                m_s[g][hs] = m_new;
             }
             float pr[SA::kAcc];
 #pragma unroll
             for (int i = 0; i < SA::kAcc; ++i) {
                 const int hs = SA::acc_head_slot(i);
-                pr[i] = arch::fast_exp2(s[i] - m_use[hs]);
-                l_s[hs] += pr[i];
+                pr[i] = arch::fast_exp2(s[g][i] - m_use[hs]);
+                l_s[g][hs] += pr[i];
             }
 #pragma unroll
             for (int j = 0; j < VA::kPRegs; ++j) {
                 const float a = pr[2 * j], b = pr[2 * j + 1];
-                uint32_t* dst = s_p + (blk * Cfg::kPSplit * VA::kPRegs + j) * kW + lane;
+                uint32_t* dst =
+                    s_p + ((g * Cfg::kBlocks + blk) * Cfg::kPSplit * VA::kPRegs + j) * kW + lane;
                 if constexpr (Cfg::kValueMma == arch::MmaType::kF16) {
                     dst[0] = arch::pack_f16x2(a, b);
                 } else {
@@ -750,28 +914,35 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
                     dst[VA::kPRegs * kW] = arch::pack_bf16x2(a - a_hi, b - b_hi);
                 }
             }
+          }
         }
         arch::sync_block();
 
-        // 4. O[:, this warp's dims] += P * V over the tile's blocks.
+        // 4. O[:, this warp's dims] += P * V over the tile's blocks, each V fragment loaded
+        //    once for every group.
 #pragma unroll
         for (int kb = 0; kb < Cfg::kBlocks; ++kb) {
-            uint32_t pf[Cfg::kPSplit][VA::kPRegs];
+            uint32_t pf[kG][Cfg::kPSplit][VA::kPRegs];
 #pragma unroll
-            for (int ps = 0; ps < Cfg::kPSplit; ++ps)
+            for (int g = 0; g < kG; ++g)
 #pragma unroll
-                for (int j = 0; j < VA::kPRegs; ++j)
-                    pf[ps][j] = s_p[((kb * Cfg::kPSplit + ps) * VA::kPRegs + j) * kW + lane];
+                for (int ps = 0; ps < Cfg::kPSplit; ++ps)
 #pragma unroll
-            for (int g = 0; g < Cfg::kVGroups; ++g) {
+                    for (int j = 0; j < VA::kPRegs; ++j)
+                        pf[g][ps][j] = s_p[(((g * Cfg::kBlocks + kb) * Cfg::kPSplit + ps) *
+                                                VA::kPRegs + j) * kW + lane];
+#pragma unroll
+            for (int vg = 0; vg < Cfg::kVGroups; ++vg) {
                 uint32_t v[Cfg::VLoader::kTiles][2];
                 Cfg::VLoader::load(Cfg::kVFromRawTile ? stage : v_tile, Cfg::kVRowBytes, kb * 16,
-                                   warp * Cfg::kPvDims + g * Cfg::VLoader::kDims, v);
+                                   warp * Cfg::kPvDims + vg * Cfg::VLoader::kDims, v);
 #pragma unroll
-                for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
+                for (int g = 0; g < kG; ++g)
 #pragma unroll
-                    for (int ps = 0; ps < Cfg::kPSplit; ++ps)
-                        arch::mma_values<Cfg::kValueMma>(o_acc[g][j], pf[ps], v[j]);
+                    for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
+#pragma unroll
+                        for (int ps = 0; ps < Cfg::kPSplit; ++ps)
+                            arch::mma_values<Cfg::kValueMma>(o_acc[g][vg][j], pf[g][ps], v[j]);
             }
         }
     }
@@ -780,67 +951,103 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
     // ---- epilogue: row sums meet in shared memory; write O / sum and the LSE -----------------
     if (dsplit == 0) {
 #pragma unroll
-        for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
-            const float l = SA::reduce_sum_across_row(l_s[hs]);
-            if (kgroup == 0) s_blockmax[blk * Cfg::kRows + SA::head(lane, hs)] = l;
-        }
+        for (int g = 0; g < kG; ++g)
+#pragma unroll
+            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+                const float l = SA::reduce_sum_across_row(l_s[g][hs]);
+                if (kgroup == 0) s_blockmax[blk * Cfg::kRows + g * kGR + SA::head(lane, hs)] = l;
+            }
     }
     arch::sync_block();
-    auto row_sum = [&](int head) {
+    auto row_sum = [&](int n) {
         float l = 0.0f;
 #pragma unroll
-        for (int b = 0; b < Cfg::kBlocks; ++b) l += s_blockmax[b * Cfg::kRows + head];
+        for (int b = 0; b < Cfg::kBlocks; ++b) l += s_blockmax[b * Cfg::kRows + n];
         return l;
     };
     float v_scale = 1.0f;
     if constexpr (Cfg::kKFp8) v_scale = p.kv_scale * arch::kFp8F16Scale<Cfg::kFp8Flavor>;
     if constexpr (Cfg::kVSeparate) v_scale = p.v_scale * arch::kFp8F16Scale<Cfg::kFp8Flavor>;
     const bool single = single_split(work);
-    // This lane's values of O row `i` of its accumulators, times `scale`, into the row at dst
-    // (from this warp's first dim), in the row's type (epilogue.h, o_value).
-    auto store_row = [&](auto* dst, int i, float scale) {
+    // This lane's values of O row `i` of group g's accumulators, times `scale`, into the row at
+    // dst (from this warp's first dim), in the row's type (epilogue.h, o_value).
+    auto store_row = [&](auto* dst, int g, int i, float scale) {
 #pragma unroll
-        for (int g = 0; g < Cfg::kVGroups; ++g)
+        for (int vg = 0; vg < Cfg::kVGroups; ++vg)
 #pragma unroll
             for (int j = 0; j < Cfg::VLoader::kTiles; ++j)
-                dst[Cfg::v_slot_to_dim(g * Cfg::VLoader::kDims +
+                dst[Cfg::v_slot_to_dim(vg * Cfg::VLoader::kDims +
                                        Cfg::VLoader::dim(j, VA::o_col(lane, i)))] =
-                    o_value(dst, o_acc[g][j][i] * scale);
+                    o_value(dst, o_acc[g][vg][j][i] * scale);
     };
 #pragma unroll
-    for (int i = 0; i < VA::kOAcc; ++i) {
-        const int n = VA::o_head(lane, i);  // CTA row
-        const Stage1Row row = stage1_row(p, work, n);
-        const float l = row_sum(n);
-        const float scale = l > 0.0f ? v_scale / l : 0.0f;
-        const int dim0 = warp * Cfg::kPvDims;
-        if (single) {  // the final O, bf16
-            store_row(final_o_row(p, work, row.token, row.head) + dim0, i, scale);
-        } else {  // this split's partial O, fp32
-            store_row(partial_o_row(p, work, row.token, row.head) + dim0, i, scale);
+    for (int g = 0; g < kG; ++g)
+#pragma unroll
+        for (int i = 0; i < VA::kOAcc; ++i) {
+            const int n = g * kGR + VA::o_head(lane, i);  // CTA row
+            const Stage1Row row = stage1_row(p, work, n);
+            const float l = row_sum(n);
+            const float scale = l > 0.0f ? v_scale / l : 0.0f;
+            const int dim0 = warp * Cfg::kPvDims;
+            if (single) {  // the final O, bf16
+                store_row(final_o_row(p, work, row.token, row.head) + dim0, g, i, scale);
+            } else {  // this split's partial O, fp32
+                store_row(partial_o_row(p, work, row.token, row.head) + dim0, g, i, scale);
+            }
         }
-    }
     if (dsplit == 0 && blk == 0 && kgroup == 0) {
 #pragma unroll
-        for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
-            const int n = SA::head(lane, hs);
-            const Stage1Row row = stage1_row(p, work, n);
-            store_lse(p, work, row.token, row.head, m_s[hs], row_sum(n));
-        }
+        for (int g = 0; g < kG; ++g)
+#pragma unroll
+            for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
+                const int n = g * kGR + SA::head(lane, hs);
+                const Stage1Row row = stage1_row(p, work, n);
+                store_lse(p, work, row.token, row.head, m_s[g][hs], row_sum(n));
+            }
     }
 }
 
-// The launcher, instantiated per format in instantiations/stage1_mma16_*.hip.
+// Whether format F has an mma16 kernel of `rows` rows per CTA on this architecture (its
+// configuration fits: kFits; e4m3 scores need less of everything, so theirs fits too).
+template <KvFormat F>
+constexpr bool mma16_rows_fit(int rows) {
+    return rows == 16   ? Mma16Config<F, false, 16>::kFits
+           : rows == 32 ? Mma16Config<F, false, 32>::kFits
+           : rows == 64 ? Mma16Config<F, false, 64>::kFits
+                        : false;
+}
+
+// The launcher of one rows-per-CTA kernel (none where it does not fit: plans never ask).
+template <KvFormat F, bool kE4M3, int kRowsPerCta>
+gpu::error_t launch_stage1_mma16_rows(const Params& params, gpu::stream_t stream) {
+    using Cfg = Mma16Config<F, kE4M3, kRowsPerCta>;
+    if constexpr (!mma16_rows_fit<F>(kRowsPerCta)) {
+        (void)params;
+        (void)stream;
+        return gpu::kErrorInvalidValue;
+    } else {
+        static_assert(Cfg::kFits, "e4m3 scores need less of everything");
+        static std::atomic<bool> prepared[kMaxDevices];
+        const auto kernel = stage1_mma16_kernel<F, kE4M3, kRowsPerCta>;
+        const gpu::error_t e = set_shared_bytes_once(kernel, Cfg::kSmemBytes, prepared);
+        if (e != gpu::kSuccess) return e;
+        MLA_LAUNCH(kernel, stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream)(params);
+        return gpu::get_last_error();
+    }
+}
+
+// The launcher, instantiated per format in instantiations/stage1_mma16_*.hip: the kernel of
+// params.rows_per_cta (kMma16Rows, variants.h).
 template <KvFormat F, bool kE4M3>
 gpu::error_t launch_stage1_mma16(const Params& params, gpu::stream_t stream) {
-    using Cfg = Mma16Config<F, kE4M3>;
-    static std::atomic<bool> prepared[kMaxDevices];
-    const gpu::error_t e =
-        set_shared_bytes_once(stage1_mma16_kernel<F, kE4M3>, Cfg::kSmemBytes, prepared);
-    if (e != gpu::kSuccess) return e;
-    const auto kernel = stage1_mma16_kernel<F, kE4M3>;
-    MLA_LAUNCH(kernel, stage1_grid(params), Cfg::kThreads, Cfg::kSmemBytes, stream)(params);
-    return gpu::get_last_error();
+    static_assert(kMma16Rows[0] == 16 && kMma16Rows[1] == 32 && kMma16Rows[2] == 64,
+                  "one case per kMma16Rows entry");
+    switch (params.rows_per_cta) {
+        case 16: return launch_stage1_mma16_rows<F, kE4M3, 16>(params, stream);
+        case 32: return launch_stage1_mma16_rows<F, kE4M3, 32>(params, stream);
+        case 64: return launch_stage1_mma16_rows<F, kE4M3, 64>(params, stream);
+    }
+    return gpu::kErrorInvalidValue;
 }
 
 }  // namespace mla::splitkv
