@@ -503,23 +503,7 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
                         widen_q_fp8_words(p.q_format, raw[gi][c][hs]);
         }
         const float q_coef = p.sm_scale * kLog2e * p.q_scale;
-        if constexpr (Cfg::kE4M3Scores) {
-            // The codes of Q as stored: 8 (two words) a k32 step, in the K fragments' order.
-#pragma unroll
-            for (int g = 0; g < kG; ++g)
-#pragma unroll
-                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) score_coef[g][hs] = q_coef * p.kv_scale;
-#pragma unroll
-            for (int gi = 0; gi < kQG; ++gi)
-#pragma unroll
-                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs)
-#pragma unroll
-                    for (int c = 0; c < Cfg::kMaxChunks; ++c)
-#pragma unroll
-                        for (int s = 0; s < Cfg::kStepsPerChunk; ++s)
-                            qf[gi][c][s][hs] =
-                                arch::Quad{raw[gi][c][hs][2 * s], raw[gi][c][hs][2 * s + 1]};
-        } else if constexpr (Cfg::kScoreMma == arch::MmaType::kF16) {
+        if constexpr (!Cfg::kE4M3Scores && Cfg::kScoreMma == arch::MmaType::kF16) {
             // Per-head power-of-two scale into f16 range: max |q| over the whole row.
 #pragma unroll
             for (int gi = 0; gi < kQG; ++gi)
@@ -582,10 +566,13 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
                         }
                 }
         } else {
+            // Q's words as they are: bf16 pairs (bf16 scores), or the codes as stored, 8 (two
+            // words) a k32 step, in the K fragments' order (e4m3 scores).
+            const float coef = Cfg::kE4M3Scores ? q_coef * p.kv_scale : q_coef;
 #pragma unroll
             for (int g = 0; g < kG; ++g)
 #pragma unroll
-                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) score_coef[g][hs] = q_coef;
+                for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) score_coef[g][hs] = coef;
 #pragma unroll
             for (int gi = 0; gi < kQG; ++gi)
 #pragma unroll
@@ -593,10 +580,9 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
 #pragma unroll
                     for (int c = 0; c < Cfg::kMaxChunks; ++c)
 #pragma unroll
-                        for (int s = 0; s < Cfg::kStepsPerChunk; ++s) {
-                            qf[gi][c][s][hs].lo = raw[gi][c][hs][2 * s];
-                            qf[gi][c][s][hs].hi = raw[gi][c][hs][2 * s + 1];
-                        }
+                        for (int s = 0; s < Cfg::kStepsPerChunk; ++s)
+                            qf[gi][c][s][hs] =
+                                arch::Quad{raw[gi][c][hs][2 * s], raw[gi][c][hs][2 * s + 1]};
         }
     }
     if constexpr (Cfg::kQShared) {
