@@ -326,9 +326,10 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 // 32 rows 1.48-1.62x the 16-row tile's time on shapes of 32+ rows an element (0.74-0.81x the
 // time of 16 rows a CTA), 64 rows 2.7-3.0x (0.68-0.76x). Predicted 1.3x and 1.9x from ncu's
 // instruction counts (s64: ~4,500 of the 16-row tile's ~6,500 warp instructions shared); missed:
-// not measured why. At 64 rows the NVIDIA kernel keeps one stage in flight (Q in shared memory
-// leaves room for one) and spills 0-220 bytes. AMD has 16 and 32 rows only (mma16_rows_fit) and
-// takes the same factors, not measured there.
+// not measured why. At 64 rows the NVIDIA kernels of fp8, bf16 and the bf16 rope keep one tile in
+// flight (Q's 72 KB in shared memory leave room for one); five 64-row kernels spill 72-220 bytes.
+// AMD has 16 and 32 rows only (mma16_rows_fit) and takes the same factors, NOT measured there:
+// its 32-row kernel has run only on the emulated gfx942 (MLA_DECODE_ROWS=16 keeps 16 rows).
 double mma16_rows_factor(int rows) { return rows <= 16 ? 1.0 : (rows <= 32 ? 1.5 : 2.9); }
 double mma16_rows_split_us(int rows, double split_us) {
     const double rows_split = rows <= 16 ? 0.0 : (rows <= 32 ? 4.0 : 12.0);

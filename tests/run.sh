@@ -118,7 +118,8 @@ MLA_EMU_FORCED_TESTS="${MLA_EMU_FORCED_TESTS:-^(GpuFp8Mma\..*\.stage1_mma16|.*\.
 # sm_90a, whose planner takes wgmma wherever it serves (the wgmma kernels at 16 / 32 / 64 rows,
 # long CTAs, TMA and copies, e4m3 scores): those and two 64-row suites, without the suffixed
 # registrations (tests/CMakeLists.txt); of those, MLA_EMU_SM90_FORCED_TESTS: mma16 forced
-# (mma.sync) on the known answers and uneven lengths, long CTAs and 64 rows with TMA off. The
+# (mma.sync) on the known answers and uneven lengths (at 16 rows, and at 32 and 64: its row
+# groups; with e4m3 scores and the bf16 rope too), long CTAs and 64 rows with TMA off. The
 # balanced schedule's suite at the planner's rows (~80 s there; not its .rows16/32/64).
 emu_sm90="^($emu_common|GpuFp8Mma\.|GpuRows64\.(EmptyElementsFp8Mma|PagedSplitCtas)\$"
 emu_sm90+="|GpuBalanced\.[A-Za-z]+\$)"
@@ -126,18 +127,23 @@ MLA_EMU_SM90_TESTS="${MLA_EMU_SM90_TESTS:-$emu_sm90}"
 emu_forced='^(GpuVectors\..*\.stage1_mma16'
 emu_forced+='|AllFormats/GpuFormatHeads\.UnevenLengths/.*\.stage1_mma16'
 emu_forced+='|GpuLongCta\..*\.notma_one_split|GpuRows64\.EmptyElementsFp8Mma\.notma'
-emu_forced+='|(GpuVectors|AllFormats/GpuFormatHeads\.UnevenLengths)/?.*\.stage1_mma16_rows(32|64))$'
+emu_forced+='|(GpuVectors\.|AllFormats/GpuFormatHeads\.UnevenLengths/|GpuFp8Mma\.).*\.stage1_mma16_rows(32|64)'
+emu_forced+='|Fp8LatentHeadsPaging/.*_h128_paged_plan.*\.stage1_mma16_rows(32|64))$'
 MLA_EMU_SM90_FORCED_TESTS="${MLA_EMU_SM90_FORCED_TESTS:-$emu_forced}"
 emu_suffixed='\.(stage1_[a-z0-9_]+|one_split|nopdl|notma|notma_one_split)$'
+# the reverse-order runs keep mma16's row-group registrations (.stage1_mma16_rows32 / 64: Q and
+# the groups' partial scores handed between warps through shared memory)
+emu_reverse_suffixed='\.(stage1_[a-z0-9]+|one_split|nopdl|notma|notma_one_split)$'
 # and on both, some again with the work-items of each workgroup in reverse order:
 emu_reverse='^(GpuVectors\.|Formats/GpuFormat\.[^C]|AllFormats/GpuFormatHeads\.UnevenLengths/)'
 MLA_EMU_REVERSE_TESTS="${MLA_EMU_REVERSE_TESTS:-$emu_reverse}"
 
 # emu_run <target> <label> <build dir> <skip variable> <tests> <forced tests>: builds the
 # emulated <target> and runs its tests (not their suffixed registrations: emu_suffixed) and the
-# forced ones (suffixed registrations), then MLA_EMU_REVERSE_TESTS with each workgroup's
-# work-items resumed in reverse order (simt.cpp: a kernel that reads shared memory another
-# work-item writes without a barrier between sees other data in one of the two orders). Sets
+# forced ones (suffixed registrations), then MLA_EMU_REVERSE_TESTS (and their mma16 row-group
+# registrations) with each workgroup's work-items resumed in reverse order (simt.cpp: a kernel
+# that reads shared memory another work-item writes without a barrier between sees other data
+# in one of the two orders). Sets
 # emu_result.
 emu_run() {
   local target="$1" label="$2" dir="$3" skip="$4" tests="$5" forced="$6"
@@ -159,7 +165,8 @@ emu_run() {
   mla_ctest "emulated $label (emu, $target) GPU tests, forced variants" "$dir" --timeout 300 \
     -R "$forced" || emu_result="FAILED"
   MLA_EMU_ORDER=reverse mla_ctest "emulated $label (emu, $target, reverse order) GPU tests" \
-    "$dir" --timeout 300 -R "$MLA_EMU_REVERSE_TESTS" -E "$emu_suffixed" || emu_result="FAILED"
+    "$dir" --timeout 300 -R "$MLA_EMU_REVERSE_TESTS" -E "$emu_reverse_suffixed" ||
+    emu_result="FAILED"
 }
 emu_run gfx942 AMD "$MLA_EMU_BUILD_DIR" MLA_SKIP_EMU "$MLA_EMU_TESTS" "$MLA_EMU_FORCED_TESTS"
 emu_amd_result="$emu_result"

@@ -1,8 +1,9 @@
 // Stage 1, warp-level variant "mma16": with the matrix atoms of the arch layer (mma.sync
 // m16n8k16 on NVIDIA, MFMA 16x16x16 on AMD; m16n8k32 .e4m3 / MFMA 16x16x32 fp8 for e4m3
-// scores), one CTA per (batch element, split, 16 query rows = 16 heads of one query token, or 8
-// heads of two) computes the softmax-weighted sum of V over its split's cached tokens, plus that
-// range's LSE. Every format, every architecture. What it shares with other variants is in
+// scores), one CTA per (batch element, split, block of 16, 32 or 64 query rows: 1, 2 or 4 row
+// groups of 16, e.g. 16 heads of one query token, or 8 heads of two) computes the softmax-weighted
+// sum of V over its split's cached tokens, plus that range's LSE. The row groups of a CTA meet
+// each tile once (Mma16Config). Every format, every architecture. What it shares with other variants is in
 // splitkv/: work.h (work contract), q_prologue.h, softmax.h, epilogue.h.
 //
 // Data flow of one CTA (kWarps warps; kBlocks x kDimSplits of them share the score product):
@@ -13,7 +14,9 @@
 //     (staged, kStagedCopies: AMD's default), or copied by plain loads and stores before its
 //     products (MLA_MMA16_COPIES=single).
 //   * Scores: warp (blk, dsplit) multiplies Q's dims of its dim split with the 16 tokens of
-//     block blk. Q lives in registers for the whole CTA, already in the atom's fragment layout.
+//     block blk, for every row group from the same K fragments. Q lives in registers for the
+//     whole CTA (or, where it does not fit, in shared memory: kQShared), already in the atom's
+//     fragment layout.
 //     K fragments come from shared memory with one 16-byte load per lane and chunk: the dims a
 //     lane owns are permuted so that they are contiguous in memory; Q is permuted the same way
 //     (a dot product does not care about the order of its terms). fp8 codes are decoded to f16
@@ -53,8 +56,9 @@
 namespace mla::splitkv {
 
 // The variant's shape, the same for every format: 256 threads on every architecture (8 warps of
-// 32, 4 waves of 64), one CTA per multiprocessor, 16 query rows (the atoms' row block: 16 heads
-// of one token, or 8 heads of two) per CTA; as many tiles in flight as shared memory holds, up
+// 32, 4 waves of 64), one CTA per multiprocessor, row groups of 16 query rows (kRows, the atoms'
+// row block: 16 heads of one token, or 8 heads of two; Mma16Config takes 1, 2 or 4 of them a
+// CTA); as many tiles in flight as shared memory holds, up
 // to kMaxStages where copies are asynchronous (cp.async), one where they are plain loads or
 // staged through registers (kCopies: variants.h, Mma16Copies).
 struct Mma16Shape {
@@ -115,8 +119,9 @@ struct Mma16Config : Mma16Shape, KvTraits<F> {
     static constexpr int kStepsPerChunk = kE / (kE4M3Scores ? 8 : 4);
     // Q's home. A group holds kQRegs of Q fragments and kORegs of O a lane; kWorkRegs is what
     // the kernel holds beside them (scores, decoded K, staged copies, addresses, softmax state:
-    // the 16-row fp8 kernel for gfx942 takes 188 arch VGPRs with 40 of Q; 64 rows of Q in
-    // registers there, 160 beside them, spilled 388-524 bytes).
+    // the 16-row fp8 kernel for gfx942 takes 188 arch VGPRs with 40 of Q; at 32 rows, with 80
+    // of Q, clang-19 takes all 256 without scratch; 64 rows of Q in registers there, 160,
+    // spilled 388-524 bytes).
     static constexpr int kQRegs = ((kHeadDimQk / kChunkDims + kDimSplits - 1) / kDimSplits) *
                                   kStepsPerChunk * arch::ScoreAtom::kHeadsPerLane * 2;
     static constexpr int kORegs = (kHeadDimV / kWarps / arch::ValueLoader16::kDims) *
@@ -133,8 +138,11 @@ struct Mma16Config : Mma16Shape, KvTraits<F> {
     // warps with blk == g % kBlocks (Q in shared memory, written once for every warp).
     static constexpr int kQGroupsPerWarp =
         kQShared ? (kGroups + kWarps / kDimSplits - 1) / (kWarps / kDimSplits) : kGroups;
-    // Shared Q: per (group, chunk), kQVecs 16-byte vectors a lane, lane-contiguous.
+    // Shared Q: per (group, chunk), kQVecs 16-byte vectors a lane, lane-contiguous, each a pair
+    // of the lane's quads.
     static constexpr int kQVecs = kStepsPerChunk * arch::ScoreAtom::kHeadsPerLane * 8 / 16;
+    static_assert(kStepsPerChunk * arch::ScoreAtom::kHeadsPerLane % 2 == 0,
+                  "a lane's quads of a chunk pair into 16-byte vectors");
     static constexpr int kMaxChunks = (kChunks + kDimSplits - 1) / kDimSplits;
     static_assert(kChunks * kChunkDims == kHeadDimQk, "576 dims must split into chunks");
     static_assert(!kKMxfp4 || kE <= kMxfp4BlockSize, "a lane's MXFP4 run must share one scale");
