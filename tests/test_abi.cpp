@@ -133,9 +133,10 @@ using Mutation = std::function<void(mla_decode_params&)>;
 // tensor's extent a little past its rows (an FP32 O of OStridesNotMultipleOf16Bytes: 24 bytes,
 // Q of QStridesNotMultipleOf16Bytes: ~1 KB), and without room there it reaches into whichever
 // buffer the heap put next, so that the overlap check ((h), before the alignment check (i):
-// validate.cpp) answers first. Where the heap puts them differs with the process's earlier
-// allocations (the checkout's path among them: the gfx940 build's test_abi failed so in one
-// clone and passed in another, sixty-fifth session).
+// validate.cpp) answers first. Where the heap puts them depends on the process's earlier
+// allocations: the gfx940 build's Validate.OStridesNotMultipleOf16Bytes failed so in one CI
+// clone (sixty-fifth session) after passing in the one before, with this file and
+// validate.cpp the same in both.
 constexpr size_t kSlack = 4096;
 
 // Host buffers for O (room for FP32, and kSlack bytes more) and LSE, filled with a sentinel.
