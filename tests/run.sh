@@ -114,7 +114,8 @@ emu_common+='|GpuLongCta\.|Fp8Q/GpuFp8Query\.|Fp8LatentHeadsPaging/'
 # .stage1_mma16: plans take them only forced), and mma16's two row groups a CTA on the known
 # answers, every format x heads x q_len and the bf16 rope (.stage1_mma16_rows32).
 MLA_EMU_TESTS="${MLA_EMU_TESTS:-^($emu_common)}"
-MLA_EMU_FORCED_TESTS="${MLA_EMU_FORCED_TESTS:-^(GpuFp8Mma\..*\.stage1_mma16|.*\.stage1_mma16_rows32)\$}"
+emu_amd_forced='^(GpuFp8Mma\..*\.stage1_mma16|.*\.stage1_mma16_rows32)$'
+MLA_EMU_FORCED_TESTS="${MLA_EMU_FORCED_TESTS:-$emu_amd_forced}"
 # sm_90a, whose planner takes wgmma wherever it serves (the wgmma kernels at 16 / 32 / 64 rows,
 # long CTAs, TMA and copies, e4m3 scores): those and two 64-row suites, without the suffixed
 # registrations (tests/CMakeLists.txt); of those, MLA_EMU_SM90_FORCED_TESTS: mma16 forced
@@ -127,7 +128,8 @@ MLA_EMU_SM90_TESTS="${MLA_EMU_SM90_TESTS:-$emu_sm90}"
 emu_forced='^(GpuVectors\..*\.stage1_mma16'
 emu_forced+='|AllFormats/GpuFormatHeads\.UnevenLengths/.*\.stage1_mma16'
 emu_forced+='|GpuLongCta\..*\.notma_one_split|GpuRows64\.EmptyElementsFp8Mma\.notma'
-emu_forced+='|(GpuVectors\.|AllFormats/GpuFormatHeads\.UnevenLengths/|GpuFp8Mma\.).*\.stage1_mma16_rows(32|64)'
+emu_forced+='|(GpuVectors\.|AllFormats/GpuFormatHeads\.UnevenLengths/|GpuFp8Mma\.)'
+emu_forced+='.*\.stage1_mma16_rows(32|64)'
 emu_forced+='|Fp8LatentHeadsPaging/.*_h128_paged_plan.*\.stage1_mma16_rows(32|64))$'
 MLA_EMU_SM90_FORCED_TESTS="${MLA_EMU_SM90_FORCED_TESTS:-$emu_forced}"
 emu_suffixed='\.(stage1_[a-z0-9_]+|one_split|nopdl|notma|notma_one_split)$'

@@ -3,8 +3,8 @@
 // scores), one CTA per (batch element, split, block of 16, 32 or 64 query rows: 1, 2 or 4 row
 // groups of 16, e.g. 16 heads of one query token, or 8 heads of two) computes the softmax-weighted
 // sum of V over its split's cached tokens, plus that range's LSE. The row groups of a CTA meet
-// each tile once (Mma16Config). Every format, every architecture. What it shares with other variants is in
-// splitkv/: work.h (work contract), q_prologue.h, softmax.h, epilogue.h.
+// each tile once (Mma16Config). Every format, every architecture. What it shares with other
+// variants is in splitkv/: work.h (work contract), q_prologue.h, softmax.h, epilogue.h.
 //
 // Data flow of one CTA (kWarps warps; kBlocks x kDimSplits of them share the score product):
 //   * Tiles of kTileTokens cache rows stream global -> shared memory kStages deep (cp.async),
@@ -92,7 +92,7 @@ struct Mma16Shape {
 template <KvFormat F, bool kE4M3, int kRowsPerCta = 16>
 struct Mma16Config : Mma16Shape, KvTraits<F> {
     static constexpr int kGroups = kRowsPerCta / Mma16Shape::kRows;
-    static constexpr int kRows = kRowsPerCta;  // the CTA's query rows (Mma16Shape::kRows: a group's)
+    static constexpr int kRows = kRowsPerCta;  // the CTA's rows (Mma16Shape::kRows: a group's)
     static_assert(kGroups * Mma16Shape::kRows == kRowsPerCta && kGroups >= 1 && kGroups <= 4,
                   "16, 32, 48 or 64 rows per CTA");
     using Fmt = KvTraits<F>;
@@ -137,7 +137,7 @@ struct Mma16Config : Mma16Shape, KvTraits<F> {
     // Q groups a warp converts in the prologue: all of them (Q in registers), or group g of
     // warps with blk == g % kBlocks (Q in shared memory, written once for every warp).
     static constexpr int kQGroupsPerWarp =
-        kQShared ? (kGroups + kWarps / kDimSplits - 1) / (kWarps / kDimSplits) : kGroups;
+        kQShared ? (kGroups + kBlocks - 1) / kBlocks : kGroups;
     // Shared Q: per (group, chunk), kQVecs 16-byte vectors a lane, lane-contiguous, each a pair
     // of the lane's quads.
     static constexpr int kQVecs = kStepsPerChunk * arch::ScoreAtom::kHeadsPerLane * 8 / 16;
@@ -486,7 +486,8 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
 #pragma unroll
             for (int hs = 0; hs < SA::kHeadsPerLane; ++hs) {
                 const int g = qgroup(gi);
-                const Stage1Row row = stage1_row(p, work, min(g, kG - 1) * kGR + SA::head(lane, hs));
+                const Stage1Row row =
+                    stage1_row(p, work, min(g, kG - 1) * kGR + SA::head(lane, hs));
                 const QRow q_head = q_row(p, work.q_row + row.token, work.head0 + row.head);
 #pragma unroll
                 for (int c = 0; c < Cfg::kMaxChunks; ++c) {
@@ -621,7 +622,8 @@ __global__ void __launch_bounds__(Mma16Shape::kThreads, 1)
             constexpr int kH = SA::kHeadsPerLane;
 #pragma unroll
             for (int j = 0; j < Cfg::kQVecs; ++j) {
-                const uint4 v = s_q[((g * Cfg::kChunks + chunk0 + c) * Cfg::kQVecs + j) * kW + lane];
+                const uint4 v =
+                    s_q[((g * Cfg::kChunks + chunk0 + c) * Cfg::kQVecs + j) * kW + lane];
                 q[(2 * j) / kH][(2 * j) % kH] = arch::Quad{v.x, v.y};
                 q[(2 * j + 1) / kH][(2 * j + 1) % kH] = arch::Quad{v.z, v.w};
             }
