@@ -202,16 +202,17 @@ typedef enum mla_dtype {
  *       kv_dtype          kpe_dtype                 host reference    GPU paths
  *       BF16              BF16                      yes               yes
  *       FP8_E4M3FN(UZ)    the same FP8 dtype        yes               yes
- *       FP8_E4M3FN(UZ)    BF16 (DeepSeek-V3.2)      yes               yes (mma16 stage 1)
+ *       FP8_E4M3FN(UZ)    BF16 (DeepSeek-V3.2)      yes               yes (see below)
  *       MXFP4             any                       UNSUPPORTED       UNSUPPORTED
  *       any other pair (an FP8 rope beside a BF16 latent, FP8 flavours mixed): UNSUPPORTED.
  *     Why: the GPU kernels read a rope of the latent's dtype into the same shared-memory tile
  *     as the latent rows (the 16-byte pieces past dim 512 come from kpe_cache). A BF16 rope
  *     beside FP8 codes has kernels of its own (640-byte tile rows: 512 codes, then 64 bf16
  *     values; the rope's scores on the bf16 matrix product, f32 accumulation, added to the
- *     latent's after their kv_scale; no f16 range limit on the rope), on the warp-level stage-1
- *     variant only (the Hopper warpgroup variant reads 576-dim rows of one dtype, fp8 or bf16,
- *     only; forcing it with MLA_DECODE_STAGE1=wgmma leaves the planner's choice, and the plan's
+ *     latent's after their kv_scale; no f16 range limit on the rope): on sm_90a builds run on
+ *     a Hopper GPU, FP8_E4M3FN latents take the warpgroup stage-1 variant (wgmma), everything
+ *     else the warp-level one (mma16; forcing wgmma with MLA_DECODE_STAGE1=wgmma where it has
+ *     no kernel, e.g. for FP8_E4M3FNUZ, leaves the planner's choice, and the plan's
  *     description says why). An MXFP4 row's 18 block scales cover all 576 dims (scales 16 and
  *     17 are the rope's), so a split MXFP4 cache has no defined scale layout.
  *   - LSE: rows lse_stride_token floats apart (0, the default: num_heads, dense); the heads of a

@@ -73,13 +73,15 @@ bool stage1_can_serve(Stage1Variant variant, const Stage1Problem& problem,
             if (problem.format != splitkv::KvFormat::kFp8E4M3FN &&
                 problem.format != splitkv::KvFormat::kFp8E4M3FNUZ &&
                 problem.format != splitkv::KvFormat::kBf16 &&
-                problem.format != splitkv::KvFormat::kMxfp4) {
-                // A bf16 rope beside fp8 latent codes (kFp8*Bf16Rope): its tiles would need a
-                // second layout and a bf16 score product; MXFP4 keys with a separate fp8 V
-                // cache a second ring of V rows; mma16 serves them.
+                problem.format != splitkv::KvFormat::kMxfp4 &&
+                problem.format != splitkv::KvFormat::kFp8E4M3FNBf16Rope) {
+                // MXFP4 keys with a separate fp8 V cache would need a second ring of V rows; a
+                // bf16 rope beside e4m3fnuz codes (AMD's flavour) has no kernel here (e4m3fn's:
+                // WgmmaFp8Bf16RopeDecode); mma16 serves them.
                 if (say)
                     std::snprintf(reason, reason_bytes,
-                                  "it has kernels for fp8, bf16 and MXFP4 caches only, not %s",
+                                  "it has kernels for fp8, bf16 and MXFP4 caches and e4m3fn "
+                                  "codes beside a bf16 rope only, not %s",
                                   splitkv::kv_traits(problem.format).name);
                 return false;
             }

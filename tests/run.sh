@@ -120,7 +120,8 @@ MLA_EMU_FORCED_TESTS="${MLA_EMU_FORCED_TESTS:-$emu_amd_forced}"
 # long CTAs, TMA and copies, e4m3 scores): those and two 64-row suites, without the suffixed
 # registrations (tests/CMakeLists.txt); of those, MLA_EMU_SM90_FORCED_TESTS: mma16 forced
 # (mma.sync) on the known answers and uneven lengths (at 16 rows, and at 32 and 64: its row
-# groups; with e4m3 scores and the bf16 rope too), long CTAs and 64 rows with TMA off. The
+# groups; with e4m3 scores and the bf16 rope too), long CTAs and 64 rows with TMA off, wgmma's
+# e4m3fn + bf16-rope kernels at each of their rows (.stage1_wgmma_rows16 / 32 / 64). The
 # balanced schedule's suite at the planner's rows (~80 s there; not its .rows16/32/64).
 emu_sm90="^($emu_common|GpuFp8Mma\.|GpuRows64\.(EmptyElementsFp8Mma|PagedSplitCtas)\$"
 emu_sm90+="|GpuBalanced\.[A-Za-z]+\$)"
@@ -130,14 +131,18 @@ emu_forced+='|AllFormats/GpuFormatHeads\.UnevenLengths/.*\.stage1_mma16'
 emu_forced+='|GpuLongCta\..*\.notma_one_split|GpuRows64\.EmptyElementsFp8Mma\.notma'
 emu_forced+='|(GpuVectors\.|AllFormats/GpuFormatHeads\.UnevenLengths/|GpuFp8Mma\.)'
 emu_forced+='.*\.stage1_mma16_rows(32|64)'
-emu_forced+='|Fp8LatentHeadsPaging/.*_h128_paged_plan.*\.stage1_mma16_rows(32|64))$'
+emu_forced+='|Fp8LatentHeadsPaging/.*_h128_paged_plan.*\.stage1_mma16_rows(32|64)'
+emu_forced+='|(GpuBf16Rope[A-Za-z0-9]*\.[A-Za-z0-9]+|Fp8LatentHeadsPaging/GpuBf16Rope\..*fp8_e4m3fn_h.*)'
+emu_forced+='\.stage1_wgmma_rows(16|32|64))$'
 MLA_EMU_SM90_FORCED_TESTS="${MLA_EMU_SM90_FORCED_TESTS:-$emu_forced}"
 emu_suffixed='\.(stage1_[a-z0-9_]+|one_split|nopdl|notma|notma_one_split)$'
-# the reverse-order runs keep mma16's row-group registrations (.stage1_mma16_rows32 / 64: Q and
-# the groups' partial scores handed between warps through shared memory)
+# the reverse-order runs keep the row registrations (.stage1_mma16_rows32 / 64: Q and the
+# groups' partial scores handed between warps through shared memory; .stage1_wgmma_rows16 / 32 /
+# 64 of the bf16 rope's suite)
 emu_reverse_suffixed='\.(stage1_[a-z0-9]+|one_split|nopdl|notma|notma_one_split)$'
 # and on both, some again with the work-items of each workgroup in reverse order:
-emu_reverse='^(GpuVectors\.|Formats/GpuFormat\.[^C]|AllFormats/GpuFormatHeads\.UnevenLengths/)'
+emu_reverse='^(GpuVectors\.|Formats/GpuFormat\.[^C]|AllFormats/GpuFormatHeads\.UnevenLengths/'
+emu_reverse+='|Fp8LatentHeadsPaging/GpuBf16Rope\..*fp8_e4m3fn_h(16|128)_fwd)'
 MLA_EMU_REVERSE_TESTS="${MLA_EMU_REVERSE_TESTS:-$emu_reverse}"
 
 # emu_run <target> <label> <build dir> <skip variable> <tests> <forced tests>: builds the

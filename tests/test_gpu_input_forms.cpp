@@ -300,12 +300,19 @@ std::vector<Shape> bf16_rope_shapes(mla_dtype fp8, int heads) {
     };
 }
 
-// The plan of a BF16-rope problem: mma16, the format named, and (MLA_DECODE_STAGE1=wgmma
-// forced) why wgmma does not serve it.
+// The plan of a BF16-rope problem: the format named; e4m3fn codes on a Hopper device with the
+// wgmma kernels take wgmma (WgmmaFp8Bf16RopeDecode) unless mma16 is forced, everything else
+// mma16, and (MLA_DECODE_STAGE1=wgmma forced) the description says why wgmma does not serve it.
 void expect_bf16_rope_plan(const std::string& description) {
-    EXPECT_NE(description.find("variant=mma16"), std::string::npos) << description;
     EXPECT_NE(description.find("_bf16_rope"), std::string::npos) << description;
     const char* forced = std::getenv("MLA_DECODE_STAGE1");
+    const bool mma16_forced = forced != nullptr && std::string(forced) == "mma16";
+    if (description.find("kv=fp8_e4m3fn_bf16_rope") != std::string::npos &&
+        hopper_with_wgmma() && !mma16_forced) {
+        EXPECT_NE(description.find("variant=wgmma"), std::string::npos) << description;
+        return;
+    }
+    EXPECT_NE(description.find("variant=mma16"), std::string::npos) << description;
     if (forced != nullptr && std::string(forced) == "wgmma") {
         EXPECT_NE(description.find("MLA_DECODE_STAGE1=wgmma not available"), std::string::npos)
             << description;

@@ -130,24 +130,33 @@ TEST(Stage1Select, WgmmaNeedsItsKernelsAndAnSm90Device) {
 
 // A BF16 rope beside an FP8 latent has mma16 kernels only: wgmma declines it with the reason,
 // even on an sm_90 device, and a forced wgmma leaves the planner's choice with a note.
-TEST(Stage1Select, WgmmaDeclinesABf16RopeBesideAnFp8Latent) {
+TEST(Stage1Select, WgmmaServesABf16RopeBesideE4m3fnCodesOnly) {
     for (KvFormat f : {KvFormat::kFp8E4M3FNBf16Rope, KvFormat::kFp8E4M3FNUZBf16Rope}) {
         const std::string name = mla::splitkv::kv_traits(f).name;
         SCOPED_TRACE(name);
+        const bool fn = f == KvFormat::kFp8E4M3FNBf16Rope;
+        const bool built = mla::stage1_variant_built(Stage1Variant::kWgmma);
         const mla::Stage1Problem problem{f, 128, 2, MLA_DTYPE_BF16};
-        char reason[128] = {};
-        EXPECT_FALSE(mla::stage1_can_serve(Stage1Variant::kWgmma, problem, nvidia(9, 0), reason,
-                                           sizeof(reason)));
-        if (mla::stage1_variant_built(Stage1Variant::kWgmma)) {
-            EXPECT_TRUE(contains(reason, "MXFP4 caches only") && contains(reason, name))
+        char reason[160] = {};
+        EXPECT_EQ(mla::stage1_can_serve(Stage1Variant::kWgmma, problem, nvidia(9, 0), reason,
+                                        sizeof(reason)),
+                  fn && built)
+            << reason;
+        if (built && !fn) {
+            EXPECT_TRUE(contains(reason, "beside a bf16 rope only") && contains(reason, name))
                 << reason;
         }
         const mla::Stage1Choice c =
             mla::choose_stage1_variant(mla::parse_stage1_request("wgmma"), problem, nvidia(9, 0));
-        EXPECT_FALSE(c.forced);
-        EXPECT_TRUE(contains(c.note, "MLA_DECODE_STAGE1=wgmma not available") &&
-                    contains(c.note, "planner's choice stands"))
-            << c.note;
+        EXPECT_EQ(c.forced, fn && built);
+        if (!c.forced) {
+            EXPECT_TRUE(contains(c.note, "MLA_DECODE_STAGE1=wgmma not available") &&
+                        contains(c.note, "planner's choice stands"))
+                << c.note;
+        }
+        // Never on a device without wgmma.
+        EXPECT_FALSE(mla::stage1_can_serve(Stage1Variant::kWgmma, problem, nvidia(8, 0), nullptr,
+                                           0));
     }
 }
 
@@ -671,9 +680,39 @@ TEST(PlanCreate, Bf16RopeBesideAnFp8LatentRunsOnMma16) {
                     << plan.description;
                 if (options.stage1.forced && mla::stage1_variant_built(Stage1Variant::kWgmma) &&
                     !d.amd && d.cc_major == 9) {
-                    EXPECT_TRUE(contains(plan.description, "MXFP4 caches only"))
+                    EXPECT_TRUE(contains(plan.description, "beside a bf16 rope only"))
                         << plan.description;
                 }
+            }
+        }
+    }
+}
+
+// e4m3fn codes beside a bf16 rope: wgmma on sm_90 where it is built (WgmmaFp8Bf16RopeDecode; its
+// costs lie under mma16's at every shape), mma16 elsewhere; the plan records the format.
+TEST(PlanCreate, Bf16RopeBesideE4m3fnCodesRunsOnWgmmaOnSm90) {
+    const bool built = mla::stage1_variant_built(Stage1Variant::kWgmma);
+    for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
+        for (int heads : {16, 128}) {
+            for (auto [batch, max_kv] : {std::pair{1, 100}, {4, 8192}, {256, 8192}}) {
+                SCOPED_TRACE(::testing::Message() << d.arch_name << " heads " << heads << " batch "
+                                                  << batch << " max_kv " << max_kv);
+                mla_decode_params p = host_fields(batch, max_kv, MLA_DTYPE_FP8_E4M3FN);
+                p.num_heads = heads;
+                p.q_stride_token = heads * 576;
+                p.o_stride_token = heads * 512;
+                p.kpe_dtype = MLA_DTYPE_BF16;
+                p.kv_stride_slot = 512;
+                p.kpe_stride_slot = 64;
+                mla::DevicePlan plan;
+                ASSERT_EQ(mla::plan_create(p, d, mla::PlanOptions(), &plan), MLA_STATUS_SUCCESS)
+                    << mla_last_error_message();
+                const bool wgmma = built && !d.amd && d.cc_major == 9;
+                EXPECT_EQ(plan.variant, static_cast<int>(wgmma ? Stage1Variant::kWgmma
+                                                               : Stage1Variant::kMma16));
+                EXPECT_EQ(plan.kv_format, static_cast<int>(KvFormat::kFp8E4M3FNBf16Rope));
+                EXPECT_TRUE(contains(plan.description, "kv=fp8_e4m3fn_bf16_rope"))
+                    << plan.description;
             }
         }
     }

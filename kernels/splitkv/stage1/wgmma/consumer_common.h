@@ -21,7 +21,7 @@ namespace wgmma_detail {
 // + (k/8) * 128 + (n%8) * 16 + (k%8) * 2. Writes 8 consecutive dims d0 .. d0+7 (d0 % 8 == 0) of
 // row n, given as bf16 pairs w[0..3] (dims (d0, d0+1), ...), in the K fragment's dim order:
 // dims d0 + 4s .. +3 are the k indices 2t, 2t+1, 2t+8, 2t+9 of k-step step0 + s (Decode::qt_place),
-// scaled by `up` into f16 where Decode::kQF16.
+// scaled by `up` into f16 where Decode::kQF16 (Decode::kRopeBf16: the rope's dims into bf16).
 // e4m3 Q^T (Decode::kQCodes: w[0], w[1] hold the 8 codes): k index k of k-step s at s *
 // step_bytes + (n/8) * 256 + (k/16) * 128 + (n%8) * 16 + k%16; dims d0 .. d0+3 are k indices
 // 4t .. 4t+3 of k-step step0, dims d0+4 .. d0+7 k indices 4t+16 .. 4t+19.
@@ -47,7 +47,14 @@ MLA_DEVICE void write_qt8(uint8_t* qt, int step_bytes, int n, int d0, const uint
     for (int s = 0; s < 2; ++s) {  // dims d0 + 4s .. +3: words w[2s] = (e0, e1), w[2s+1] = (e2, e3)
         uint8_t* step = row + (step0 + s) * step_bytes;
         uint32_t lo, hi;
-        Decode::q_words(w[2 * s], w[2 * s + 1], up, lo, hi);
+        if constexpr (Decode::kRopeBf16) {  // the rope's dims bf16, the latent's f16
+            if (d0 >= kKvLoraRank)
+                Decode::rope_q_words(w[2 * s], w[2 * s + 1], up, lo, hi);
+            else
+                Decode::q_words(w[2 * s], w[2 * s + 1], up, lo, hi);
+        } else {
+            Decode::q_words(w[2 * s], w[2 * s + 1], up, lo, hi);
+        }
         *reinterpret_cast<uint32_t*>(step) = lo;          // k = 2t, 2t+1
         *reinterpret_cast<uint32_t*>(step + 128) = hi;    // k = 2t+8, 2t+9
     }
@@ -292,9 +299,11 @@ MLA_DEVICE typename Cfg::Decode::KLoad load_k(const KRows& k, int c, int l, int 
 // flight while this one's products run; with Cfg::kSplitSChain even and odd steps accumulate
 // separately (summed into s). Decode::kTokenScales: the rope chunk's steps accumulate into
 // s_rope instead (its token factor differs from the latent dims'); otherwise s_rope is unused.
+// (Decode::kRopeBf16 takes score_products_rope instead: score_products.)
 template <class Cfg>
-MLA_DEVICE void score_products(const KRows& k, int t4, uint64_t qt_desc0, float (&s)[Cfg::N / 2],
-                               float (&s_rope)[Cfg::N / 2], uint64_t* full, int phase) {
+MLA_DEVICE void score_products_latent(const KRows& k, int t4, uint64_t qt_desc0,
+                                      float (&s)[Cfg::N / 2], float (&s_rope)[Cfg::N / 2],
+                                      uint64_t* full, int phase) {
     namespace hw = arch::sm90;
     using Decode = typename Cfg::Decode;
     constexpr int N = Cfg::N;
@@ -355,6 +364,89 @@ MLA_DEVICE void score_products(const KRows& k, int t4, uint64_t qt_desc0, float 
 #pragma unroll
         for (int i = 0; i < N / 2; ++i) s[i] += s_odd[i];
     }
+}
+
+// score_products for an e4m3fn latent beside a bf16 rope (Decode::kRopeBf16, padded stages):
+// the rope chunk first, its 4 bf16 steps (A: the rope's values as loaded, two 16-byte loads a
+// row; B: Q^T's bf16 rope dims), waited for, and the accumulators times rope_scale (1 /
+// kv_scale: the row's coefficient carries kv_scale, which applies to the latent codes only);
+// then the 32 f16 steps of the latent chunks 0..7 add onto them as score_products' do (the next
+// chunk's load in flight, with Cfg::kSplitSChain the odd steps apart). The wait costs the chain
+// the rope steps' latency once a tile; it keeps the sum exact without a second set of
+// accumulators (64 rows have no registers for one).
+template <class Cfg>
+MLA_DEVICE void score_products_rope(const KRows& k, int t4, uint64_t qt_desc0,
+                                    float (&s)[Cfg::N / 2], float rope_scale) {
+    namespace hw = arch::sm90;
+    using Decode = typename Cfg::Decode;
+    constexpr int N = Cfg::N;
+    constexpr int kRope = Decode::kRopeChunk;
+    constexpr int kSteps = Decode::kStepsPerChunk;
+    static_assert(Decode::kRopeBf16 && !Cfg::kSwizzled && kRope == Cfg::kChunks - 1 &&
+                      Decode::kKLoads == 2 && kSteps == 4,
+                  "latent chunks 0..7 of one load a row, then the rope chunk of two");
+    uint4 r0[2], r1[2];
+#pragma unroll
+    for (int l = 0; l < 2; ++l) {
+        r0[l] = load_k<Cfg>(k, kRope, l, 0, t4);
+        r1[l] = load_k<Cfg>(k, kRope, l, 1, t4);
+    }
+    uint32_t a[kSteps][4];
+    Decode::rope_fragments(r0, r1, a);
+    uint4 n0[1] = {load_k<Cfg>(k, 0, 0, 0, t4)}, n1[1] = {load_k<Cfg>(k, 0, 0, 1, t4)};
+    hw::wgmma_fence();
+#pragma unroll
+    for (int st = 0; st < kSteps; ++st) {
+        const uint64_t desc = qt_desc0 + (((kRope * kSteps + st) * Cfg::kQtStepBytes) >> 4);
+        hw::Wgmma<arch::MmaType::kBF16, N>::run(s, a[st], desc, st > 0);
+    }
+    hw::wgmma_commit();
+    hw::wgmma_wait<0>();
+    hw::fence_operands(s);
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) s[i] *= rope_scale;
+    float s_odd[N / 2];
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) s_odd[i] = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kRope; ++c) {
+        const uint4 c0[1] = {n0[0]}, c1[1] = {n1[0]};
+        if (c + 1 < kRope) {
+            n0[0] = load_k<Cfg>(k, c + 1, 0, 0, t4);
+            n1[0] = load_k<Cfg>(k, c + 1, 0, 1, t4);
+        }
+        Decode::k_fragments(c0, c1, a);
+        hw::wgmma_fence();
+#pragma unroll
+        for (int st = 0; st < kSteps; ++st) {
+            const uint64_t desc = qt_desc0 + (((c * kSteps + st) * Cfg::kQtStepBytes) >> 4);
+            if (Cfg::kSplitSChain && (st & 1))
+                hw::Wgmma<Decode::kScoreMma, N>::run(s_odd, a[st], desc, c * kSteps + st > 1);
+            else
+                hw::Wgmma<Decode::kScoreMma, N>::run(s, a[st], desc, true);
+        }
+        hw::wgmma_commit();
+        hw::wgmma_wait<1>();
+    }
+    hw::wgmma_wait<0>();
+    hw::fence_operands(s);
+    hw::fence_operands(s_odd);
+    if constexpr (Cfg::kSplitSChain) {
+#pragma unroll
+        for (int i = 0; i < N / 2; ++i) s[i] += s_odd[i];
+    }
+}
+
+// S^T of one tile: score_products_latent, or score_products_rope (Decode::kRopeBf16) with
+// rope_scale = 1 / kv_scale.
+template <class Cfg>
+MLA_DEVICE void score_products(const KRows& k, int t4, uint64_t qt_desc0, float (&s)[Cfg::N / 2],
+                               float (&s_rope)[Cfg::N / 2], uint64_t* full, int phase,
+                               float rope_scale) {
+    if constexpr (Cfg::Decode::kRopeBf16)
+        score_products_rope<Cfg>(k, t4, qt_desc0, s, rope_scale);
+    else
+        score_products_latent<Cfg>(k, t4, qt_desc0, s, s_rope, full, phase);
 }
 
 // kSsScores: S^T of one tile (the stage at shared address tile_s) as 18 m64nNk32 e4m3 products

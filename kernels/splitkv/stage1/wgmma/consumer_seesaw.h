@@ -33,6 +33,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     // owners' coefficient is 1; coef_slot holds the rows' coefficients of the lane's slots.
     const float coef_own = kTokenScales ? 1.0f : sh.coef[owner ? ct : 0];  // > 0 (write_q)
     float coef_slot[Cfg::kCols];
+    const float rope_scale = 1.0f / p.kv_scale;  // Decode::kRopeBf16 (score_products_rope)
 #pragma unroll
     for (int jj = 0; jj < Cfg::kCols; ++jj)
         coef_slot[jj] = kTokenScales ? sh.coef[Cfg::col_of_slot(jj, t4)] : 1.0f;
@@ -70,7 +71,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
                                   phase);
                 wgmma_detail::score_products<Cfg>(
                     wgmma_detail::k_rows<Cfg>(tile, lanes.s_tok0, lanes.s_tok1, t4), t4,
-                    qt_desc0, s, s_rope, &sh.full[stage], phase);
+                    qt_desc0, s, s_rope, &sh.full[stage], phase, rope_scale);
             }
             if constexpr (kTokenScales) {
                 // u = s_latent * coefficient * 2^e_lat + s_rope * coefficient * 2^e_rope + e_lat

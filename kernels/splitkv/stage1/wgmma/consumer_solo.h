@@ -38,6 +38,7 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
     const auto [qt_desc0, pt_desc0, min_end, ct, owner] =
         wgmma_detail::consumer_setup<Cfg>(p, work, rows, sh, wq, lane, l_run);
     const float coef_own = sh.coef[owner ? ct : 0];
+    const float rope_scale = 1.0f / p.kv_scale;  // Decode::kRopeBf16 (score_products_rope)
     float m_run = kNegInf;  // the owner's running maximum of row ct over this consumer's tiles
     float o[2 * kSent][N / 2];  // every value dim: m-blocks 0 .. kSent - 1 are dims 0 .. 255
 #pragma unroll
@@ -68,7 +69,7 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
         float s[N / 2], s_rope[N / 2];
         wgmma_detail::score_products<Cfg>(
             wgmma_detail::k_rows<Cfg>(tile, lanes.s_tok0, lanes.s_tok1, t4), t4, qt_desc0, s,
-            s_rope, full, phase);
+            s_rope, full, phase, rope_scale);
         wgmma_detail::mask_scores<Cfg>(s, lanes, t * Cfg::kTileTokens, min_end, sh.end, t4);
         float2 sc[Cfg::kCols];
         bool settled = false;

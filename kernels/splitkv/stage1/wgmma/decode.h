@@ -26,6 +26,8 @@ namespace mla::splitkv {
 //   kTokenScales       staged MXFP4 tiles: e4m3fn codes with power-of-two factors per token in
 //                      the row's pad (WgmmaMxfp4StagedDecode); the scores' rope part then
 //                      accumulates apart
+//   kRopeBf16          a bf16 rope beside e4m3fn latent codes (WgmmaFp8Bf16RopeDecode): the rope
+//                      chunk is the bf16 decoder's, scored first (score_products_rope)
 //   kScoreMma, kValueMma  the wgmma types of S^T = K Q^T and O^T += V^T P^T
 //   kQF16              Q^T scaled per row into f16 (fp8 K); else bf16 as loaded
 //   kQCodes            Q^T holds Q's e4m3fn codes as stored (S^T on the e4m3 tensor core)
@@ -52,6 +54,7 @@ struct WgmmaDecodeCommon {
     static constexpr int kStepsPerChunk = 4;
     static constexpr bool kBlockScales = false;
     static constexpr bool kTokenScales = false;
+    static constexpr bool kRopeBf16 = false;
     static constexpr float kSumBias = 0.0f;
     using KLoad = uint4;
 };
@@ -293,6 +296,55 @@ struct WgmmaSwizzledDecode : WgmmaDecode<kFlavor> {
     static constexpr bool kSwizzledStage = true;
 };
 
+// e4m3fn latent codes beside a bf16 rope (KvFormat::kFp8E4M3FNBf16Rope, DeepSeek-V3.2's split
+// cache), in padded stages: a tile row holds the 512 codes (dims 0..511, and V), then the rope's
+// 64 bf16 values (dims 512..575, from the rope rows), 640 bytes. The latent chunks 0..7 are the
+// e4m3fn decoder's (one 16-byte load a row and chunk, f16 fragments, Q^T f16); the rope chunk is
+// the bf16 decoder's (two 16-byte loads a row at bytes 512 + 16t and 512 + 64 + 16t, the bf16
+// values as loaded, Q^T's rope dims bf16 in its order, times the row's power of two like the
+// latent's: exact in bf16, whose range holds any value f16's does). V is the e4m3fn decoder's.
+// The score chain (score_products_rope) runs the rope's 4 bf16 steps first, waits for them,
+// multiplies the accumulators by 1 / kv_scale (kv_scale applies to the codes only, and the
+// row's coefficient carries it), and the 32 f16 steps of the latent chunks add onto them.
+struct WgmmaFp8Bf16RopeDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
+    static constexpr bool kRopeBf16 = true;
+    static constexpr int kRopeDims = kHeadDimQk - kKvLoraRank;
+    static constexpr int kRowBytes = kKvLoraRank + 2 * kRopeDims;
+    static constexpr int kRopeChunk = kKvLoraRank / 64;  // chunks 0..7: latent codes
+    static constexpr int kKLoads = 2;                    // the rope chunk's; the latent's take 1
+    MLA_DEVICE static constexpr int k_load_offset(int c, int l) {
+        return c < kRopeChunk ? 64 * c : kKvLoraRank + 64 * l;
+    }
+    MLA_DEVICE static KLoad load_k(const uint8_t* row, int c, int l, int) {
+        return *reinterpret_cast<const uint4*>(row + k_load_offset(c, l));
+    }
+    // Dims d0 .. d0 + 7 (d0 % 8 == 0): the e4m3fn order in the latent chunks, the bf16 one in
+    // the rope's.
+    MLA_DEVICE static void qt_place(int d0, int& step0, int& t) {
+        if (d0 < kKvLoraRank) WgmmaDecode<arch::Fp8Flavor::kE4M3FN>::qt_place(d0, step0, t);
+        else WgmmaBf16Decode::qt_place(d0, step0, t);
+    }
+#if defined(MLA_ARCH_SM90)
+    // The rope dims' Q^T words: the bf16 pairs times `up` (a power of two: exact), in the bf16
+    // decoder's order (lo = k 2t, 2t+1 <- e0, e1; hi = 2t+8, 2t+9 <- e2, e3).
+    MLA_DEVICE static void rope_q_words(uint32_t wa, uint32_t wb, float up, uint32_t& lo,
+                                        uint32_t& hi) {
+        const auto scaled = [up](uint32_t w) {
+            return arch::sm90::f32x2_to_bf16x2(
+                arch::bf16_to_float(static_cast<uint16_t>(w)) * up,
+                arch::bf16_to_float(static_cast<uint16_t>(w >> 16)) * up);
+        };
+        lo = scaled(wa);
+        hi = scaled(wb);
+    }
+    // The rope chunk's A fragments: the bf16 decoder's, from its two loads a row.
+    MLA_DEVICE static void rope_fragments(const uint4 (&r0)[kKLoads], const uint4 (&r1)[kKLoads],
+                                          uint32_t (&a)[kStepsPerChunk][4]) {
+        WgmmaBf16Decode::k_fragments(r0, r1, a);
+    }
+#endif
+};
+
 // MXFP4 caches (e2m1 pairs + an e8m0 scale per 32 dims): decoded in the consumers to bf16,
 // exactly, by the per-scale lookup table of arch/mxfp4.h; from there on as a bf16 cache (Q^T
 // bf16 as loaded, S^T and O^T bf16 products, P^T a bf16 pair). A tile row holds the 288 packed
@@ -436,12 +488,12 @@ struct WgmmaMxfp4StagedDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
 };
 
 // The decoder of a format: fp8 caches by flavour (kSwizzled: in swizzled stages), bf16 as
-// stored, MXFP4 by its block scales.
+// stored, MXFP4 by its block scales, e4m3fn codes beside a bf16 rope by both halves.
 template <KvFormat F, bool kSwizzled>
 struct WgmmaDecodeOf {
     static_assert(F == KvFormat::kFp8E4M3FN || F == KvFormat::kFp8E4M3FNUZ,
                   "the wgmma variant serves fp8, bf16 and MXFP4 caches (rope in the latent's "
-                  "dtype, V from the latent rows)");
+                  "dtype, or bf16 beside e4m3fn codes; V from the latent rows)");
     static constexpr arch::Fp8Flavor kFlavor =
         F == KvFormat::kFp8E4M3FNUZ ? arch::Fp8Flavor::kE4M3FNUZ : arch::Fp8Flavor::kE4M3FN;
     using type = std::conditional_t<kSwizzled, WgmmaSwizzledDecode<kFlavor>, WgmmaDecode<kFlavor>>;
@@ -453,6 +505,11 @@ struct WgmmaDecodeOf<KvFormat::kBf16, kSwizzled> {
 template <bool kSwizzled>
 struct WgmmaDecodeOf<KvFormat::kMxfp4, kSwizzled> {
     using type = WgmmaMxfp4Decode;
+};
+template <bool kSwizzled>
+struct WgmmaDecodeOf<KvFormat::kFp8E4M3FNBf16Rope, kSwizzled> {
+    static_assert(!kSwizzled, "the bf16 rope's 640-byte rows: padded stages");
+    using type = WgmmaFp8Bf16RopeDecode;
 };
 
 }  // namespace mla::splitkv
