@@ -281,7 +281,8 @@ typedef struct mla_decode_params {
     const void* kv_cache;      /* (num_slots, row) as described above; 16-byte aligned; may
                                   be NULL when num_slots is 0                                 */
     mla_dtype kv_dtype;        /* BF16, FP8_E4M3FN, FP8_E4M3FNUZ or MXFP4                      */
-    float kv_scale;            /* FP8: value = code * kv_scale (finite, > 0); must be 1 otherwise */
+    float kv_scale;            /* FP8: value = code * kv_scale (finite, > 0; beside a BF16 rope
+                                  2^-64 .. 2^64); must be 1 otherwise */
     int64_t kv_stride_slot;    /* storage elements (bytes for FP8/MXFP4) between slots, >= row
                                   width (576, 512 in the split cache form, 288 for MXFP4), a
                                   multiple of 16 bytes                                        */

@@ -349,8 +349,8 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         const bool fnuz = f == splitkv::KvFormat::kFp8E4M3FNUZ;
         if (f == splitkv::KvFormat::kBf16) return {rows <= 16 ? 2.05 : 3.25, 2, 3.0};
         // e4m3fn codes beside a bf16 rope (WgmmaFp8Bf16RopeDecode; padded stages, copies, 640-byte
-        // rows, the rope's steps waited for once a tile): NOT measured yet, e4m3fnuz's figures at
-        // 16 / 32 rows and a little over e4m3fn's at 64 (a guess; both far under mma16's).
+        // rows, the rope's steps waited for once a tile): NOT measured yet, a guess between
+        // e4m3fn's and e4m3fnuz's figures (all far under mma16's).
         if (f == splitkv::KvFormat::kFp8E4M3FNBf16Rope) {
             if (rows <= 16) return {1.6, 2, 2.0, 1.0};
             if (rows <= 32) return {2.0, 2, 2.0, 4.0};

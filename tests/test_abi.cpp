@@ -1313,6 +1313,36 @@ TEST(Validate, RopeDtypesNoPathServes) {
                     [](mla_decode_params& p) { p.kpe_dtype = MLA_DTYPE_FP8_E4M3FNUZ; });
 }
 
+// kv_scale beside a BF16 rope: 2^-64 .. 2^64 (the Hopper kernels add the rope's scores times
+// 1 / kv_scale); the bounds themselves pass (ValidCalls below runs a scale inside them).
+TEST(Validate, KvScaleFarOutBesideABf16Rope) {
+    for (float scale : {0x1p-65f, 1e-30f, 0x1p65f, 1e30f}) {
+        SCOPED_TRACE(scale);
+        expect_rejected(Base::kSplitFp8, kAll, MLA_STATUS_INVALID_VALUE, "kv_scale",
+                        [scale](mla_decode_params& p) {
+                            p.kpe_dtype = MLA_DTYPE_BF16;
+                            p.kv_scale = scale;
+                        });
+    }
+}
+
+TEST(ValidCalls, KvScaleAtTheBoundsBesideABf16Rope) {
+    ProblemSpec s = base_spec(Base::kSplitFp8);
+    s.kpe_dtype = MLA_DTYPE_BF16;
+    const HostProblem hp = make_problem(s);
+    for (float scale : {0x1p-64f, 0x1p64f}) {
+        SCOPED_TRACE(scale);
+        SentinelOutputs out(hp);
+        mla_decode_params p = hp.host_params(out.o.data(), MLA_DTYPE_FP32, out.lse.data());
+        p.kv_scale = scale;
+        EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS) << mla_last_error_message();
+        mla_decode_params d =
+            fake_device_params(hp.host_params(out.o.data(), MLA_DTYPE_BF16, out.lse.data()));
+        d.kv_scale = scale;
+        expect_workspace_query_accepts(d);
+    }
+}
+
 TEST(ValidCalls, Bf16RopeBesideAnFp8LatentOnEveryPath) {
     for (mla_dtype fp8 : {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ}) {
         SCOPED_TRACE(static_cast<int>(fp8));

@@ -269,9 +269,10 @@ TEST(GpuInputFormsEdges, EmptyPoolInTheSplitForms) {
 }
 
 // ---- a BF16 rope beside an FP8 latent (DeepSeek-V3.2's cache) ------------------------------
-// Its own kernels (mma16 only): the latent's fp8 codes times kv_scale, the rope's bf16 values
-// as they are. No 576-wide twin holds the same values, so each run is checked against the host
-// reference alone, every element (O and LSE poisoned first), and the route asserted.
+// Its own kernels (mma16; e4m3fn's also wgmma on Hopper): the latent's fp8 codes times
+// kv_scale, the rope's bf16 values as they are. No 576-wide twin holds the same values, so each
+// run is checked against the host reference alone, every element (O and LSE poisoned first),
+// and the route asserted.
 
 constexpr mla_dtype kFp8Flavours[] = {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ};
 
@@ -301,19 +302,26 @@ std::vector<Shape> bf16_rope_shapes(mla_dtype fp8, int heads) {
 }
 
 // The plan of a BF16-rope problem: the format named; e4m3fn codes on a Hopper device with the
-// wgmma kernels take wgmma (WgmmaFp8Bf16RopeDecode) unless mma16 is forced, everything else
-// mma16, and (MLA_DECODE_STAGE1=wgmma forced) the description says why wgmma does not serve it.
+// wgmma kernels: wgmma (WgmmaFp8Bf16RopeDecode) where MLA_DECODE_STAGE1=wgmma forces it, else
+// the planner's choice by cost (either variant; mma16 where forced); everything else mma16, and
+// (MLA_DECODE_STAGE1=wgmma forced) the description says why wgmma does not serve it.
 void expect_bf16_rope_plan(const std::string& description) {
     EXPECT_NE(description.find("_bf16_rope"), std::string::npos) << description;
     const char* forced = std::getenv("MLA_DECODE_STAGE1");
-    const bool mma16_forced = forced != nullptr && std::string(forced) == "mma16";
+    const std::string force = forced != nullptr ? forced : "";
     if (description.find("kv=fp8_e4m3fn_bf16_rope") != std::string::npos &&
-        hopper_with_wgmma() && !mma16_forced) {
-        EXPECT_NE(description.find("variant=wgmma"), std::string::npos) << description;
+        hopper_with_wgmma() && force != "mma16") {
+        if (force == "wgmma") {
+            EXPECT_NE(description.find("variant=wgmma"), std::string::npos) << description;
+        } else {
+            EXPECT_TRUE(description.find("variant=wgmma") != std::string::npos ||
+                        description.find("variant=mma16") != std::string::npos)
+                << description;
+        }
         return;
     }
     EXPECT_NE(description.find("variant=mma16"), std::string::npos) << description;
-    if (forced != nullptr && std::string(forced) == "wgmma") {
+    if (force == "wgmma") {
         EXPECT_NE(description.find("MLA_DECODE_STAGE1=wgmma not available"), std::string::npos)
             << description;
     }
@@ -368,8 +376,9 @@ INSTANTIATE_TEST_SUITE_P(Fp8LatentHeadsPaging, GpuBf16Rope,
 
 // Rope values far past f16's range: random values times 2500 (up to about 1e4) and times 30000
 // (past 65504), with Q's rope at unit scale and at 100 (SPEC's large-logit case); a bf16 rope
-// must reach the scores intact (its products on the bf16 atom, f32 accumulation). Q's rope
-// does not set the power of two that brings Q's latent dims into f16 range either.
+// must reach the scores intact (its products on the bf16 atom, f32 accumulation). On mma16 Q's
+// rope does not set the power of two that brings Q's latent dims into f16 range; on wgmma it
+// does (Q^T's rope dims are bf16 times the same power of two).
 TEST(GpuBf16RopeLarge, RopeValuesPastTheF16Range) {
     SKIP_WITHOUT_GPU();
     for (mla_dtype fp8 : kFp8Flavours) {
@@ -398,6 +407,34 @@ TEST(GpuBf16RopeFp8Q, Fp8QueryMatchesTheReference) {
             s = with_forms(s, InputForms{true, false, true});
             const HostProblem host = make_problem(s);
             ASSERT_NE(host.q_scale, 1.0f);
+            expect_bf16_rope_matches(host, Api::kFwd, nullptr);
+        }
+    }
+}
+
+// Pages of 1, 4, 8 and 64 tokens (shuffled, sentinel tails; e4m3fn's 32-row wgmma kernel copies
+// pages of 1-8 tokens a row per thread), 16 heads at q_len 1-2; then caches of kv_scale far from
+// 1 (values 2^-30 and 2^13 times unit randn, Q 2^30 and 2^-13 times it, so that the scores stay
+// near 1): wgmma adds the rope's scores times 1 / kv_scale, which the LSE shows (the outputs'
+// absolute floor hides the small values' O).
+TEST(GpuBf16RopePages, SmallPagesAndFarScales) {
+    SKIP_WITHOUT_GPU();
+    for (mla_dtype fp8 : kFp8Flavours) {
+        for (int page : {1, 4, 8, 64}) {
+            SCOPED_TRACE(format_name(fp8) + " pages of " + std::to_string(page));
+            ProblemSpec s = bf16_rope_spec(fp8, 16, {700, 64, 1, 0, 130}, {2, 2, 1, 2, 1}, 56);
+            s.paged = true;
+            s.page_size = page;
+            s.page_list_tail = 2;
+            expect_bf16_rope_matches(make_problem(s), Api::kPlan, nullptr);
+        }
+        for (double kv_std : {0x1p-30, 8192.0}) {
+            SCOPED_TRACE(format_name(fp8) + " kv_std " + std::to_string(kv_std));
+            ProblemSpec s = bf16_rope_spec(fp8, 16, {700, 64, 1, 0, 130}, {2, 2, 1, 2, 1}, 57);
+            s.kv_std = kv_std;
+            s.q_std = 1.0 / kv_std;
+            const HostProblem host = make_problem(s);
+            EXPECT_TRUE(host.kv_scale < 1e-6f || host.kv_scale > 10.0f) << host.kv_scale;
             expect_bf16_rope_matches(host, Api::kFwd, nullptr);
         }
     }

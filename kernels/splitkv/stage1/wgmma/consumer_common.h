@@ -385,6 +385,7 @@ MLA_DEVICE void score_products_rope(const KRows& k, int t4, uint64_t qt_desc0,
     static_assert(Decode::kRopeBf16 && !Cfg::kSwizzled && kRope == Cfg::kChunks - 1 &&
                       Decode::kKLoads == 2 && kSteps == 4,
                   "latent chunks 0..7 of one load a row, then the rope chunk of two");
+    static_assert(Decode::kScale == 1.0f, "rope_scale is 1 / kv_scale: codes decoded as they are");
     uint4 r0[2], r1[2];
 #pragma unroll
     for (int l = 0; l < 2; ++l) {
@@ -405,6 +406,7 @@ MLA_DEVICE void score_products_rope(const KRows& k, int t4, uint64_t qt_desc0,
     hw::fence_operands(s);
 #pragma unroll
     for (int i = 0; i < N / 2; ++i) s[i] *= rope_scale;
+    hw::fence_operands(s);  // the scaled sums, before the latent steps read them
     float s_odd[N / 2];
 #pragma unroll
     for (int i = 0; i < N / 2; ++i) s_odd[i] = 0.0f;
