@@ -6,8 +6,8 @@
 #     (the 0.7.39 plan), and wgmma forced at 16 / 32 / 64 rows beside fp8 e4m3fn at the same rows
 #     (the cost table's figures);
 # (3) a checked mla_bench of the rope format over the default and engine shapes;
-# (4) compute-sanitizer memcheck, racecheck (and synccheck at 64) over rope cases with wgmma forced
-#     at 64 and 16 rows.
+# (4) compute-sanitizer (memcheck at 64 and 32 rows, racecheck at 64 and 16, synccheck at 16) over
+#     two rope cases with wgmma forced.
 # Logs in $OUT/s66_call1.tgz; the summary is printed as it goes.
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
@@ -52,12 +52,11 @@ timeout 120 "$B/bench/mla_bench" --mla_formats=fp8_e4m3fn_bf16_rope --mla_extra 
   "--benchmark_filter=$F" "--mla_csv=$L/mla_bench.csv" > "$L/mla_bench.log" 2>&1
 echo "mla_bench rc=$? $SECONDS s"
 grep -E '^\|' "$L/mla_bench.log" | cut -d'|' -f2,3,4,9,10,12,14,15,16,20 | head -40
-f='Fp8LatentHeadsPaging/GpuBf16Rope.*fp8_e4m3fn_h16_fwd*:*fp8_e4m3fn_h128_paged_plan*'
-f+=':GpuBf16RopeLarge.*'
-for rt in 64:memcheck 64:racecheck 64:synccheck 16:memcheck 16:racecheck; do
+f='Fp8LatentHeadsPaging/GpuBf16Rope.*fp8_e4m3fn_h128_paged_plan*:GpuBf16RopePages.*'
+for rt in 64:memcheck 64:racecheck 32:memcheck 16:racecheck 16:synccheck; do
   rows=${rt%%:*}; tool=${rt##*:}
   log=$L/sanitize-$tool-r$rows.log
-  (cd "$B/tests" && MLA_DECODE_STAGE1=wgmma MLA_DECODE_ROWS=$rows timeout 70 \
+  (cd "$B/tests" && MLA_DECODE_STAGE1=wgmma MLA_DECODE_ROWS=$rows timeout 45 \
     compute-sanitizer --tool $tool --error-exitcode 99 ./test_gpu_input_forms \
     "--gtest_filter=$f") > "$log" 2>&1
   echo "$tool rows $rows rc=$? $(grep -m1 'ERROR SUMMARY' "$log") $(grep -E '^\[  (PASSED|FAILED) ' "$log" | tr '\n' ' ') $SECONDS s"
