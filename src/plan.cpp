@@ -442,7 +442,7 @@ void for_each_candidate(const Stage1Choice& choice, const Stage1Problem& problem
         for (int v = 0; v < splitkv::kStage1Variants; ++v) {
             const auto variant = static_cast<splitkv::Stage1Variant>(v);
             if (choice.forced ? variant != choice.variant
-                              : !stage1_can_serve(variant, problem, device, nullptr, 0))
+                              : !stage1_offered_unforced(variant, problem, device))
                 continue;
             const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(variant, problem.format);
             for (int rows : stage1.rows_per_cta) {
