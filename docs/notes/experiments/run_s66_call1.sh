@@ -2,10 +2,10 @@
 # Sixty-sixth session, call 1 (~6-7 min on any GPU, no carry): the e4m3fn + bf16-rope format on
 # wgmma (WgmmaFp8Bf16RopeDecode, 0.7.40).
 # (1) the rope tests but mma16's forced ones (plain, wgmma forced, wgmma at forced rows);
-# (2) timing, unchecked, 20 calls: the rope format at the planner's plan (now wgmma), mma16 forced
-#     (the 0.7.39 plan), and wgmma forced at 16 / 32 / 64 rows beside fp8 e4m3fn at the same rows
-#     (the cost table's figures);
-# (3) a checked mla_bench of the rope format over the default and engine shapes;
+# (2) timing, unchecked, 20 calls: the rope format with wgmma forced (the planner's rows), mma16
+#     forced (the 0.7.39 plan; the plain plan while stage1_offered_unforced holds wgmma back), and
+#     wgmma forced at 16 / 32 / 64 rows, beside fp8 e4m3fn under the same settings;
+# (3) a checked mla_bench of the rope format, wgmma forced, over the default and engine shapes;
 # (4) compute-sanitizer (memcheck at 64 and 32 rows, racecheck at 64 and 16, synccheck at 16) over
 #     two rope cases with wgmma forced.
 # MLA_LITE=1: no checked bench, two sanitizer runs (~4-5 min). Logs in $OUT/s66_call1.tgz; the summary is printed as it goes.
@@ -26,7 +26,7 @@ run() {  # name env...
     --mla_formats=fp8_e4m3fn_bf16_rope,fp8_e4m3fn "--mla_shapes=$shapes" \
     "--mla_csv=$L/t/$name.csv" > "$L/t/$name.log" 2>&1 || echo "$name rc=$?"
 }
-run plan
+run wgmma MLA_DECODE_STAGE1=wgmma
 run mma16 MLA_DECODE_STAGE1=mma16
 for rows in 16 32 64; do run w$rows MLA_DECODE_STAGE1=wgmma MLA_DECODE_ROWS=$rows; done
 echo "timing done $SECONDS s"
@@ -34,22 +34,22 @@ python3 - "$L/t" <<'P'
 import csv, sys, collections, os
 d = sys.argv[1]
 t = collections.defaultdict(dict)
-names = ("plan", "mma16", "w16", "w32", "w64")
+names = ("wgmma", "mma16", "w16", "w32", "w64")
 for n in names:
     f = f"{d}/{n}.csv"
     if not os.path.exists(f): continue
     for x in csv.DictReader(open(f)):
         k = (x["kv_format"], x["bs"], x["kv_len"], x["heads"], x["q_len"])
         t[k][n] = (float(x["median_us"]), x["variant"], x["rows_per_cta"], x["splits"])
-print("format bs kv heads q | " + " | ".join(names) + " | plan v/rows/splits")
+print("format bs kv heads q | " + " | ".join(names) + " | wgmma v/rows/splits")
 for k, v in t.items():
     cells = [f"{v[n][0]:.1f}" if n in v else "-" for n in names]
-    p = v.get("plan")
+    p = v.get("wgmma")
     print(" ".join(k), "|", " | ".join(cells), "|", f"{p[1]}/{p[2]}/{p[3]}" if p else "")
 P
 F='bs(4|32|64|256)/kv(1024|8192)/h16/q1/it|bs128/kv4096/h16/q[24]/|kv4096/h128/q[12]/|bs1/kv65536/h16/q1/'
 [ "${MLA_LITE:-0}" = 1 ] && F='^$'  # MLA_LITE=1: no checked bench (the suites compare every element)
-timeout 120 "$B/bench/mla_bench" --mla_formats=fp8_e4m3fn_bf16_rope --mla_extra --mla_iters=20 \
+MLA_DECODE_STAGE1=wgmma timeout 120 "$B/bench/mla_bench" --mla_formats=fp8_e4m3fn_bf16_rope --mla_extra --mla_iters=20 \
   "--benchmark_filter=$F" "--mla_csv=$L/mla_bench.csv" > "$L/mla_bench.log" 2>&1
 echo "mla_bench rc=$? $SECONDS s"
 grep -E '^\|' "$L/mla_bench.log" | cut -d'|' -f2,3,4,9,10,12,14,15,16,20 | head -40
