@@ -209,11 +209,11 @@ typedef enum mla_dtype {
  *     as the latent rows (the 16-byte pieces past dim 512 come from kpe_cache). A BF16 rope
  *     beside FP8 codes has kernels of its own (640-byte tile rows: 512 codes, then 64 bf16
  *     values; the rope's scores on the bf16 matrix product, f32 accumulation, added to the
- *     latent's after their kv_scale; no f16 range limit on the rope): on sm_90a builds run on
- *     a Hopper GPU, FP8_E4M3FN latents take the warpgroup stage-1 variant (wgmma), everything
- *     else the warp-level one (mma16; forcing wgmma with MLA_DECODE_STAGE1=wgmma where it has
- *     no kernel, e.g. for FP8_E4M3FNUZ, leaves the planner's choice, and the plan's
- *     description says why). An MXFP4 row's 18 block scales cover all 576 dims (scales 16 and
+ *     latent's after their kv_scale; no f16 range limit on the rope), on the warp-level stage-1
+ *     variant (mma16). sm_90a builds on a Hopper GPU also have warpgroup (wgmma) kernels for
+ *     FP8_E4M3FN latents, which plans take only where MLA_DECODE_STAGE1=wgmma forces them
+ *     (0.7.40: not yet run on a GPU); forcing wgmma where it has no kernel (FP8_E4M3FNUZ)
+ *     leaves the planner's choice, and the plan's description says why. An MXFP4 row's 18 block scales cover all 576 dims (scales 16 and
  *     17 are the rope's), so a split MXFP4 cache has no defined scale layout.
  *   - LSE: rows lse_stride_token floats apart (0, the default: num_heads, dense); the heads of a
  *     row are contiguous. LSE[t, h] = lse[t * lse_stride_token + h].
