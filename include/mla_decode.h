@@ -213,8 +213,9 @@ typedef enum mla_dtype {
  *     variant (mma16). sm_90a builds on a Hopper GPU also have warpgroup (wgmma) kernels for
  *     FP8_E4M3FN latents, which plans take only where MLA_DECODE_STAGE1=wgmma forces them
  *     (0.7.40: not yet run on a GPU); forcing wgmma where it has no kernel (FP8_E4M3FNUZ)
- *     leaves the planner's choice, and the plan's description says why. An MXFP4 row's 18 block scales cover all 576 dims (scales 16 and
- *     17 are the rope's), so a split MXFP4 cache has no defined scale layout.
+ *     leaves the planner's choice, and the plan's description says why. An MXFP4 row's 18
+ *     block scales cover all 576 dims (scales 16 and 17 are the rope's), so a split MXFP4
+ *     cache has no defined scale layout.
  *   - LSE: rows lse_stride_token floats apart (0, the default: num_heads, dense); the heads of a
  *     row are contiguous. LSE[t, h] = lse[t * lse_stride_token + h].
  * Split forms change no plan, except a BF16 rope beside an FP8 latent: the kernels read the

@@ -1,10 +1,9 @@
 // Stage 1, Hopper warpgroup variant ("wgmma", sm_90a only, fp8, bf16 and MXFP4 caches, and e4m3fn
-// codes beside a bf16 rope, WgmmaFp8Bf16RopeDecode): one CTA
-// per (batch element, split, block of kRows query rows). The rows of an element are its (query
-// token, head) pairs, r = t * num_heads + h, so one CTA serves 16 heads x 4 query tokens, or 64
-// of 128 heads, and every KV tile it reads serves all of them: HBM traffic does not grow with
-// heads x q_len (heads 128 take two CTAs that read the same tiles at the same time, the second
-// from L2).
+// codes beside a bf16 rope, WgmmaFp8Bf16RopeDecode): one CTA per (batch element, split, block of
+// kRows query rows). The rows of an element are its (query token, head) pairs, r = t * num_heads
+// + h, so one CTA serves 16 heads x 4 query tokens, or 64 of 128 heads, and every KV tile it reads
+// serves all of them: HBM traffic does not grow with heads x q_len (heads 128 take two CTAs that
+// read the same tiles at the same time, the second from L2).
 //
 // Operands are swapped so that 16 rows waste no matrix work: tokens are wgmma's M (64), query
 // rows its N.
