@@ -370,10 +370,12 @@ MLA_DEVICE void score_products_latent(const KRows& k, int t4, uint64_t qt_desc0,
 // the rope chunk first, its 4 bf16 steps (A: the rope's values as loaded, two 16-byte loads a
 // row; B: Q^T's bf16 rope dims), waited for, and the accumulators times rope_scale (1 /
 // kv_scale: the row's coefficient carries kv_scale, which applies to the latent codes only);
-// then the 32 f16 steps of the latent chunks 0..7 add onto them as score_products' do (the next
-// chunk's load in flight, with Cfg::kSplitSChain the odd steps apart). The wait costs the chain
-// the rope steps' latency once a tile; it keeps the sum exact without a second set of
-// accumulators (64 rows have no registers for one).
+// then the 32 f16 steps of the latent chunks 0..7 add onto them in one chain (the next chunk's
+// load in flight). The wait costs the chain the rope steps' latency once a tile; it keeps the sum
+// exact without a second set of accumulators (64 rows have no registers for one). One chain at
+// every N, not Cfg::kSplitSChain's two below 64 rows: on the H100 the split chain put 3 of
+// 40960 O values of GpuBf16RopeLarge (rope values times 30000) just past the tolerance at 16 and
+// 32 rows, where one chain passes, at the same time (0.997-1.007x, s67).
 template <class Cfg>
 MLA_DEVICE void score_products_rope(const KRows& k, int t4, uint64_t qt_desc0,
                                     float (&s)[Cfg::N / 2], float rope_scale) {
@@ -407,9 +409,6 @@ MLA_DEVICE void score_products_rope(const KRows& k, int t4, uint64_t qt_desc0,
 #pragma unroll
     for (int i = 0; i < N / 2; ++i) s[i] *= rope_scale;
     hw::fence_operands(s);  // the scaled sums, before the latent steps read them
-    float s_odd[N / 2];
-#pragma unroll
-    for (int i = 0; i < N / 2; ++i) s_odd[i] = 0.0f;
 #pragma unroll
     for (int c = 0; c < kRope; ++c) {
         const uint4 c0[1] = {n0[0]}, c1[1] = {n1[0]};
@@ -422,21 +421,13 @@ MLA_DEVICE void score_products_rope(const KRows& k, int t4, uint64_t qt_desc0,
 #pragma unroll
         for (int st = 0; st < kSteps; ++st) {
             const uint64_t desc = qt_desc0 + (((c * kSteps + st) * Cfg::kQtStepBytes) >> 4);
-            if (Cfg::kSplitSChain && (st & 1))
-                hw::Wgmma<Decode::kScoreMma, N>::run(s_odd, a[st], desc, c * kSteps + st > 1);
-            else
-                hw::Wgmma<Decode::kScoreMma, N>::run(s, a[st], desc, true);
+            hw::Wgmma<Decode::kScoreMma, N>::run(s, a[st], desc, true);
         }
         hw::wgmma_commit();
         hw::wgmma_wait<1>();
     }
     hw::wgmma_wait<0>();
     hw::fence_operands(s);
-    hw::fence_operands(s_odd);
-    if constexpr (Cfg::kSplitSChain) {
-#pragma unroll
-        for (int i = 0; i < N / 2; ++i) s[i] += s_odd[i];
-    }
 }
 
 // S^T of one tile: score_products_latent, or score_products_rope (Decode::kRopeBf16) with
