@@ -349,12 +349,14 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         const bool fnuz = f == splitkv::KvFormat::kFp8E4M3FNUZ;
         if (f == splitkv::KvFormat::kBf16) return {rows <= 16 ? 2.05 : 3.25, 2, 3.0};
         // e4m3fn codes beside a bf16 rope (WgmmaFp8Bf16RopeDecode; padded stages, copies, 640-byte
-        // rows, the rope's steps waited for once a tile): NOT measured yet, a guess between
-        // e4m3fn's and e4m3fnuz's figures (all far under mma16's).
+        // rows, the rope's steps waited for once a tile): e4m3fn's figures times the rope form's
+        // time over e4m3fn's where stage 1 is compute-bound (H100, s67, rows forced: 1.30x at 16
+        // rows, 1.16-1.19x at 32, 1.20x at 64 on bs64 kv4096 H128, bs128 kv4096 H16 q_len 2 / 4;
+        // 1.05-1.19x on the memory-bound H16 q_len 1 shapes).
         if (f == splitkv::KvFormat::kFp8E4M3FNBf16Rope) {
-            if (rows <= 16) return {1.6, 2, 2.0, 1.0};
-            if (rows <= 32) return {2.0, 2, 2.0, 4.0};
-            return {2.9, 2, 2.0, 12.0};
+            if (rows <= 16) return {1.78, 2, 2.0, 1.0};
+            if (rows <= 32) return {1.82, 2, 2.0, 4.0};
+            return {3.06, 2, 2.0, 12.0};
         }
         if (f == splitkv::KvFormat::kMxfp4)
             return rows <= 16 ? Stage1Cost{2.0, 1, 2.0, 2.0}
@@ -442,7 +444,7 @@ void for_each_candidate(const Stage1Choice& choice, const Stage1Problem& problem
         for (int v = 0; v < splitkv::kStage1Variants; ++v) {
             const auto variant = static_cast<splitkv::Stage1Variant>(v);
             if (choice.forced ? variant != choice.variant
-                              : !stage1_offered_unforced(variant, problem, device))
+                              : !stage1_can_serve(variant, problem, device, nullptr, 0))
                 continue;
             const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(variant, problem.format);
             for (int rows : stage1.rows_per_cta) {
