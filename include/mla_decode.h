@@ -71,7 +71,7 @@ extern "C" {
 
 #define MLA_DECODE_VERSION_MAJOR 0
 #define MLA_DECODE_VERSION_MINOR 7
-#define MLA_DECODE_VERSION_PATCH 40
+#define MLA_DECODE_VERSION_PATCH 41
 /* Single comparable number: major * 10000 + minor * 100 + patch. */
 #define MLA_DECODE_VERSION                                                                      \
     (MLA_DECODE_VERSION_MAJOR * 10000 + MLA_DECODE_VERSION_MINOR * 100 + MLA_DECODE_VERSION_PATCH)
@@ -211,8 +211,8 @@ typedef enum mla_dtype {
  *     values; the rope's scores on the bf16 matrix product, f32 accumulation, added to the
  *     latent's after their kv_scale; no f16 range limit on the rope), on the warp-level stage-1
  *     variant (mma16). sm_90a builds on a Hopper GPU also have warpgroup (wgmma) kernels for
- *     FP8_E4M3FN latents, which plans take only where MLA_DECODE_STAGE1=wgmma forces them
- *     (0.7.40: not yet run on a GPU); forcing wgmma where it has no kernel (FP8_E4M3FNUZ)
+ *     FP8_E4M3FN latents, which plans choose by cost like the other formats' (0.7.41, after
+ *     their first GPU run); forcing wgmma where it has no kernel (FP8_E4M3FNUZ)
  *     leaves the planner's choice, and the plan's description says why. An MXFP4 row's 18
  *     block scales cover all 576 dims (scales 16 and 17 are the rope's), so a split MXFP4
  *     cache has no defined scale layout.
