@@ -690,8 +690,8 @@ TEST(PlanCreate, Bf16RopeBesideAnFp8LatentRunsOnMma16) {
 }
 
 // e4m3fn codes beside a bf16 rope: wgmma on sm_90 where it is built (WgmmaFp8Bf16RopeDecode) for
-// elements of long caches (small ones take either variant, by cost), mma16 elsewhere; the plan
-// records the format.
+// elements of long caches (small ones take either variant, by cost), mma16 elsewhere, also where
+// MLA_DECODE_STAGE1=wgmma asks for wgmma; the plan records the format.
 TEST(PlanCreate, Bf16RopeBesideE4m3fnCodesRunsOnWgmmaOnSm90) {
     const bool built = mla::stage1_variant_built(Stage1Variant::kWgmma);
     for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
@@ -715,6 +715,13 @@ TEST(PlanCreate, Bf16RopeBesideE4m3fnCodesRunsOnWgmmaOnSm90) {
                 } else if (max_kv >= 8192) {
                     EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kWgmma));
                 }
+                mla::PlanOptions forced;
+                forced.stage1 = mla::parse_stage1_request("wgmma");
+                mla::DevicePlan forced_plan;
+                ASSERT_EQ(mla::plan_create(p, d, forced, &forced_plan), MLA_STATUS_SUCCESS)
+                    << mla_last_error_message();
+                EXPECT_EQ(forced_plan.variant, static_cast<int>(wgmma ? Stage1Variant::kWgmma
+                                                                      : Stage1Variant::kMma16));
                 EXPECT_EQ(plan.kv_format, static_cast<int>(KvFormat::kFp8E4M3FNBf16Rope));
                 EXPECT_TRUE(contains(plan.description, "kv=fp8_e4m3fn_bf16_rope"))
                     << plan.description;

@@ -128,7 +128,8 @@ struct WgmmaConfig {
                       (kConsumerRegs - kLaunchRegs) * kConsumerThreads,
                   "the consumers' registers come from the producer's (and the decoder's)");
     static constexpr int kCols = N / 4;  // rows (N columns) a lane holds accumulators of
-    // Even and odd k16 steps of S^T in two accumulator chains where the registers allow.
+    // Even and odd k16 steps of S^T in two accumulator chains where the registers allow
+    // (score_products_latent; score_products_rope keeps one chain: see there).
     static constexpr bool kSplitSChain = N <= 32 && !kLongCta;
 
     // Cache tile: 64 rows of 576 fp8 codes (bf16 values; MXFP4: 288 packed bytes and the 32-byte

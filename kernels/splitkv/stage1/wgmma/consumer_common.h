@@ -371,11 +371,12 @@ MLA_DEVICE void score_products_latent(const KRows& k, int t4, uint64_t qt_desc0,
 // row; B: Q^T's bf16 rope dims), waited for, and the accumulators times rope_scale (1 /
 // kv_scale: the row's coefficient carries kv_scale, which applies to the latent codes only);
 // then the 32 f16 steps of the latent chunks 0..7 add onto them in one chain (the next chunk's
-// load in flight). The wait costs the chain the rope steps' latency once a tile; it keeps the sum
-// exact without a second set of accumulators (64 rows have no registers for one). One chain at
-// every N, not Cfg::kSplitSChain's two below 64 rows: on the H100 the split chain put 3 of
-// 40960 O values of GpuBf16RopeLarge (rope values times 30000) just past the tolerance at 16 and
-// 32 rows, where one chain passes, at the same time (0.997-1.007x, s67).
+// load in flight). The wait costs the chain the rope steps' latency once a tile; it lets the
+// latent steps add onto the scaled rope sums, with no set of accumulators for the rope alone.
+// One chain at every N, not Cfg::kSplitSChain's two below 64 rows: on the H100 the split chain
+// put 3 of 40960 O values of GpuBf16RopeLarge (rope values times 30000) just past the tolerance
+// at 16 and 32 rows, where one chain passes, at the same time (0.997-1.007x, s67; why the split
+// chain was the less accurate one is not known).
 template <class Cfg>
 MLA_DEVICE void score_products_rope(const KRows& k, int t4, uint64_t qt_desc0,
                                     float (&s)[Cfg::N / 2], float rope_scale) {
