@@ -11,9 +11,7 @@ cd "$(dirname "$0")/../../.." || exit 1
 . docs/notes/experiments/start_builds.sh
 device_call s65_call3
 build_release "$L" "$B" || exit 1
-timeout 300 python3 tests/ctest_grouped.py --build "$B" -j 12 -E install_ --log-dir "$L/suite" \
-  > "$L/suite.log" 2>&1
-echo "suite rc=$? $SECONDS s"; grep -v "^to ctest" "$L/suite.log" | tail -8
+run_suite "$L" "$B" 300
 filter='AllFormats/GpuFormatHeads.UnevenLengths/*_h128:AllFormats/GpuFormatHeads.UnevenLengths/*_h32'
 OUT=$L MLA_DECODE_STAGE1=mma16 MLA_SANITIZE_TIMEOUT=90 \
   bash docs/notes/experiments/run_sanitize.sh "$B" "$filter" memcheck racecheck

@@ -45,3 +45,15 @@ device_call() {
   open_call "$1"
   nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$L/gpu.txt"
 }
+
+# run_suite LOG_DIR BUILD_DIR [TIMEOUT]: the whole GPU suite of BUILD_DIR (tests/ctest_grouped.py,
+# every forced-variant registration, -E install_) under `timeout` TIMEOUT s (400 unless given: on
+# an H100 the 0.7.41 suite needed more than 240 and, killed, left no report, since the driver
+# writes it at the end); log LOG_DIR/suite.log, per-group logs in LOG_DIR/suite; prints its exit
+# status and summary (run_s65_call3.sh, run_s67_suite.sh).
+run_suite() {
+  local log=$1 build=$2 limit=${3:-400}
+  timeout "$limit" python3 tests/ctest_grouped.py --build "$build" -j 12 -E install_ \
+    --log-dir "$log/suite" > "$log/suite.log" 2>&1
+  echo "suite rc=$? $SECONDS s"; grep -v "^to ctest" "$log/suite.log" | tail -8
+}
