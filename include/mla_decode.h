@@ -212,10 +212,10 @@ typedef enum mla_dtype {
  *     latent's after their kv_scale; no f16 range limit on the rope), on the warp-level stage-1
  *     variant (mma16). sm_90a builds on a Hopper GPU also have warpgroup (wgmma) kernels for
  *     FP8_E4M3FN latents, which plans choose by cost like the other formats' (0.7.41, after
- *     their first GPU run); forcing wgmma where it has no kernel (FP8_E4M3FNUZ)
- *     leaves the planner's choice, and the plan's description says why. An MXFP4 row's 18
- *     block scales cover all 576 dims (scales 16 and 17 are the rope's), so a split MXFP4
- *     cache has no defined scale layout.
+ *     their first GPU run); forcing wgmma where it has no kernel (FP8_E4M3FNUZ) leaves the
+ *     planner's choice, and the plan's description says why. An MXFP4 row's 18 block scales
+ *     cover all 576 dims (scales 16 and 17 are the rope's), so a split MXFP4 cache has no
+ *     defined scale layout.
  *   - LSE: rows lse_stride_token floats apart (0, the default: num_heads, dense); the heads of a
  *     row are contiguous. LSE[t, h] = lse[t * lse_stride_token + h].
  * Split forms change no plan, except a BF16 rope beside an FP8 latent: the kernels read the
