@@ -48,27 +48,54 @@ double row_max_abs(const float* ref_row) {
     return m;
 }
 
+// Calls f(t, h, d, got, want, allowed) for every O element, allowed as check_o documents it
+// (0 in a row whose reference is all zero: that row must be exactly zero).
+template <class F>
+void for_each_o(const float* got, const float* ref, int64_t total_q, int heads,
+                const Tolerance& tol, F f) {
+    for (int64_t t = 0; t < total_q; ++t) {
+        for (int h = 0; h < heads; ++h) {
+            const int64_t base = (t * heads + h) * kDimV;
+            const double row_max = row_max_abs(ref + base);
+            const double row_allowed = row_max == 0.0 ? 0.0 : tol.o_row_rel * row_max + tol.o_atol;
+            for (int d = 0; d < kDimV; ++d) {
+                const double w = ref[base + d];
+                const double allowed =
+                    row_max == 0.0 ? 0.0 : std::max(row_allowed, tol.o_bf16_ulps * bf16_ulp(w));
+                f(t, h, d, static_cast<double>(got[base + d]), w, allowed);
+            }
+        }
+    }
+}
+
 }  // namespace
 
 ::testing::AssertionResult check_o(const float* got, const float* ref, int64_t total_q, int heads,
                                    const Tolerance& tol) {
     FailureLog log;
-    for (int64_t t = 0; t < total_q; ++t) {
-        for (int h = 0; h < heads; ++h) {
-            const int64_t base = (t * heads + h) * kDimV;
-            const double row_max = row_max_abs(ref + base);
-            // A row whose reference is all zero must be exactly zero (allowed 0).
-            const double row_allowed = row_max == 0.0 ? 0.0 : tol.o_row_rel * row_max + tol.o_atol;
-            for (int d = 0; d < kDimV; ++d) {
-                double g = got[base + d], w = ref[base + d];
-                const double allowed =
-                    row_max == 0.0 ? 0.0 : std::max(row_allowed, tol.o_bf16_ulps * bf16_ulp(w));
-                bool ok = !std::isnan(g) && !std::isnan(w) && std::fabs(g - w) <= allowed;
-                if (!ok) log.add(o_position(t, h, d), g, w, allowed);
-            }
-        }
-    }
+    for_each_o(got, ref, total_q, heads, tol,
+               [&](int64_t t, int h, int d, double g, double w, double allowed) {
+                   const bool ok = !std::isnan(g) && !std::isnan(w) && std::fabs(g - w) <= allowed;
+                   if (!ok) log.add(o_position(t, h, d), g, w, allowed);
+               });
     return log.result("O", total_q * heads * kDimV);
+}
+
+double worst_o_ratio(const std::vector<float>& got, const std::vector<float>& ref,
+                     int64_t total_q, int heads, const Tolerance& tol) {
+    const size_t n = static_cast<size_t>(total_q) * heads * kDimV;
+    if (got.size() < n || ref.size() < n) return INFINITY;
+    double worst = 0.0;
+    for_each_o(got.data(), ref.data(), total_q, heads, tol,
+               [&](int64_t, int, int, double g, double w, double allowed) {
+                   const double diff = std::fabs(g - w);
+                   if (std::isnan(g) || std::isnan(w)) {
+                       worst = INFINITY;
+                   } else if (diff > 0.0) {
+                       worst = std::max(worst, allowed > 0.0 ? diff / allowed : INFINITY);
+                   }
+               });
+    return worst;
 }
 
 ::testing::AssertionResult check_o(const std::vector<float>& got, const std::vector<float>& ref,

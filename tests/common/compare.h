@@ -36,6 +36,12 @@ Tolerance fp32_tolerance();
 ::testing::AssertionResult check_o(const std::vector<float>& got, const std::vector<float>& ref,
                                    int64_t total_q, int heads, const Tolerance& tol = Tolerance());
 
+// The worst |got - ref| / allowed over O's elements, allowed as check_o states it: <= 1 where
+// check_o passes; infinity for NaN, a buffer too small, or a difference where 0 is allowed.
+// For tests that print their margin beside the pass / fail.
+double worst_o_ratio(const std::vector<float>& got, const std::vector<float>& ref,
+                     int64_t total_q, int heads, const Tolerance& tol = Tolerance());
+
 // Every one of the n LSE values. NaN always fails; -inf (or any non-finite reference) must
 // match exactly.
 ::testing::AssertionResult check_lse(const float* got, const float* ref, int64_t n,
