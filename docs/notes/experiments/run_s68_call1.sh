@@ -38,5 +38,5 @@ for f in "$L"/mma16_s*.log "$L"/wgmma_s*.log; do echo "== $(basename "$f")"; gre
 left=$((575 - SECONDS))
 echo "suite limit $left s"
 run_suite "$L" "$B" "$left"
-grep -h '^\[ margin \] fp8_e4m3fn ' "$L"/suite/*.log 2>/dev/null | sort | uniq -c | sort -k9 -n -r | head -5
+grep -h '^\[ margin \] fp8_e4m3fn ' "$L"/suite/*.log 2>/dev/null | sort -k16 -g | tail -5
 echo "total $SECONDS s"
