@@ -10,6 +10,6 @@ set -u
 cd "$(dirname "$0")/../../.." || exit 1
 MLA_AB_FORMATS=fp8_e4m3fn_bf16_rope \
 MLA_AB_FILTER='bs64/kv4096/h128/q[12]/|bs32/kv8192/h128/q1/|bs128/kv4096/h16/q[24]/|bs256/kv8192/h16/q1/|bs32/kv8192/h16/q1/' \
-MLA_AB_TIMEOUT=240 MLA_NO_SUITE=1 \
-MLA_AFTER_AB='bash docs/notes/experiments/s68_small_timing.sh "$MLA_BUILD_A/bench/mla_bench" "$MLA_BUILD_A/../small_timing"; cp -r "$MLA_BUILD_A/../small_timing" "$OUT/"; cd "$MLA_BUILD_B" && timeout 150 ctest -R Rope -E stage1_mma16 -j 14 --timeout 120; grep -h "^\[ margin \] fp8_e4m3fn " Testing/Temporary/LastTest.log | sort -k16 -g | tail -3' \
+MLA_AB_TIMEOUT=200 MLA_NO_SUITE=1 \
+MLA_AFTER_AB='cd "$MLA_BUILD_B" && timeout 150 ctest -R Rope -E stage1_mma16 -j 14 --timeout 120; grep -h "^\[ margin \] fp8_e4m3fn " Testing/Temporary/LastTest.log | sort -k16 -g | tail -3' \
   timeout 580 bash docs/notes/experiments/run_patch.sh docs/notes/experiments/exp_s67_rope_chunk0_early.patch
