@@ -314,10 +314,20 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     10.7): single-tile mma16 CTAs take ~15 us, not ~5. At 12.0 those 15 plans are wgmma's
 //     (timed: 0.53-0.84x, geomean 0.66), and no grid shape keeps mma16 where wgmma serves;
 //     devices without wgmma (sm_80, AMD) keep mma16, their split counts from the new figure.
-//   mma16, fp8 latent + bf16 rope (DeepSeek-V3.2): NOT measured, a guess: the fp8 kernel's
-//     2.4 us plus a little for the rope's 128-byte (not 64-byte) rows and its own four bf16
-//     MMAs per tile and warp of the second dim split: 2.6 us. Calibrate with
-//     bench/split_sweep.sh on the H200.
+//   mma16, fp8 and fp8 latent + bf16 rope, fixed cost per CTA (sixty-eighth session, the H200,
+//     docs/perf/h200_2026-12-07_s68; 0.7.41's table had 2.0 for both and a guessed 2.6 us tile
+//     for the rope form). On the smallest shapes mma16 ran slower than wgmma at every point
+//     timed: fp8 bs1 / bs2 kv1024 and bs4 kv512 H16, where the table chose mma16 (one tile a
+//     CTA), 13.3-13.7 us against wgmma's 12.3-12.4 (two tiles a CTA); the rope form 13.9-14.8
+//     against 12.4-12.8 (bs4 kv1024: 14.8 against 12.8). A split sweep of the rope form on mma16
+//     (bs4 kv1024 H16: 21.4 / 16.6 / 14.8 us at 4 / 8 / 16 splits, i.e. 4 / 2 / 1 tiles a CTA)
+//     gives 2.4 us a tile, as fp8's, and with the split route the model charges (~6.2 us at 16
+//     splits) and the 1.0 split charge, a single-tile CTA's fixed part ~5 us (fp8: ~4, from
+//     its 13.4-14.0 us single-tile runs). With 4.0 / 5.0 the 230 of 4,320 fp8 grid shapes that
+//     chose mma16 on sm_90 (batches of 1-4 with short caches, 1-tile caches) choose wgmma
+//     (docs/notes/experiments/planner_choice_diff.cpp, mma16=2.4,4,1,1.0); other devices keep
+//     mma16 with these figures (fewer splits where a CTA's fixed part dominated; not measured
+//     there).
 // mma16's tile at 32 and 64 rows (2 and 4 row groups meet each tile: K's loads and decode and
 // V's loads once for all of them), against its tile at 16 rows; and the split charge of their
 // larger partial rows (wgmma's fp8 figures at those rows). Measured on an H100 (sixty-fifth
@@ -369,10 +379,11 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
     Stage1Cost c{4.3, 1, 2.0};
     switch (f) {
         case splitkv::KvFormat::kBf16: c = {3.25, 1, 12.0}; break;  // fixed cost: above
+        // fp8 and the rope form: fixed costs 4.0 / 5.0 (sixty-eighth session, above).
         case splitkv::KvFormat::kFp8E4M3FN:
-        case splitkv::KvFormat::kFp8E4M3FNUZ: c = {2.4, 1, 2.0, 1.0}; break;  // 16 rows' split cost
+        case splitkv::KvFormat::kFp8E4M3FNUZ: c = {2.4, 1, 4.0, 1.0}; break;  // 16 rows' split cost
         case splitkv::KvFormat::kFp8E4M3FNBf16Rope:
-        case splitkv::KvFormat::kFp8E4M3FNUZBf16Rope: c = {2.6, 1, 2.0}; break;  // a guess (above)
+        case splitkv::KvFormat::kFp8E4M3FNUZBf16Rope: c = {2.4, 1, 5.0, 1.0}; break;
         case splitkv::KvFormat::kMxfp4: c = {3.3, 1, 2.0, 2.0}; break;  // as wgmma's, 16 rows
         default: break;
     }
