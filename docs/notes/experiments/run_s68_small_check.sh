@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../../.." || exit 1
 . docs/notes/experiments/start_builds.sh
 device_call s68_small_check
 build_release "$L" "$B" mla_bench || exit 1
-S='bs1/kv64/h16/q1,bs1/kv1024/h16/q1,bs2/kv1024/h16/q1,bs4/kv512/h16/q1,bs4/kv1024/h16/q1,bs1/kv200/h8/q2,bs4/kv8192/h16/q1,bs32/kv1024/h16/q1'
+S='bs1/kv64/h16/q1,bs64/kv64/h16/q1,bs1024/kv64/h16/q1,bs1/kv1024/h16/q1,bs2/kv1024/h16/q1,bs4/kv512/h16/q1,bs4/kv1024/h16/q1,bs1/kv200/h8/q2,bs4/kv8192/h16/q1,bs32/kv1024/h16/q1'
 for side in plan mma16; do
   env $([ $side = mma16 ] && echo MLA_DECODE_STAGE1=mma16) timeout 100 "$B/bench/mla_bench" \
     --mla_formats=fp8_e4m3fn,fp8_e4m3fn_bf16_rope --mla_iters=30 "--mla_shapes=$S" \
