@@ -730,6 +730,36 @@ TEST(PlanCreate, Bf16RopeBesideE4m3fnCodesRunsOnWgmmaOnSm90) {
     }
 }
 
+// The smallest shapes (batches of 1-4 with short caches, one-tile caches): on sm_90 the plan takes
+// wgmma, two tiles a CTA, for fp8 caches and the bf16 rope form. On the H200 mma16's one-tile
+// CTAs ran 1.0-2.0 us slower there (sixty-eighth session; src/plan.cpp, mma16's fixed cost);
+// 0.7.41's table chose mma16 for all but fp8 bs4 kv1024. Other devices keep mma16.
+TEST(PlanCreate, SmallestShapesTakeWgmmaOnSm90) {
+    const bool built = mla::stage1_variant_built(Stage1Variant::kWgmma);
+    for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0)}) {
+        for (bool rope : {false, true}) {
+            for (auto [batch, max_kv] :
+                 {std::pair{1, 1024}, {2, 1024}, {4, 512}, {4, 1024}, {1, 64}}) {
+                SCOPED_TRACE(::testing::Message() << d.arch_name << (rope ? " rope" : " fp8")
+                                                  << " batch " << batch << " max_kv " << max_kv);
+                mla_decode_params p = host_fields(batch, max_kv, MLA_DTYPE_FP8_E4M3FN);
+                if (rope) {
+                    p.kpe_dtype = MLA_DTYPE_BF16;
+                    p.kv_stride_slot = 512;
+                    p.kpe_stride_slot = 64;
+                }
+                mla::DevicePlan plan;
+                ASSERT_EQ(mla::plan_create(p, d, mla::PlanOptions(), &plan), MLA_STATUS_SUCCESS)
+                    << mla_last_error_message();
+                const bool wgmma = built && d.cc_major == 9;
+                EXPECT_EQ(plan.variant, static_cast<int>(wgmma ? Stage1Variant::kWgmma
+                                                               : Stage1Variant::kMma16))
+                    << plan.description;
+            }
+        }
+    }
+}
+
 // bf16 caches on the wgmma variant: only at 16 and 32 rows per CTA (its 64-row tile ring does
 // not fit shared memory), whether the planner picks it or MLA_DECODE_STAGE1=wgmma forces it;
 // and with the cost table (plan.cpp, measured on the H200) the planner picks it at 32 rows for
