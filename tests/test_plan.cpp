@@ -689,6 +689,19 @@ TEST(PlanCreate, Bf16RopeBesideAnFp8LatentRunsOnMma16) {
     }
 }
 
+// host_fields of `heads` heads with DeepSeek-V3.2's split cache: e4m3fn latent rows (512 bytes
+// apart) beside bf16 rope rows (64 elements apart).
+mla_decode_params bf16_rope_fields(int batch, int kv_len, int heads) {
+    mla_decode_params p = host_fields(batch, kv_len, MLA_DTYPE_FP8_E4M3FN);
+    p.num_heads = heads;
+    p.q_stride_token = heads * 576;
+    p.o_stride_token = heads * 512;
+    p.kpe_dtype = MLA_DTYPE_BF16;
+    p.kv_stride_slot = 512;
+    p.kpe_stride_slot = 64;
+    return p;
+}
+
 // e4m3fn codes beside a bf16 rope: wgmma on sm_90 where it is built (WgmmaFp8Bf16RopeDecode) for
 // elements of long caches (small ones take either variant, by cost), mma16 elsewhere, also where
 // MLA_DECODE_STAGE1=wgmma asks for wgmma; the plan records the format.
@@ -699,13 +712,7 @@ TEST(PlanCreate, Bf16RopeBesideE4m3fnCodesRunsOnWgmmaOnSm90) {
             for (auto [batch, max_kv] : {std::pair{1, 100}, {4, 8192}, {256, 8192}}) {
                 SCOPED_TRACE(::testing::Message() << d.arch_name << " heads " << heads << " batch "
                                                   << batch << " max_kv " << max_kv);
-                mla_decode_params p = host_fields(batch, max_kv, MLA_DTYPE_FP8_E4M3FN);
-                p.num_heads = heads;
-                p.q_stride_token = heads * 576;
-                p.o_stride_token = heads * 512;
-                p.kpe_dtype = MLA_DTYPE_BF16;
-                p.kv_stride_slot = 512;
-                p.kpe_stride_slot = 64;
+                mla_decode_params p = bf16_rope_fields(batch, max_kv, heads);
                 mla::DevicePlan plan;
                 ASSERT_EQ(mla::plan_create(p, d, mla::PlanOptions(), &plan), MLA_STATUS_SUCCESS)
                     << mla_last_error_message();
@@ -742,12 +749,9 @@ TEST(PlanCreate, SmallestShapesTakeWgmmaOnSm90) {
                  {std::pair{1, 1024}, {2, 1024}, {4, 512}, {4, 1024}, {1, 64}}) {
                 SCOPED_TRACE(::testing::Message() << d.arch_name << (rope ? " rope" : " fp8")
                                                   << " batch " << batch << " max_kv " << max_kv);
-                mla_decode_params p = host_fields(batch, max_kv, MLA_DTYPE_FP8_E4M3FN);
-                if (rope) {
-                    p.kpe_dtype = MLA_DTYPE_BF16;
-                    p.kv_stride_slot = 512;
-                    p.kpe_stride_slot = 64;
-                }
+                const mla_decode_params p =
+                    rope ? bf16_rope_fields(batch, max_kv, 16)
+                         : host_fields(batch, max_kv, MLA_DTYPE_FP8_E4M3FN);
                 mla::DevicePlan plan;
                 ASSERT_EQ(mla::plan_create(p, d, mla::PlanOptions(), &plan), MLA_STATUS_SUCCESS)
                     << mla_last_error_message();
