@@ -315,19 +315,23 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     (timed: 0.53-0.84x, geomean 0.66), and no grid shape keeps mma16 where wgmma serves;
 //     devices without wgmma (sm_80, AMD) keep mma16, their split counts from the new figure.
 //   mma16, fp8 and fp8 latent + bf16 rope, fixed cost per CTA (sixty-eighth session, the H200,
-//     docs/perf/h200_2026-12-07_s68; 0.7.41's table had 2.0 for both and a guessed 2.6 us tile
-//     for the rope form). On the smallest shapes mma16 ran slower than wgmma at every point
-//     timed: fp8 bs1 / bs2 kv1024 and bs4 kv512 H16, where the table chose mma16 (one tile a
-//     CTA), 13.3-13.7 us against wgmma's 12.3-12.4 (two tiles a CTA); the rope form 13.9-14.8
-//     against 12.4-12.8 (bs4 kv1024: 14.8 against 12.8). A split sweep of the rope form on mma16
-//     (bs4 kv1024 H16: 21.4 / 16.6 / 14.8 us at 4 / 8 / 16 splits, i.e. 4 / 2 / 1 tiles a CTA)
-//     gives 2.4 us a tile, as fp8's, and with the split route the model charges (~6.2 us at 16
-//     splits) and the 1.0 split charge, a single-tile CTA's fixed part ~5 us (fp8: ~4, from
-//     its 13.4-14.0 us single-tile runs). With 4.0 / 5.0 the 230 of 4,320 fp8 grid shapes that
-//     chose mma16 on sm_90 (batches of 1-4 with short caches, 1-tile caches) choose wgmma
-//     (docs/notes/experiments/planner_choice_diff.cpp, mma16=2.4,4,1,1.0); other devices keep
-//     mma16 with these figures (fewer splits where a CTA's fixed part dominated; not measured
-//     there).
+//     docs/perf/h200_2026-12-07_s68; 0.7.41's table had 2.0 for both, and for the rope form a
+//     guessed 2.6 us tile and no split charge). On the smallest shapes mma16 ran slower than
+//     wgmma at every point timed: fp8 bs1 / bs2 kv1024 and bs4 kv512 H16, where the table chose
+//     mma16 (one tile a CTA), 13.3-13.7 us against wgmma's 12.3-12.4 (two tiles a CTA); the rope
+//     form 13.9-14.8 against 12.4-12.8 (bs4 kv1024: 14.8 against 12.8). A split sweep of the
+//     rope form on mma16 (bs4 kv1024 H16: 21.4 / 16.6 / 14.8 us at 4 / 8 / 16 splits, i.e.
+//     4 / 2 / 1 tiles a CTA) gives 2.4 us a tile, as fp8's (bs4 kv8192's sweep, 95.4 / 53.2 /
+//     33.1 / 25.9 at 4-32 splits, implies 2.5-2.6 in longer CTAs: the fit uses kv1024 only).
+//     With the split route the model charges (~6.2 us at bs4's 16 splits, 5.3-5.6 at bs1 / bs2)
+//     and the 1.0 split charge, a single-tile CTA's fixed part is ~5 us for the rope form and
+//     ~4-4.7 for fp8 (its 13.3-14.0 us single-tile runs). With 4.0 / 5.0 the 230 of 4,320 fp8
+//     grid shapes that chose mma16 on sm_90 (batches of 1-4 with 1,000-4,096 tokens, and every
+//     batch of 64-token caches) choose wgmma (docs/notes/experiments/planner_choice_diff.cpp).
+//     Plans that only mma16 serves (sm_80, AMD, and e4m3fnuz codes beside a bf16 rope on
+//     sm_90) move too, mostly to fewer splits: on 132 units 80 fp8 and 209 rope-form grid
+//     shapes change split count or rows (NOT measured; the fits are one-wave shapes, and what
+//     the fixed cost does to many waves is an extrapolation).
 // mma16's tile at 32 and 64 rows (2 and 4 row groups meet each tile: K's loads and decode and
 // V's loads once for all of them), against its tile at 16 rows; and the split charge of their
 // larger partial rows (wgmma's fp8 figures at those rows). Measured on an H100 (sixty-fifth

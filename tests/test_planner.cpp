@@ -196,7 +196,8 @@ TEST(PlannerInvariant, OneSplitElementsPayForTheReduce) {
 
 // The stage-1 cost candidates plan.cpp hands the planner (its cost table per format, variant
 // and rows per CTA; the table of the twenty-fourth session, with its split CTAs' extra cost,
-// and bf16 mma16's fixed cost of the twenty-sixth).
+// bf16 mma16's fixed cost of the twenty-sixth, and fp8's and the bf16 rope form's mma16 figures
+// of the sixty-eighth).
 struct Candidate {
     KvFormat format;
     double tile_us;
@@ -206,14 +207,14 @@ struct Candidate {
     double split_cta_us;
 };
 constexpr Candidate kCandidates[] = {
-    {KvFormat::kFp8E4M3FN, 2.4, 1, 2.0, 16, 1.0},
+    {KvFormat::kFp8E4M3FN, 2.4, 1, 4.0, 16, 1.0},
     {KvFormat::kBf16, 3.25, 1, 12.0, 16, 0.0},
     {KvFormat::kMxfp4, 3.3, 1, 2.0, 16, 2.0},
     {KvFormat::kMxfp4Fp8E4M3FN, 4.3, 1, 2.0, 16, 0.0},
     {KvFormat::kFp8E4M3FN, 1.37, 2, 2.0, 16, 1.0},
     {KvFormat::kFp8E4M3FN, 1.75, 2, 2.0, 32, 3.0},
     {KvFormat::kFp8E4M3FN, 2.55, 2, 2.0, 64, 12.0},
-    {KvFormat::kFp8E4M3FNBf16Rope, 2.6, 1, 2.0, 16, 0.0},
+    {KvFormat::kFp8E4M3FNBf16Rope, 2.4, 1, 5.0, 16, 1.0},
     {KvFormat::kMxfp4, 2.0, 1, 4.0, 32, 4.0},
     {KvFormat::kMxfp4, 4.4, 2, 2.0, 64, 12.0},
 };

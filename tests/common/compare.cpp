@@ -89,7 +89,7 @@ double worst_o_ratio(const std::vector<float>& got, const std::vector<float>& re
     for_each_o(got.data(), ref.data(), total_q, heads, tol,
                [&](int64_t, int, int, double g, double w, double allowed) {
                    const double diff = std::fabs(g - w);
-                   if (std::isnan(g) || std::isnan(w)) {
+                   if (std::isnan(g) || std::isnan(w) || std::isnan(diff)) {  // inf - inf too
                        worst = INFINITY;
                    } else if (diff > 0.0) {
                        worst = std::max(worst, allowed > 0.0 ? diff / allowed : INFINITY);

@@ -37,7 +37,8 @@ Tolerance fp32_tolerance();
                                    int64_t total_q, int heads, const Tolerance& tol = Tolerance());
 
 // The worst |got - ref| / allowed over O's elements, allowed as check_o states it: <= 1 where
-// check_o passes; infinity for NaN, a buffer too small, or a difference where 0 is allowed.
+// check_o passes; infinity for NaN (an infinite value beside an equal one too: check_o fails
+// it), a buffer too small, or a difference where 0 is allowed.
 // For tests that print their margin beside the pass / fail.
 double worst_o_ratio(const std::vector<float>& got, const std::vector<float>& ref,
                      int64_t total_q, int heads, const Tolerance& tol = Tolerance());
