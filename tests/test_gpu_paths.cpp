@@ -735,8 +735,8 @@ TEST(GpuRows64, PagedSplitCtas) {
 // entries, so a read past it is out of bounds under memcheck), on pages of 1, 3, 16 and 64
 // tokens and a contiguous cache (without the fix: memcheck's out-of-bounds reads, thirty-sixth
 // session); then an empty pool (num_slots 0, every pointer into the pool NULL, the page list
-// too), O = 0 and LSE = -inf, whose plan takes 16 rows (wgmma on sm_90 since 0.7.42, mma16
-// elsewhere or when forced), so it does not reach the 64-row producer. 128 heads, q_len 4, e4m3fn Q with
+// too), O = 0 and LSE = -inf, whose plan takes 16 rows (either variant: by cost, or forced), so
+// it does not reach the 64-row producer. 128 heads, q_len 4, e4m3fn Q with
 // MLA_DECODE_FLAG_FP8_MMA; the plans' 64 rows asserted as in ConsecutiveSlotsAndPages.
 TEST(GpuRows64, EmptyElementsFp8Mma) {
     SKIP_WITHOUT_GPU();
