@@ -40,7 +40,7 @@
 // Formats: bf16, fp8 e4m3fn / e4m3fnuz, MXFP4 (K and V from the 306-byte rows), MXFP4 keys with
 // fp8 values (v_cache), fp8 e4m3fn latent rows beside bf16 rope rows (fp8_e4m3fn_bf16_rope,
 // DeepSeek-V3.2's cache, 640 bytes a token), all with bf16 Q; with --mla_extra also fp8 Q on an
-// fp8 cache. A case the library refuses with MLA_STATUS_UNSUPPORTED is reported as skipped, with
+// fp8 cache and e4m3fnuz latent rows beside bf16 rope rows (fp8_e4m3fnuz_bf16_rope). A case the library refuses with MLA_STATUS_UNSUPPORTED is reported as skipped, with
 // its message.
 // Without a GPU (or with a library built with backend "none") it times the host reference
 // through the C ABI instead (bf16 and fp8 e4m3fn; every format with --mla_extra), so the
@@ -65,7 +65,8 @@
 //   --mla_formats=A,B    only these formats (names as printed: bf16, fp8_e4m3fn, fp8_e4m3fnuz,
 //                        mxfp4, mxfp4k_fp8v_e4m3fn, mxfp4k_fp8v_e4m3fnuz, fp8_e4m3fn_qfp8,
 //                        fp8_e4m3fn_qfp8_mma, fp8_e4m3fnuz_qfp8, fp8_e4m3fnuz_qfp8_mma,
-//                        fp8_e4m3fn_bf16_rope), whatever the mode would run by default
+//                        fp8_e4m3fn_bf16_rope, fp8_e4m3fnuz_bf16_rope), whatever the mode
+//                        would run by default
 //   --mla_peers=PATH     the peer data file (default: bench/data/h200_peers.csv of the source
 //                        tree the binary was built from; missing = a notice and "-")
 //   --mla_csv=PATH       where to write the CSV rows (default mla_bench.csv; "" = none)
@@ -171,6 +172,7 @@ constexpr Format kFormats[] = {
     {"fp8_e4m3fnuz_qfp8_mma", "fp8_e4m3fnuz", kFnuz, kFnuz, kNoV, false, true, kNoV,
      MLA_DECODE_FLAG_FP8_MMA},
     {"fp8_e4m3fn_bf16_rope", "bf16", kBf16, kFn, kNoV, false, false, kBf16},
+    {"fp8_e4m3fnuz_bf16_rope", "bf16", kBf16, kFnuz, kNoV, false, true, kBf16},
 };
 
 // Bytes one call must read from the KV cache per token (splitkv/formats.h, the one statement
@@ -204,7 +206,8 @@ void print_usage() {
         "mla_bench flags (besides Google Benchmark's --benchmark_*):\n"
         "  --mla_iters=N      timed calls per case (GPU default %d, host-reference default %d)\n"
         "  --mla_extra        also run the engine shapes (H 32/64/128, q_len 2/4 and mixed, 64k\n"
-        "                     tokens, uneven, pages 1/16/64) and the fp8-Q formats\n"
+        "                     tokens, uneven, pages 1/16/64), the fp8-Q formats and\n"
+        "                     fp8_e4m3fnuz_bf16_rope\n"
         "  --mla_formats=A,B  only these formats:",
         kGpuDefaultIters, kHostDefaultIters);
     for (const Format& f : kFormats) std::printf(" %s", f.name);
