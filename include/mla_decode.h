@@ -589,7 +589,9 @@ MLA_API mla_status mla_decode_fwd(const mla_decode_params* params, void* workspa
  * slots below num_slots, page ids in range) before anything is written. O is rounded once
  * from double to o_dtype (BF16 round-to-nearest-even, or FP32). Blocking; spreads its work over
  * the host's hardware threads. The alignment rules of the fields (16-byte Q, caches and O)
- * apply to the host pointers too.
+ * apply to the host pointers too (C99 has no aligned allocator: POSIX posix_memalign, C11
+ * aligned_alloc, or malloc where the C library's alignment is 16 bytes, as glibc's on 64-bit
+ * targets).
  * Returns: SUCCESS; NULL_POINTER; INVALID_DTYPE; INVALID_SIZE; INVALID_VALUE (also for index
  * arrays that contradict the sizes, a kv length above 0 with num_slots 0, and overlapping
  * outputs); UNSUPPORTED; MISALIGNED; OUT_OF_MEMORY.

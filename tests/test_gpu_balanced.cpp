@@ -48,9 +48,10 @@ std::string checked_route(const mla_decode_params& params) {
     std::printf("[ route    ] %s\n", line.c_str());
     if (balanced_expected()) {
         EXPECT_NE(line.find("route=balanced "), std::string::npos) << line;
-        if (const char* rows = std::getenv("MLA_DECODE_ROWS"))
+        if (const char* rows = std::getenv("MLA_DECODE_ROWS")) {
             EXPECT_NE(line.find(std::string(" rows/cta=") + rows + " "), std::string::npos)
                 << line;
+        }
     }
     return line;
 }

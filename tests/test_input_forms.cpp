@@ -25,8 +25,6 @@ namespace {
 
 namespace fmt = mla::fmt;
 
-constexpr mla_dtype kNone = MLA_DTYPE_NONE;
-
 std::string dtype_text(mla_dtype d) {
     switch (d) {
         case MLA_DTYPE_BF16: return "bf16";
