@@ -417,8 +417,9 @@ mla_status check_scales(const mla_decode_params& p) {
     if (!is_fp8(p.kv_dtype)) {
         MLA_TRY(require_unit_scale("kv_scale", p.kv_scale, "unless kv_dtype is FP8"));
     }
-    // A BF16 rope beside FP8 codes: the Hopper kernels add the rope's scores times 1 / kv_scale
-    // to the latent's (WgmmaFp8Bf16RopeDecode), which 2^-64 .. 2^64 keeps finite.
+    // A BF16 rope beside FP8 codes: the Hopper kernels add the rope's scores times 1 / (kv_scale
+    // x 1 or 128, the decoded codes' power of two) to the latent's (WgmmaFp8Bf16RopeDecode),
+    // which 2^-64 .. 2^64 keeps finite.
     constexpr float kRopeKvScaleMin = 0x1p-64f, kRopeKvScaleMax = 0x1p64f;
     if (split_cache(p) && raw_dtype(p.kpe_dtype) == MLA_DTYPE_BF16 && is_fp8(p.kv_dtype) &&
         (p.kv_scale < kRopeKvScaleMin || p.kv_scale > kRopeKvScaleMax)) {

@@ -121,7 +121,8 @@ MLA_EMU_FORCED_TESTS="${MLA_EMU_FORCED_TESTS:-$emu_amd_forced}"
 # registrations (tests/CMakeLists.txt); of those, MLA_EMU_SM90_FORCED_TESTS: mma16 forced
 # (mma.sync) on the known answers and uneven lengths (at 16 rows, and at 32 and 64: its row
 # groups; with e4m3 scores and the bf16 rope too), long CTAs and 64 rows with TMA off, wgmma's
-# e4m3fn + bf16-rope kernels at each of their rows (.stage1_wgmma_rows16 / 32 / 64). The
+# fp8 + bf16-rope kernels (both flavours) at each of their rows (.stage1_wgmma_rows16 / 32 /
+# 64). The
 # balanced schedule's suite at the planner's rows (~80 s there; not its .rows16/32/64).
 emu_sm90="^($emu_common|GpuFp8Mma\.|GpuRows64\.(EmptyElementsFp8Mma|PagedSplitCtas)\$"
 emu_sm90+="|GpuBalanced\.[A-Za-z]+\$)"
@@ -133,7 +134,7 @@ emu_forced+='|(GpuVectors\.|AllFormats/GpuFormatHeads\.UnevenLengths/|GpuFp8Mma\
 emu_forced+='.*\.stage1_mma16_rows(32|64)'
 emu_forced+='|Fp8LatentHeadsPaging/.*_h128_paged_plan.*\.stage1_mma16_rows(32|64)'
 emu_forced+='|(GpuBf16Rope[A-Za-z0-9]*\.[A-Za-z0-9]+'
-emu_forced+='|Fp8LatentHeadsPaging/GpuBf16Rope\..*fp8_e4m3fn_h.*)'
+emu_forced+='|Fp8LatentHeadsPaging/GpuBf16Rope\..*fp8_e4m3fn(uz)?_h.*)'
 emu_forced+='\.stage1_wgmma_rows(16|32|64))$'
 MLA_EMU_SM90_FORCED_TESTS="${MLA_EMU_SM90_FORCED_TESTS:-$emu_forced}"
 emu_suffixed='\.(stage1_[a-z0-9_]+|one_split|nopdl|notma|notma_one_split)$'

@@ -128,37 +128,48 @@ TEST(Stage1Select, WgmmaNeedsItsKernelsAndAnSm90Device) {
     EXPECT_EQ(on_h200, mla::stage1_variant_built(Stage1Variant::kWgmma)) << reason;
 }
 
-// A BF16 rope beside an FP8 latent: wgmma serves it beside e4m3fn codes (WgmmaFp8Bf16RopeDecode)
-// on an sm_90 device where it is built; beside e4m3fnuz codes it declines with the reason, and a
-// forced wgmma leaves the planner's choice with a note.
-TEST(Stage1Select, WgmmaServesABf16RopeBesideE4m3fnCodesOnly) {
+// A BF16 rope beside an FP8 latent: wgmma serves it beside codes of either flavour
+// (WgmmaFp8Bf16RopeDecode) on an sm_90 device where it is built, and MLA_DECODE_STAGE1=wgmma forces
+// it; the planner offers it unforced beside e4m3fn codes only (stage1_offered_unforced: the
+// e4m3fnuz kernels have not run on a GPU yet). MXFP4 keys with an fp8 V cache: declined with the
+// reason, and a forced wgmma leaves the planner's choice with a note.
+TEST(Stage1Select, WgmmaServesABf16RopeBesideFp8CodesOfEitherFlavour) {
+    const bool built = mla::stage1_variant_built(Stage1Variant::kWgmma);
     for (KvFormat f : {KvFormat::kFp8E4M3FNBf16Rope, KvFormat::kFp8E4M3FNUZBf16Rope}) {
         const std::string name = mla::splitkv::kv_traits(f).name;
         SCOPED_TRACE(name);
         const bool fn = f == KvFormat::kFp8E4M3FNBf16Rope;
-        const bool built = mla::stage1_variant_built(Stage1Variant::kWgmma);
         const mla::Stage1Problem problem{f, 128, 2, MLA_DTYPE_BF16};
         char reason[160] = {};
         EXPECT_EQ(mla::stage1_can_serve(Stage1Variant::kWgmma, problem, nvidia(9, 0), reason,
                                         sizeof(reason)),
-                  fn && built)
+                  built)
             << reason;
-        if (built && !fn) {
-            EXPECT_TRUE(contains(reason, "beside a bf16 rope only") && contains(reason, name))
-                << reason;
-        }
+        EXPECT_EQ(mla::stage1_offered_unforced(Stage1Variant::kWgmma, problem, nvidia(9, 0)),
+                  fn && built);
         const mla::Stage1Choice c =
             mla::choose_stage1_variant(mla::parse_stage1_request("wgmma"), problem, nvidia(9, 0));
-        EXPECT_EQ(c.forced, fn && built);
-        if (!c.forced) {
-            EXPECT_TRUE(contains(c.note, "MLA_DECODE_STAGE1=wgmma not available") &&
-                        contains(c.note, "planner's choice stands"))
-                << c.note;
-        }
+        EXPECT_EQ(c.forced, built);
         // Never on a device without wgmma.
         EXPECT_FALSE(mla::stage1_can_serve(Stage1Variant::kWgmma, problem, nvidia(8, 0), nullptr,
                                            0));
+        EXPECT_FALSE(mla::stage1_offered_unforced(Stage1Variant::kWgmma, problem, nvidia(8, 0)));
     }
+    const mla::Stage1Problem mxfp4_keys{KvFormat::kMxfp4Fp8E4M3FN, 128, 2, MLA_DTYPE_BF16};
+    char reason[160] = {};
+    EXPECT_FALSE(mla::stage1_can_serve(Stage1Variant::kWgmma, mxfp4_keys, nvidia(9, 0), reason,
+                                       sizeof(reason)));
+    if (built) {
+        const std::string name = mla::splitkv::kv_traits(KvFormat::kMxfp4Fp8E4M3FN).name;
+        EXPECT_TRUE(contains(reason, "beside a bf16 rope only") && contains(reason, name))
+            << reason;
+    }
+    const mla::Stage1Choice c =
+        mla::choose_stage1_variant(mla::parse_stage1_request("wgmma"), mxfp4_keys, nvidia(9, 0));
+    EXPECT_FALSE(c.forced);
+    EXPECT_TRUE(contains(c.note, "MLA_DECODE_STAGE1=wgmma not available") &&
+                contains(c.note, "planner's choice stands"))
+        << c.note;
 }
 
 // The format facts of the mixed cache (splitkv/formats.h), and the dtype fields that pick it.
@@ -656,9 +667,10 @@ TEST(PlanCreate, Fp8MmaWhereTheVariantMultipliesE4m3) {
     }
 }
 
-// A BF16 rope beside e4m3fnuz codes: mma16 on every device, whatever is forced (wgmma declines
-// it, the description says why), the format named in the description.
-TEST(PlanCreate, Bf16RopeBesideAnFp8LatentRunsOnMma16) {
+// A BF16 rope beside e4m3fnuz codes: mma16 on every device unless MLA_DECODE_STAGE1=wgmma forces
+// wgmma on sm_90 where it is built (held from the planner until a GPU run:
+// stage1_offered_unforced); the format named in the description.
+TEST(PlanCreate, Bf16RopeBesideE4m3fnuzCodesRunsOnMma16UnlessForced) {
     mla::PlanOptions forced;
     forced.stage1 = mla::parse_stage1_request("wgmma");
     for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
@@ -674,14 +686,17 @@ TEST(PlanCreate, Bf16RopeBesideAnFp8LatentRunsOnMma16) {
                 mla::DevicePlan plan;
                 ASSERT_EQ(mla::plan_create(p, d, options, &plan), MLA_STATUS_SUCCESS)
                     << mla_last_error_message();
-                EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kMma16));
+                const bool wgmma = options.stage1.forced &&
+                                   mla::stage1_variant_built(Stage1Variant::kWgmma) && !d.amd &&
+                                   d.cc_major == 9;
+                EXPECT_EQ(plan.variant, static_cast<int>(wgmma ? Stage1Variant::kWgmma
+                                                               : Stage1Variant::kMma16));
                 EXPECT_EQ(plan.kv_format, static_cast<int>(KvFormat::kFp8E4M3FNUZBf16Rope));
                 EXPECT_EQ(plan.key.rope_dtype, MLA_DTYPE_BF16);
                 EXPECT_TRUE(contains(plan.description, "kv=fp8_e4m3fnuz_bf16_rope"))
                     << plan.description;
-                if (options.stage1.forced && mla::stage1_variant_built(Stage1Variant::kWgmma) &&
-                    !d.amd && d.cc_major == 9) {
-                    EXPECT_TRUE(contains(plan.description, "beside a bf16 rope only"))
+                if (options.stage1.forced && !wgmma) {
+                    EXPECT_TRUE(contains(plan.description, "MLA_DECODE_STAGE1=wgmma not available"))
                         << plan.description;
                 }
             }
@@ -880,8 +895,12 @@ TEST(PlanCreate, TmaSwitchReachesSwizzledPlans) {
         EXPECT_EQ(plan.variant, static_cast<int>(c.variant)) << plan.description;
         EXPECT_EQ(plan.rows_per_cta, c.rows) << plan.description;
         EXPECT_EQ(plan.tma, c.tma) << plan.description;
-        if (c.p == &h16) EXPECT_GE(plan.tiles_per_split, mla::splitkv::kWgmmaTma16MinTiles);
-        if (c.p == &h16_short) EXPECT_LT(plan.tiles_per_split, mla::splitkv::kWgmmaTma16MinTiles);
+        if (c.p == &h16) {
+            EXPECT_GE(plan.tiles_per_split, mla::splitkv::kWgmmaTma16MinTiles);
+        }
+        if (c.p == &h16_short) {
+            EXPECT_LT(plan.tiles_per_split, mla::splitkv::kWgmmaTma16MinTiles);
+        }
         std::vector<char> workspace(plan.workspace_bytes + 1);
         EXPECT_EQ(mla::kernel_params(plan, *c.p, workspace.data()).tma, c.tma);
         EXPECT_EQ(contains(plan.description, "every tile copied (MLA_DECODE_TMA=0)"), c.says_off)
@@ -1176,7 +1195,8 @@ TEST(PlanWorkspaceBound, CoversThePlansOfEveryProblemUnderTheLargest) {
     for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
         for (const mla::PlanOptions& options :
              {mla::PlanOptions(), forced_splits, forced_variant, forced_rows}) {
-            for (const auto& [kv, v] : formats) {
+            for (const auto& format : formats) {
+                const mla_dtype kv = format.first, v = format.second;  // (captured below)
                 for (int heads : {16, 128}) {
                     for (uint32_t flags : {0u, MLA_DECODE_FLAG_BATCH_INVARIANT}) {
                         SCOPED_TRACE(::testing::Message()
@@ -1450,10 +1470,11 @@ TEST(PlanCreate, BalancedOnlyWhereTheKernelHasIt) {
             << mla_last_error_message();
         EXPECT_FALSE(plan.balanced) << plan.description;
         EXPECT_FALSE(contains(plan.description, "route=balanced")) << plan.description;
-        if (o.flags == 0)
+        if (o.flags == 0) {
             EXPECT_TRUE(contains(plan.description, "MLA_DECODE_SCHEDULE=balanced: not for this "
                                                    "kernel"))
                 << plan.description;
+        }
     }
 }
 

@@ -101,9 +101,11 @@ gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFor
                 e = launch_stage1_wgmma<KvFormat::kMxfp4, false>(params, stream);
             else if (format == KvFormat::kFp8E4M3FNBf16Rope)
                 e = launch_stage1_wgmma<KvFormat::kFp8E4M3FNBf16Rope, false>(params, stream);
+            else if (format == KvFormat::kFp8E4M3FNUZBf16Rope)
+                e = launch_stage1_wgmma<KvFormat::kFp8E4M3FNUZBf16Rope, false>(params, stream);
 #endif
-            break;  // other formats (a separate fp8 V cache, a bf16 rope beside e4m3fnuz codes):
-                    // plans never choose wgmma (stage1_can_serve)
+            break;  // other formats (a separate fp8 V cache): plans never choose wgmma
+                    // (stage1_can_serve)
     }
     if (e != gpu::kSuccess || !params.split_kv) return e;
     return launch_reduce(params, dependent_reduce, stream);

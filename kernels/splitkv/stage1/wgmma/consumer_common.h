@@ -366,17 +366,49 @@ MLA_DEVICE void score_products_latent(const KRows& k, int t4, uint64_t qt_desc0,
     }
 }
 
-// score_products for an e4m3fn latent beside a bf16 rope (Decode::kRopeBf16, padded stages):
+// The latent chunks 0..7 of a tile beside a bf16 rope (Decode::kRopeBf16): their 32 f16 steps
+// in one chain onto s (from zero where !accumulate), the next chunk's load in flight (chunk 0's,
+// n0 / n1, loaded by the caller), at most one chunk's group left pending (the caller waits).
+template <class Cfg>
+MLA_DEVICE void latent_score_chain(const KRows& k, int t4, uint64_t qt_desc0,
+                                   float (&s)[Cfg::N / 2], uint4 n0, uint4 n1, bool accumulate) {
+    namespace hw = arch::sm90;
+    using Decode = typename Cfg::Decode;
+    constexpr int kSteps = Decode::kStepsPerChunk;
+    uint32_t a[kSteps][4];
+#pragma unroll
+    for (int c = 0; c < Decode::kRopeChunk; ++c) {
+        const uint4 c0[1] = {n0}, c1[1] = {n1};
+        if (c + 1 < Decode::kRopeChunk) {
+            n0 = load_k<Cfg>(k, c + 1, 0, 0, t4);
+            n1 = load_k<Cfg>(k, c + 1, 0, 1, t4);
+        }
+        Decode::k_fragments(c0, c1, a);
+        hw::wgmma_fence();
+#pragma unroll
+        for (int st = 0; st < kSteps; ++st) {
+            const uint64_t desc = qt_desc0 + (((c * kSteps + st) * Cfg::kQtStepBytes) >> 4);
+            hw::Wgmma<Decode::kScoreMma, Cfg::N>::run(s, a[st], desc,
+                                                      accumulate || c > 0 || st > 0);
+        }
+        hw::wgmma_commit();
+        hw::wgmma_wait<1>();
+    }
+}
+
+// score_products for an fp8 latent beside a bf16 rope (Decode::kRopeBf16, padded stages):
 // the rope chunk first, its 4 bf16 steps (A: the rope's values as loaded, two 16-byte loads a
 // row; B: Q^T's bf16 rope dims), waited for, and the accumulators times rope_scale (1 /
-// kv_scale: the row's coefficient carries kv_scale, which applies to the latent codes only);
+// (kv_scale Decode::kScale), rope_scale_of: the row's coefficient carries kv_scale, which
+// applies to the latent codes only, and kScale, the decoded codes' power of two);
 // then the 32 f16 steps of the latent chunks 0..7 add onto them in one chain (the next chunk's
 // load in flight). The wait costs the chain the rope steps' latency once a tile; it lets the
 // latent steps add onto the scaled rope sums, with no set of accumulators for the rope alone.
 // One chain at every N, not Cfg::kSplitSChain's two below 64 rows: on the H100 the split chain
 // put 3 of 40960 O values of GpuBf16RopeLarge (rope values times 30000) just past the tolerance
 // at 16 and 32 rows, where one chain passes, at the same time (0.997-1.007x, s67; why the split
-// chain was the less accurate one is not known).
+// chain was the less accurate one is not known). Decode::kRopeLast (e4m3fnuz codes, decode.h)
+// takes score_products_rope_last instead, the order turned round.
 template <class Cfg>
 MLA_DEVICE void score_products_rope(const KRows& k, int t4, uint64_t qt_desc0,
                                     float (&s)[Cfg::N / 2], float rope_scale) {
@@ -388,7 +420,6 @@ MLA_DEVICE void score_products_rope(const KRows& k, int t4, uint64_t qt_desc0,
     static_assert(Decode::kRopeBf16 && !Cfg::kSwizzled && kRope == Cfg::kChunks - 1 &&
                       Decode::kKLoads == 2 && kSteps == 4,
                   "latent chunks 0..7 of one load a row, then the rope chunk of two");
-    static_assert(Decode::kScale == 1.0f, "rope_scale is 1 / kv_scale: codes decoded as they are");
     uint4 r0[2], r1[2];
 #pragma unroll
     for (int l = 0; l < 2; ++l) {
@@ -397,7 +428,7 @@ MLA_DEVICE void score_products_rope(const KRows& k, int t4, uint64_t qt_desc0,
     }
     uint32_t a[kSteps][4];
     Decode::rope_fragments(r0, r1, a);
-    uint4 n0[1] = {load_k<Cfg>(k, 0, 0, 0, t4)}, n1[1] = {load_k<Cfg>(k, 0, 0, 1, t4)};
+    const uint4 n0 = load_k<Cfg>(k, 0, 0, 0, t4), n1 = load_k<Cfg>(k, 0, 0, 1, t4);
     hw::wgmma_fence();
 #pragma unroll
     for (int st = 0; st < kSteps; ++st) {
@@ -410,34 +441,72 @@ MLA_DEVICE void score_products_rope(const KRows& k, int t4, uint64_t qt_desc0,
 #pragma unroll
     for (int i = 0; i < N / 2; ++i) s[i] *= rope_scale;
     hw::fence_operands(s);  // the scaled sums, before the latent steps read them
-#pragma unroll
-    for (int c = 0; c < kRope; ++c) {
-        const uint4 c0[1] = {n0[0]}, c1[1] = {n1[0]};
-        if (c + 1 < kRope) {
-            n0[0] = load_k<Cfg>(k, c + 1, 0, 0, t4);
-            n1[0] = load_k<Cfg>(k, c + 1, 0, 1, t4);
-        }
-        Decode::k_fragments(c0, c1, a);
-        hw::wgmma_fence();
-#pragma unroll
-        for (int st = 0; st < kSteps; ++st) {
-            const uint64_t desc = qt_desc0 + (((c * kSteps + st) * Cfg::kQtStepBytes) >> 4);
-            hw::Wgmma<Decode::kScoreMma, N>::run(s, a[st], desc, true);
-        }
-        hw::wgmma_commit();
-        hw::wgmma_wait<1>();
-    }
+    latent_score_chain<Cfg>(k, t4, qt_desc0, s, n0, n1, true);
     hw::wgmma_wait<0>();
     hw::fence_operands(s);
 }
 
-// S^T of one tile: score_products_latent, or score_products_rope (Decode::kRopeBf16) with
-// rope_scale = 1 / kv_scale.
+// score_products_rope's order turned round (Decode::kRopeLast): the latent chunks' 32 f16 steps
+// from zero, waited for, times 1 / rope_scale (into the rope's units); the rope's 4 bf16 steps
+// add onto them, waited for, and the sums times rope_scale (back into the latent's units, which
+// the coefficient expects). The rope's large products then meet 4 accumulations at their
+// magnitude, not the latent chain's 32 (GpuBf16RopeLarge: rope values times 30000).
+template <class Cfg>
+MLA_DEVICE void score_products_rope_last(const KRows& k, int t4, uint64_t qt_desc0,
+                                         float (&s)[Cfg::N / 2], float rope_scale) {
+    namespace hw = arch::sm90;
+    using Decode = typename Cfg::Decode;
+    constexpr int N = Cfg::N;
+    constexpr int kRope = Decode::kRopeChunk;
+    constexpr int kSteps = Decode::kStepsPerChunk;
+    static_assert(Decode::kRopeBf16 && Decode::kRopeLast && !Cfg::kSwizzled &&
+                      kRope == Cfg::kChunks - 1 && Decode::kKLoads == 2 && kSteps == 4,
+                  "latent chunks 0..7 of one load a row, then the rope chunk of two");
+    latent_score_chain<Cfg>(k, t4, qt_desc0, s, load_k<Cfg>(k, 0, 0, 0, t4),
+                            load_k<Cfg>(k, 0, 0, 1, t4), false);
+    uint4 r0[2], r1[2];
+#pragma unroll
+    for (int l = 0; l < 2; ++l) {
+        r0[l] = load_k<Cfg>(k, kRope, l, 0, t4);
+        r1[l] = load_k<Cfg>(k, kRope, l, 1, t4);
+    }
+    uint32_t a[kSteps][4];
+    Decode::rope_fragments(r0, r1, a);
+    hw::wgmma_wait<0>();
+    hw::fence_operands(s);
+    const float to_rope = 1.0f / rope_scale;
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) s[i] *= to_rope;
+    hw::fence_operands(s);  // the rescaled sums, before the rope steps read them
+    hw::wgmma_fence();
+#pragma unroll
+    for (int st = 0; st < kSteps; ++st) {
+        const uint64_t desc = qt_desc0 + (((kRope * kSteps + st) * Cfg::kQtStepBytes) >> 4);
+        hw::Wgmma<arch::MmaType::kBF16, N>::run(s, a[st], desc, true);
+    }
+    hw::wgmma_commit();
+    hw::wgmma_wait<0>();
+    hw::fence_operands(s);
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) s[i] *= rope_scale;
+}
+
+// What score_products_rope multiplies the rope's sums by: 1 / (kv_scale Decode::kScale), so
+// that the row's coefficient (q_score_coef: kv_scale and kScale) gives them back as they are.
+template <class Cfg>
+MLA_DEVICE float rope_scale_of(const Params& p) {
+    return 1.0f / (p.kv_scale * Cfg::Decode::kScale);
+}
+
+// S^T of one tile: score_products_latent, or score_products_rope / score_products_rope_last
+// (Decode::kRopeBf16, by Decode::kRopeLast) with rope_scale = rope_scale_of.
 template <class Cfg>
 MLA_DEVICE void score_products(const KRows& k, int t4, uint64_t qt_desc0, float (&s)[Cfg::N / 2],
                                float (&s_rope)[Cfg::N / 2], uint64_t* full, int phase,
                                float rope_scale) {
-    if constexpr (Cfg::Decode::kRopeBf16)
+    if constexpr (Cfg::Decode::kRopeBf16 && Cfg::Decode::kRopeLast)
+        score_products_rope_last<Cfg>(k, t4, qt_desc0, s, rope_scale);
+    else if constexpr (Cfg::Decode::kRopeBf16)
         score_products_rope<Cfg>(k, t4, qt_desc0, s, rope_scale);
     else
         score_products_latent<Cfg>(k, t4, qt_desc0, s, s_rope, full, phase);

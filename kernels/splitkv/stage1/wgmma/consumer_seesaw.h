@@ -33,7 +33,7 @@ MLA_DEVICE void wgmma_consumer(const Params& p, const Stage1Work& work, const Wg
     // owners' coefficient is 1; coef_slot holds the rows' coefficients of the lane's slots.
     const float coef_own = kTokenScales ? 1.0f : sh.coef[owner ? ct : 0];  // > 0 (write_q)
     float coef_slot[Cfg::kCols];
-    const float rope_scale = 1.0f / p.kv_scale;  // Decode::kRopeBf16 (score_products_rope)
+    const float rope_scale = wgmma_detail::rope_scale_of<Cfg>(p);  // Decode::kRopeBf16
 #pragma unroll
     for (int jj = 0; jj < Cfg::kCols; ++jj)
         coef_slot[jj] = kTokenScales ? sh.coef[Cfg::col_of_slot(jj, t4)] : 1.0f;

@@ -38,7 +38,7 @@ MLA_DEVICE void wgmma_consumer_solo(const Params& p, const Stage1Work& work,
     const auto [qt_desc0, pt_desc0, min_end, ct, owner] =
         wgmma_detail::consumer_setup<Cfg>(p, work, rows, sh, wq, lane, l_run);
     const float coef_own = sh.coef[owner ? ct : 0];
-    const float rope_scale = 1.0f / p.kv_scale;  // Decode::kRopeBf16 (score_products_rope)
+    const float rope_scale = wgmma_detail::rope_scale_of<Cfg>(p);  // Decode::kRopeBf16
     float m_run = kNegInf;  // the owner's running maximum of row ct over this consumer's tiles
     float o[2 * kSent][N / 2];  // every value dim: m-blocks 0 .. kSent - 1 are dims 0 .. 255
 #pragma unroll

@@ -27,7 +27,8 @@ namespace mla::splitkv {
 //                      the row's pad (WgmmaMxfp4StagedDecode); the scores' rope part then
 //                      accumulates apart
 //   kRopeBf16          a bf16 rope beside e4m3fn latent codes (WgmmaFp8Bf16RopeDecode): the rope
-//                      chunk is the bf16 decoder's, scored first (score_products_rope)
+//                      chunk is the bf16 decoder's, scored first (score_products_rope), or
+//                      with kRopeLast after the latent chunks (score_products_rope_last)
 //   kScoreMma, kValueMma  the wgmma types of S^T = K Q^T and O^T += V^T P^T
 //   kQF16              Q^T scaled per row into f16 (fp8 K); else bf16 as loaded
 //   kQCodes            Q^T holds Q's e4m3fn codes as stored (S^T on the e4m3 tensor core)
@@ -55,6 +56,7 @@ struct WgmmaDecodeCommon {
     static constexpr bool kBlockScales = false;
     static constexpr bool kTokenScales = false;
     static constexpr bool kRopeBf16 = false;
+    static constexpr bool kRopeLast = false;
     static constexpr float kSumBias = 0.0f;
     using KLoad = uint4;
 };
@@ -296,18 +298,32 @@ struct WgmmaSwizzledDecode : WgmmaDecode<kFlavor> {
     static constexpr bool kSwizzledStage = true;
 };
 
-// e4m3fn latent codes beside a bf16 rope (KvFormat::kFp8E4M3FNBf16Rope, DeepSeek-V3.2's split
-// cache), in padded stages: a tile row holds the 512 codes (dims 0..511, and V), then the rope's
-// 64 bf16 values (dims 512..575, from the rope rows), 640 bytes. The latent chunks 0..7 are the
-// e4m3fn decoder's (one 16-byte load a row and chunk, f16 fragments, Q^T f16); the rope chunk is
-// the bf16 decoder's (two 16-byte loads a row at bytes 512 + 16t and 512 + 64 + 16t, the bf16
-// values as loaded, Q^T's rope dims bf16 in its order, times the row's power of two like the
-// latent's: exact in bf16, whose range holds any value f16's does). V is the e4m3fn decoder's.
-// The score chain (score_products_rope) runs the rope's 4 bf16 steps first, waits for them,
-// multiplies the accumulators by 1 / kv_scale (kv_scale applies to the codes only, and the
-// row's coefficient carries it), and the 32 f16 steps of the latent chunks add onto them.
-struct WgmmaFp8Bf16RopeDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
+// fp8 latent codes beside a bf16 rope (KvFormat::kFp8E4M3FNBf16Rope and kFp8E4M3FNUZBf16Rope,
+// DeepSeek-V3.2's split cache), in padded stages: a tile row holds the 512 codes (dims 0..511,
+// and V), then the rope's 64 bf16 values (dims 512..575, from the rope rows), 640 bytes. The
+// latent chunks 0..7 are the flavour's fp8 decoder's (one 16-byte load a row and chunk, f16
+// fragments, Q^T f16 in that decoder's pair order); the rope chunk is the bf16 decoder's (two
+// 16-byte loads a row at bytes 512 + 16t and 512 + 64 + 16t, the bf16 values as loaded, Q^T's
+// rope dims bf16 in its order, times the row's power of two like the latent's: exact in bf16,
+// whose range holds any value f16's does). V is the flavour's fp8 decoder's. The score chain
+// (score_products_rope) runs the rope's 4 bf16 steps first, waits for them, multiplies the
+// accumulators by 1 / (kv_scale kScale) (the row's coefficient carries kv_scale, which applies
+// to the codes only, and kScale, the decoded codes' power of two: 1 for e4m3fn's hardware
+// conversion, 128 for e4m3fnuz's bit operations), and the 32 f16 steps of the latent chunks add
+// onto them.
+template <arch::Fp8Flavor kFlavor>
+struct WgmmaFp8Bf16RopeDecode : WgmmaDecode<kFlavor> {
+    using Latent = WgmmaDecode<kFlavor>;
+    using typename Latent::KLoad;
+    using Latent::kStepsPerChunk;
     static constexpr bool kRopeBf16 = true;
+    // The score chain's order (score_products_rope): the rope's steps after the latent chain's
+    // (e4m3fnuz), or before (e4m3fn, 0.7.41's order, timed on the H100 and H200). Rope-first
+    // adds the latent's 32 steps onto the rope's large sums; on the emulated sm_90a that put one
+    // O value of GpuBf16RopeLarge (rope values times 30000) at 1.006x its tolerance with
+    // e4m3fnuz codes (seed 53), 0.559x rope-last; e4m3fn's worst 0.592x -> 0.519x (mma16:
+    // 0.490 / 0.481). e4m3fn keeps rope-first until an A/B times rope-last on a GPU.
+    static constexpr bool kRopeLast = kFlavor == arch::Fp8Flavor::kE4M3FNUZ;
     static constexpr int kRopeDims = kHeadDimQk - kKvLoraRank;
     static constexpr int kRowBytes = kKvLoraRank + 2 * kRopeDims;
     static constexpr int kRopeChunk = kKvLoraRank / 64;  // chunks 0..7: latent codes
@@ -318,10 +334,10 @@ struct WgmmaFp8Bf16RopeDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
     MLA_DEVICE static KLoad load_k(const uint8_t* row, int c, int l, int) {
         return *reinterpret_cast<const uint4*>(row + k_load_offset(c, l));
     }
-    // Dims d0 .. d0 + 7 (d0 % 8 == 0): the e4m3fn order in the latent chunks, the bf16 one in
-    // the rope's.
+    // Dims d0 .. d0 + 7 (d0 % 8 == 0): the latent decoder's order in the latent chunks, the
+    // bf16 one in the rope's.
     MLA_DEVICE static void qt_place(int d0, int& step0, int& t) {
-        if (d0 < kKvLoraRank) WgmmaDecode<arch::Fp8Flavor::kE4M3FN>::qt_place(d0, step0, t);
+        if (d0 < kKvLoraRank) Latent::qt_place(d0, step0, t);
         else WgmmaBf16Decode::qt_place(d0, step0, t);
     }
 #if defined(MLA_ARCH_SM90)
@@ -493,7 +509,7 @@ template <KvFormat F, bool kSwizzled>
 struct WgmmaDecodeOf {
     static_assert(F == KvFormat::kFp8E4M3FN || F == KvFormat::kFp8E4M3FNUZ,
                   "the wgmma variant serves fp8, bf16 and MXFP4 caches (rope in the latent's "
-                  "dtype, or bf16 beside e4m3fn codes; V from the latent rows)");
+                  "dtype, or bf16 beside fp8 codes; V from the latent rows)");
     static constexpr arch::Fp8Flavor kFlavor =
         F == KvFormat::kFp8E4M3FNUZ ? arch::Fp8Flavor::kE4M3FNUZ : arch::Fp8Flavor::kE4M3FN;
     using type = std::conditional_t<kSwizzled, WgmmaSwizzledDecode<kFlavor>, WgmmaDecode<kFlavor>>;
@@ -509,7 +525,12 @@ struct WgmmaDecodeOf<KvFormat::kMxfp4, kSwizzled> {
 template <bool kSwizzled>
 struct WgmmaDecodeOf<KvFormat::kFp8E4M3FNBf16Rope, kSwizzled> {
     static_assert(!kSwizzled, "the bf16 rope's 640-byte rows: padded stages");
-    using type = WgmmaFp8Bf16RopeDecode;
+    using type = WgmmaFp8Bf16RopeDecode<arch::Fp8Flavor::kE4M3FN>;
+};
+template <bool kSwizzled>
+struct WgmmaDecodeOf<KvFormat::kFp8E4M3FNUZBf16Rope, kSwizzled> {
+    static_assert(!kSwizzled, "the bf16 rope's 640-byte rows: padded stages");
+    using type = WgmmaFp8Bf16RopeDecode<arch::Fp8Flavor::kE4M3FNUZ>;
 };
 
 }  // namespace mla::splitkv

@@ -1,0 +1,11 @@
+// Stage 1, variant wgmma (sm_90a only), e4m3fnuz latent codes beside a bf16 rope (DeepSeek-V3.2's
+// split cache in AMD's fp8 flavour; WgmmaFp8Bf16RopeDecode<kE4M3FNUZ>): the kernels of 16, 32 and
+// 64 rows per CTA, through the launcher in splitkv/stage1/wgmma.h. A file of its own beside the
+// e4m3fn kernels' so that the two compile in parallel.
+#include "splitkv/launch.h"
+#include "splitkv/stage1/wgmma.h"
+
+namespace mla::splitkv {
+template gpu::error_t launch_stage1_wgmma<KvFormat::kFp8E4M3FNUZBf16Rope, false>(const Params&,
+                                                                                 gpu::stream_t);
+}  // namespace mla::splitkv
