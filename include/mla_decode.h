@@ -71,7 +71,7 @@ extern "C" {
 
 #define MLA_DECODE_VERSION_MAJOR 0
 #define MLA_DECODE_VERSION_MINOR 7
-#define MLA_DECODE_VERSION_PATCH 42
+#define MLA_DECODE_VERSION_PATCH 43
 /* Single comparable number: major * 10000 + minor * 100 + patch. */
 #define MLA_DECODE_VERSION                                                                      \
     (MLA_DECODE_VERSION_MAJOR * 10000 + MLA_DECODE_VERSION_MINOR * 100 + MLA_DECODE_VERSION_PATCH)
