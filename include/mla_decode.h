@@ -247,7 +247,9 @@ typedef enum mla_dtype {
  *                    "+ 18 bytes", less than the kernels read.
  *   v_cache          (num_slots - 1) * v_stride_slot + 512 bytes
  *   qo_indptr, kv_indptr, kv_page_indptr   batch_size + 1 int32 each
- *   kv_page_indices  its first int32 (its length lives on the device)
+ *   kv_page_indices  its first int32 (its length lives on the device); mla_decode_reference,
+ *                    which reads the lengths on the host, its kv_page_indptr[batch_size] int32
+ *                    (since 0.7.43: before, an O over later entries could be read as page ids)
  *     (the spans of the four caches and of kv_page_indices are empty when num_slots is 0)
  * O and LSE may share no byte with each other nor with any of the input spans. Spans that only
  * touch (one ends where the other begins) are fine; inputs may overlap each other (they are only
@@ -256,7 +258,9 @@ typedef enum mla_dtype {
 typedef struct mla_decode_params {
     /* ---- problem size: host values ---------------------------------------------------- */
     int32_t batch_size;   /* sequences in the batch, >= 1                                     */
-    int32_t total_q;      /* query rows = qo_indptr[batch_size], >= 1                         */
+    int32_t total_q;      /* query rows = qo_indptr[batch_size], >= 1, <= batch_size *
+                             max_q_len; total_q * num_heads <= 2^31 - 1 (INVALID_SIZE
+                             otherwise, since 0.7.43)                                       */
     int32_t max_q_len;    /* >= 1 and must be >= every q_len_b. The host reference checks it;
                              the GPU cannot (lengths live on the device) and leaves the rows
                              of query tokens past max_q_len unwritten                       */
@@ -304,8 +308,8 @@ typedef struct mla_decode_params {
     int64_t num_slots;         /* rows in the cache (num_pages * page_size), >= 0; 0 = an empty
                                   pool (see above): every kv length 0, cache pointers may be
                                   NULL                                                         */
-    const int32_t* kv_page_indptr;  /* (batch_size + 1) offsets into kv_page_indices, or NULL
-                                       for a contiguous cache                                  */
+    const int32_t* kv_page_indptr;  /* (batch_size + 1) offsets into kv_page_indices, from 0,
+                                       non-decreasing; or NULL for a contiguous cache          */
     const int32_t* kv_page_indices; /* physical page ids, (kv_page_indptr[batch_size]); NULL
                                        when kv_page_indptr is NULL (and may be with num_slots
                                        0), set otherwise                                       */
@@ -313,7 +317,8 @@ typedef struct mla_decode_params {
 
     /* ---- batch layout --------------------------------------------------------------------- */
     const int32_t* qo_indptr;  /* (batch_size + 1), non-decreasing, qo_indptr[0] = 0           */
-    const int32_t* kv_indptr;  /* (batch_size + 1), non-decreasing; differences are kv lengths */
+    const int32_t* kv_indptr;  /* (batch_size + 1), from >= 0, non-decreasing; differences are
+                                  kv lengths (a contiguous cache: slots kv_indptr[b] ..)      */
 
     /* ---- outputs -------------------------------------------------------------------------- */
     void* o;                   /* (total_q, num_heads, 512), dims contiguous; 16-byte aligned  */
@@ -509,8 +514,10 @@ MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, si
  * smaller, even 0 (a batch that fills the device needs no split).
  * Host time: a search over the planner's decisions (no device work): for batch_size 1024 and
  * 128K tokens about 0.1 to 0.4 ms per stage-1 kernel the plans choose from (one for bf16 and
- * MXFP4 caches, four for fp8 on Hopper: up to about 2 ms), more for longer max_q_len. Call it
- * once, at start-up, not per step.
+ * MXFP4 caches, four for fp8 on Hopper: up to about 2 ms), more for longer max_q_len. It grows
+ * with max_kv_len's tiles too: measured with one element of 64 heads, MXFP4 (one kernel), 25 ms
+ * at 2^20 tokens, 0.45 s at 2^24, 76 s at 2^31 - 1 (0.7.43, one core of the CI machine). Call it
+ * once, at start-up, not per step, with the longest cache the engine will serve.
  * Returns: SUCCESS; NULL_POINTER (max_shape or bytes NULL); INVALID_DTYPE; INVALID_SIZE;
  * INVALID_VALUE; UNSUPPORTED (no GPU path for such problems); NO_DEVICE; DEVICE_ERROR.
  */

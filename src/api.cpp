@@ -56,7 +56,12 @@ MLA_API const char* mla_backend_name(void) {
 }
 
 MLA_API const char* mla_status_string(mla_status status) {
-    switch (status) {
+    // The integer the caller passed, read without assuming it is an enumerator (a C caller may
+    // pass any int, and loading an enum outside its values is undefined in C++).
+    static_assert(sizeof(mla_status) == sizeof(int), "mla_status is an int-sized enum");
+    int value = 0;
+    std::memcpy(&value, &status, sizeof(value));
+    switch (value) {
         case MLA_STATUS_SUCCESS: return "MLA_STATUS_SUCCESS";
         case MLA_STATUS_NULL_POINTER: return "MLA_STATUS_NULL_POINTER";
         case MLA_STATUS_INVALID_DTYPE: return "MLA_STATUS_INVALID_DTYPE";

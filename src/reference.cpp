@@ -135,10 +135,15 @@ mla_status check_page_table(const mla_decode_params& p) {
     return MLA_STATUS_SUCCESS;
 }
 
+// The index arrays, then the whole used page list against the outputs (the workers write O
+// while others still read page ids).
 mla_status check_index_arrays(const mla_decode_params& p) {
     MLA_TRY(check_qo_indptr(p));
     MLA_TRY(check_kv_indptr(p));
-    if (p.kv_page_indptr != nullptr) MLA_TRY(check_page_table(p));
+    if (p.kv_page_indptr != nullptr) {
+        MLA_TRY(check_page_table(p));
+        MLA_TRY(check_page_list_overlap(p, p.kv_page_indptr[p.batch_size]));
+    }
     return MLA_STATUS_SUCCESS;
 }
 

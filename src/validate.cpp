@@ -50,6 +50,9 @@ namespace mla {
 namespace {
 
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+// Query rows (total_q x num_heads) a call may have: the planner counts an element's rows and row
+// groups in int.
+constexpr int64_t kMaxQueryRows = std::numeric_limits<int32_t>::max();
 
 // The integer held by a dtype field, read without assuming it is a valid enumerator.
 int raw_dtype(const mla_dtype& field) {
@@ -114,9 +117,12 @@ bool checked_mul(int64_t a, int64_t b, int64_t* product) {
 }
 
 // count * stride * element_bytes fits in int64 (all >= 0).
+// count rows of `stride` elements of `element_bytes` fit in int64 bytes, and so does one row's
+// stride (with no rows too: later checks multiply the stride by the element's bytes).
 bool extent_fits(int64_t count, int64_t stride, int64_t element_bytes) {
     int64_t elements = 0, bytes = 0;
-    return checked_mul(count, stride, &elements) && checked_mul(elements, element_bytes, &bytes);
+    return checked_mul(std::max<int64_t>(count, 1), stride, &elements) &&
+           checked_mul(elements, element_bytes, &bytes);
 }
 
 bool aligned(const void* ptr, uintptr_t alignment) {
@@ -246,8 +252,19 @@ mla_status check_sizes(const mla_decode_params& p) {
         return fail(MLA_STATUS_INVALID_SIZE, "max_q_len %d exceeds total_q %d", p.max_q_len,
                     p.total_q);
     }
+    if (static_cast<int64_t>(p.batch_size) * p.max_q_len < p.total_q) {
+        return fail(MLA_STATUS_INVALID_SIZE,
+                    "total_q %d exceeds batch_size %d * max_q_len %d (no element has more query "
+                    "tokens than max_q_len)",
+                    p.total_q, p.batch_size, p.max_q_len);
+    }
     MLA_TRY(require_at_least("max_kv_len", p.max_kv_len, 0));
     MLA_TRY(require_at_least("num_heads", p.num_heads, 1));
+    if (static_cast<int64_t>(p.total_q) * p.num_heads > kMaxQueryRows) {
+        return fail(MLA_STATUS_INVALID_SIZE,
+                    "total_q %d * num_heads %d query rows exceed 2^31 - 1", p.total_q,
+                    p.num_heads);
+    }
     MLA_TRY(require_at_least("head_dim_qk", p.head_dim_qk, 1));
     MLA_TRY(require_at_least("head_dim_v", p.head_dim_v, 1));
     MLA_TRY(require_at_least("num_slots", p.num_slots, 0));  // 0: an empty pool
@@ -522,12 +539,19 @@ mla_status check_no_overlap(const Span& out, const Span& other) {
 // (num_slots rows; the rope cache too), the indptrs and the
 // page list (batch_size + 1 entries), kv_page_indices (its first entry: the length is on the
 // device). An empty pool has no rows and no pages: those spans are empty.
+Span o_span(const mla_decode_params& p) {
+    return span_of("o", p.o, p.total_q, p.o_stride_token, p.num_heads, p.o_stride_head,
+                   MLA_HEAD_DIM_V, dtype_storage_bytes(p.o_dtype));
+}
+Span lse_span(const mla_decode_params& p) {
+    return span_of("lse", p.lse, p.total_q, lse_row_stride(p), 1, 0, p.num_heads, sizeof(float));
+}
+
 mla_status check_overlaps(const mla_decode_params& p) {
     const int64_t rows = p.total_q, heads = p.num_heads, batch = p.batch_size;
     const int64_t slots = p.num_slots;
-    const Span o = span_of("o", p.o, rows, p.o_stride_token, heads, p.o_stride_head,
-                           MLA_HEAD_DIM_V, dtype_storage_bytes(p.o_dtype));
-    const Span lse = span_of("lse", p.lse, rows, lse_row_stride(p), 1, 0, heads, sizeof(float));
+    const Span o = o_span(p);
+    const Span lse = lse_span(p);
     const int q_bytes = dtype_storage_bytes(p.q_dtype);
     const Span inputs[] = {
         span_of("q", p.q, rows, p.q_stride_token, heads, p.q_stride_head, q_width(p), q_bytes),
@@ -636,6 +660,12 @@ int64_t kv_row_elements(mla_dtype dtype) {
 const char* dtype_name(mla_dtype dtype) { return dtype_name_of(raw_dtype(dtype)); }
 
 bool is_fp8(mla_dtype dtype) { return is_fp8_value(raw_dtype(dtype)); }
+
+mla_status check_page_list_overlap(const mla_decode_params& p, int64_t entries) {
+    const Span pages = span_of("kv_page_indices", p.kv_page_indices, entries, sizeof(int32_t));
+    MLA_TRY(check_no_overlap(o_span(p), pages));
+    return check_no_overlap(lse_span(p), pages);
+}
 
 mla_status validate_params(const mla_decode_params* p, ValidateFor what) {
     if (p == nullptr) return fail(MLA_STATUS_NULL_POINTER, "params is NULL");

@@ -489,6 +489,7 @@ TEST(ValidCalls, WorkspaceQueryReadsNoPointer) {
     HostProblem hp = make_problem(base_spec(Base::kPaged));
     mla_decode_params p = hp.host_params(nullptr, MLA_DTYPE_BF16, nullptr);
     p.max_q_len = 1;
+    p.total_q = p.batch_size;  // one query token an element, as max_q_len says
     p.q = p.kv_cache = nullptr;
     p.qo_indptr = p.kv_indptr = p.kv_page_indptr = p.kv_page_indices = nullptr;
     p.q_stride_head = 580;  // would be MISALIGNED for mla_decode_fwd
@@ -1532,8 +1533,36 @@ TEST(ReferenceIndices, QoIndptrLastIsNotTotalQ) {
     expect_index_rejected(Base::kBf16, "total_q", [](HostProblem& hp) { hp.qo_indptr.back() -= 1; });
 }
 
+// An element with more query tokens than max_q_len while total_q <= batch_size * max_q_len (q
+// lengths 3, 1, 0 under max_q_len 2): only the reference can see it. (max_q_len 1 with q lengths
+// 1, 2, 1 contradicts total_q itself: INVALID_SIZE, below.)
 TEST(ReferenceIndices, QLenAboveMaxQLen) {
-    expect_index_rejected(Base::kBf16, "max_q_len", [](HostProblem& hp) { hp.max_q_len = 1; });
+    expect_index_rejected(Base::kBf16, "max_q_len", [](HostProblem& hp) {
+        hp.qo_indptr = {0, 3, 4, 4};
+        hp.max_q_len = 2;
+    });
+}
+
+// total_q above batch_size * max_q_len, and total_q * num_heads above 2^31 - 1: refused by every
+// entry point from the host values (0.7.43; the planner counts an element's rows in int).
+TEST(ValidateSizes, TotalQWithinBatchTimesMaxQLenAndRowsWithinInt32) {
+    HostProblem hp = make_problem(base_spec(Base::kBf16));
+    mla_decode_params p = hp.host_params(nullptr, MLA_DTYPE_BF16, nullptr);
+    p.max_q_len = 1;  // q lengths 1, 2, 1: total_q 4 > 3 x 1
+    EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_INVALID_SIZE);
+    EXPECT_NE(std::string(mla_last_error_message()).find("exceeds batch_size"), std::string::npos)
+        << mla_last_error_message();
+    size_t bytes = kUntouchedBytes;
+    EXPECT_EQ(mla_decode_workspace_size(&p, &bytes), MLA_STATUS_INVALID_SIZE);
+    EXPECT_EQ(bytes, kUntouchedBytes);
+    mla_decode_params rows = hp.host_params(nullptr, MLA_DTYPE_BF16, nullptr);
+    rows.batch_size = 1;
+    rows.total_q = rows.max_q_len = 1 << 29;  // x 16 heads = 2^33 query rows
+    EXPECT_EQ(mla_decode_workspace_bound(&rows, &bytes), MLA_STATUS_INVALID_SIZE);
+    EXPECT_NE(std::string(mla_last_error_message()).find("query rows exceed 2^31 - 1"),
+              std::string::npos)
+        << mla_last_error_message();
+    EXPECT_EQ(bytes, kUntouchedBytes);
 }
 
 TEST(ReferenceIndices, KvIndptrDecreasing) {

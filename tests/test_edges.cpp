@@ -379,6 +379,48 @@ TEST(OverlappingOutputsEachOther, LseOverO) {
     EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS) << mla_last_error_message();
 }
 
+// The host reference reads the whole page list on the host, so O over any used entry of it
+// (here every entry past the first, which validate_params alone would not see: its length is
+// device data for mla_decode_fwd) is refused before anything is written (0.7.43: before, the
+// workers wrote O while others still read page ids there: a wild read). O ending right before
+// the list is accepted.
+TEST(OverlappingOutputsEachOther, OutputOverLaterPageListEntries) {
+    const HostProblem hp = make_problem(spec_of(kPaged, {40, 0, 50}, {1, 2, 1}));
+    const size_t pages = hp.kv_page_indices.size();
+    ASSERT_GE(pages, 2u);
+    const size_t o_bytes = hp.o_elements() * 2;
+    std::vector<uint8_t> arena(o_bytes + pages * 4 + 256, 0xC3);
+    uint8_t* base = arena.data() + (64 - reinterpret_cast<uintptr_t>(arena.data()) % 64);
+    uint8_t* o = base + 16;  // 16-byte aligned; the list's first entry at o - 4
+    std::memcpy(o - 4, hp.kv_page_indices.data(), pages * 4);
+    const std::vector<uint8_t> before = arena;
+    mla_decode_params p = hp.host_params(o, MLA_DTYPE_BF16, nullptr);
+    p.kv_page_indices = reinterpret_cast<const int32_t*>(o - 4);
+    EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_INVALID_VALUE);
+    EXPECT_TRUE(message_mentions("o and kv_page_indices"));
+    EXPECT_TRUE(arena == before);
+    std::memcpy(o + o_bytes, hp.kv_page_indices.data(), pages * 4);
+    p.kv_page_indices = reinterpret_cast<const int32_t*>(o + o_bytes);
+    EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_SUCCESS) << mla_last_error_message();
+}
+
+// An empty pool (num_slots 0) still needs each cache row's byte stride to fit in int64: with no
+// rows the extent check alone would pass any stride (0.7.43; the stride's alignment check then
+// multiplied it by the element's bytes and overflowed).
+TEST(EmptyPoolStrides, CacheRowStrideBytesMustFit) {
+    const HostProblem hp = make_problem(spec_of(kBf16Contiguous, {0, 0, 0}, {1, 2, 1}));
+    std::vector<uint16_t> o(hp.o_elements(), 0x5A5A);
+    mla_decode_params p = hp.host_params(o.data(), MLA_DTYPE_BF16, nullptr);
+    p.num_slots = 0;
+    p.kv_cache = nullptr;
+    p.kv_stride_slot = int64_t{1} << 62;
+    EXPECT_EQ(mla_decode_reference(&p), MLA_STATUS_INVALID_SIZE);
+    EXPECT_TRUE(message_mentions("kv_cache byte extent overflows"));
+    for (uint16_t x : o) ASSERT_EQ(x, 0x5A5A);
+    size_t bytes = 0;
+    EXPECT_EQ(mla_decode_workspace_size(&p, &bytes), MLA_STATUS_INVALID_SIZE);
+}
+
 // Spans, not elements: O inside the row padding of Q (q_stride_token past heads x 576) shares
 // no element with Q but lies within its span, and is refused.
 TEST(OverlappingOutputsEachOther, OutputInsideTheRowPaddingOfQ) {

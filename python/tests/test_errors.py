@@ -92,7 +92,15 @@ def test_max_q_len_above_total_q():
 
 
 def test_q_len_above_max_q_len():
-    reference_refuses(S.INVALID_VALUE, "max_q_len", max_q_len=1)
+    # total_q (4) within batch_size * max_q_len (2 * 2), one element's 3 tokens past max_q_len:
+    # only the reference, which reads qo_indptr, sees it.
+    kw, _ = make_problem(np.random.default_rng(11), "bf16", [3, 1], [7, 30])
+    kw.update(max_q_len=2)
+    refuse(S.INVALID_VALUE, lambda: mla.reference(mla.Params(**kw)), "max_q_len", kw)
+
+
+def test_total_q_above_batch_size_times_max_q_len():
+    reference_refuses(S.INVALID_SIZE, "exceeds batch_size", max_q_len=1)
 
 
 def test_decreasing_kv_indptr():
