@@ -396,6 +396,38 @@ MLA_DEVICE void latent_score_chain(const KRows& k, int t4, uint64_t qt_desc0,
     }
 }
 
+// The rope chunk of a tile beside an fp8 latent (Decode::kRopeBf16, padded stages): its A
+// fragments from two 16-byte loads a row (rope_chunk_fragments), and its 4 bf16 steps onto s
+// (from zero where !accumulate), committed as one group (rope_score_steps).
+template <class Cfg>
+MLA_DEVICE void rope_chunk_fragments(const KRows& k, int t4,
+                                     uint32_t (&a)[Cfg::Decode::kStepsPerChunk][4]) {
+    using Decode = typename Cfg::Decode;
+    static_assert(Decode::kRopeBf16 && !Cfg::kSwizzled && Decode::kRopeChunk == Cfg::kChunks - 1 &&
+                      Decode::kKLoads == 2 && Decode::kStepsPerChunk == 4,
+                  "latent chunks 0..7 of one load a row, then the rope chunk of two");
+    uint4 r0[2], r1[2];
+#pragma unroll
+    for (int l = 0; l < 2; ++l) {
+        r0[l] = load_k<Cfg>(k, Decode::kRopeChunk, l, 0, t4);
+        r1[l] = load_k<Cfg>(k, Decode::kRopeChunk, l, 1, t4);
+    }
+    Decode::rope_fragments(r0, r1, a);
+}
+template <class Cfg>
+MLA_DEVICE void rope_score_steps(const uint32_t (&a)[Cfg::Decode::kStepsPerChunk][4],
+                                 uint64_t qt_desc0, float (&s)[Cfg::N / 2], bool accumulate) {
+    namespace hw = arch::sm90;
+    constexpr int kSteps = Cfg::Decode::kStepsPerChunk, kRope = Cfg::Decode::kRopeChunk;
+    hw::wgmma_fence();
+#pragma unroll
+    for (int st = 0; st < kSteps; ++st) {
+        const uint64_t desc = qt_desc0 + (((kRope * kSteps + st) * Cfg::kQtStepBytes) >> 4);
+        hw::Wgmma<arch::MmaType::kBF16, Cfg::N>::run(s, a[st], desc, accumulate || st > 0);
+    }
+    hw::wgmma_commit();
+}
+
 // score_products for an fp8 latent beside a bf16 rope (Decode::kRopeBf16, padded stages):
 // the rope chunk first, its 4 bf16 steps (A: the rope's values as loaded, two 16-byte loads a
 // row; B: Q^T's bf16 rope dims), waited for, and the accumulators times rope_scale (1 /
@@ -413,33 +445,14 @@ template <class Cfg>
 MLA_DEVICE void score_products_rope(const KRows& k, int t4, uint64_t qt_desc0,
                                     float (&s)[Cfg::N / 2], float rope_scale) {
     namespace hw = arch::sm90;
-    using Decode = typename Cfg::Decode;
-    constexpr int N = Cfg::N;
-    constexpr int kRope = Decode::kRopeChunk;
-    constexpr int kSteps = Decode::kStepsPerChunk;
-    static_assert(Decode::kRopeBf16 && !Cfg::kSwizzled && kRope == Cfg::kChunks - 1 &&
-                      Decode::kKLoads == 2 && kSteps == 4,
-                  "latent chunks 0..7 of one load a row, then the rope chunk of two");
-    uint4 r0[2], r1[2];
-#pragma unroll
-    for (int l = 0; l < 2; ++l) {
-        r0[l] = load_k<Cfg>(k, kRope, l, 0, t4);
-        r1[l] = load_k<Cfg>(k, kRope, l, 1, t4);
-    }
-    uint32_t a[kSteps][4];
-    Decode::rope_fragments(r0, r1, a);
+    uint32_t a[Cfg::Decode::kStepsPerChunk][4];
+    rope_chunk_fragments<Cfg>(k, t4, a);
     const uint4 n0 = load_k<Cfg>(k, 0, 0, 0, t4), n1 = load_k<Cfg>(k, 0, 0, 1, t4);
-    hw::wgmma_fence();
-#pragma unroll
-    for (int st = 0; st < kSteps; ++st) {
-        const uint64_t desc = qt_desc0 + (((kRope * kSteps + st) * Cfg::kQtStepBytes) >> 4);
-        hw::Wgmma<arch::MmaType::kBF16, N>::run(s, a[st], desc, st > 0);
-    }
-    hw::wgmma_commit();
+    rope_score_steps<Cfg>(a, qt_desc0, s, false);
     hw::wgmma_wait<0>();
     hw::fence_operands(s);
 #pragma unroll
-    for (int i = 0; i < N / 2; ++i) s[i] *= rope_scale;
+    for (int i = 0; i < Cfg::N / 2; ++i) s[i] *= rope_scale;
     hw::fence_operands(s);  // the scaled sums, before the latent steps read them
     latent_score_chain<Cfg>(k, t4, qt_desc0, s, n0, n1, true);
     hw::wgmma_wait<0>();
@@ -455,40 +468,22 @@ template <class Cfg>
 MLA_DEVICE void score_products_rope_last(const KRows& k, int t4, uint64_t qt_desc0,
                                          float (&s)[Cfg::N / 2], float rope_scale) {
     namespace hw = arch::sm90;
-    using Decode = typename Cfg::Decode;
-    constexpr int N = Cfg::N;
-    constexpr int kRope = Decode::kRopeChunk;
-    constexpr int kSteps = Decode::kStepsPerChunk;
-    static_assert(Decode::kRopeBf16 && Decode::kRopeLast && !Cfg::kSwizzled &&
-                      kRope == Cfg::kChunks - 1 && Decode::kKLoads == 2 && kSteps == 4,
-                  "latent chunks 0..7 of one load a row, then the rope chunk of two");
+    static_assert(Cfg::Decode::kRopeLast, "the rope-last order");
     latent_score_chain<Cfg>(k, t4, qt_desc0, s, load_k<Cfg>(k, 0, 0, 0, t4),
                             load_k<Cfg>(k, 0, 0, 1, t4), false);
-    uint4 r0[2], r1[2];
-#pragma unroll
-    for (int l = 0; l < 2; ++l) {
-        r0[l] = load_k<Cfg>(k, kRope, l, 0, t4);
-        r1[l] = load_k<Cfg>(k, kRope, l, 1, t4);
-    }
-    uint32_t a[kSteps][4];
-    Decode::rope_fragments(r0, r1, a);
+    uint32_t a[Cfg::Decode::kStepsPerChunk][4];
+    rope_chunk_fragments<Cfg>(k, t4, a);
     hw::wgmma_wait<0>();
     hw::fence_operands(s);
     const float to_rope = 1.0f / rope_scale;
 #pragma unroll
-    for (int i = 0; i < N / 2; ++i) s[i] *= to_rope;
+    for (int i = 0; i < Cfg::N / 2; ++i) s[i] *= to_rope;
     hw::fence_operands(s);  // the rescaled sums, before the rope steps read them
-    hw::wgmma_fence();
-#pragma unroll
-    for (int st = 0; st < kSteps; ++st) {
-        const uint64_t desc = qt_desc0 + (((kRope * kSteps + st) * Cfg::kQtStepBytes) >> 4);
-        hw::Wgmma<arch::MmaType::kBF16, N>::run(s, a[st], desc, true);
-    }
-    hw::wgmma_commit();
+    rope_score_steps<Cfg>(a, qt_desc0, s, true);
     hw::wgmma_wait<0>();
     hw::fence_operands(s);
 #pragma unroll
-    for (int i = 0; i < N / 2; ++i) s[i] *= rope_scale;
+    for (int i = 0; i < Cfg::N / 2; ++i) s[i] *= rope_scale;
 }
 
 // What score_products_rope multiplies the rope's sums by: 1 / (kv_scale Decode::kScale), so
