@@ -113,8 +113,15 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
     return guarded([&]() -> mla_status {
         if (max_shape == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "max_shape is NULL");
         if (bytes == nullptr) return mla::fail(MLA_STATUS_NULL_POINTER, "bytes is NULL");
-        MLA_TRY(mla::validate_params(max_shape, mla::ValidateFor::kWorkspaceQuery));
-        return mla::device_workspace_bound(*max_shape, bytes);
+        // The maxima may be independent (a token budget beside a batch and a q_len): total_q past
+        // batch_size * max_q_len bounds nothing more, since no problem under them has more query
+        // rows, and is taken as that product (validation would refuse it in a problem).
+        mla_decode_params shape = *max_shape;
+        const int64_t most = static_cast<int64_t>(shape.batch_size) * shape.max_q_len;
+        if (shape.batch_size >= 1 && shape.max_q_len >= 1 && shape.total_q > most)
+            shape.total_q = static_cast<int32_t>(most);
+        MLA_TRY(mla::validate_params(&shape, mla::ValidateFor::kWorkspaceQuery));
+        return mla::device_workspace_bound(shape, bytes);
     });
 }
 

@@ -135,8 +135,8 @@ mla_status check_page_table(const mla_decode_params& p) {
     return MLA_STATUS_SUCCESS;
 }
 
-// The index arrays, then the whole used page list against the outputs (the workers write O
-// while others still read page ids).
+// The index arrays, then the page list's kv_page_indptr[batch_size] entries against the outputs
+// (the workers write O while others still read page ids).
 mla_status check_index_arrays(const mla_decode_params& p) {
     MLA_TRY(check_qo_indptr(p));
     MLA_TRY(check_kv_indptr(p));

@@ -116,7 +116,6 @@ bool checked_mul(int64_t a, int64_t b, int64_t* product) {
     return true;
 }
 
-// count * stride * element_bytes fits in int64 (all >= 0).
 // count rows of `stride` elements of `element_bytes` fit in int64 bytes, and so does one row's
 // stride (with no rows too: later checks multiply the stride by the element's bytes).
 bool extent_fits(int64_t count, int64_t stride, int64_t element_bytes) {

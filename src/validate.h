@@ -16,9 +16,9 @@ enum class ValidateFor {
 // Never dereferences a pointer field.
 mla_status validate_params(const mla_decode_params* p, ValidateFor what);
 
-// O and LSE against the first `entries` entries of kv_page_indices (its whole used length, which
-// only the host reference can read: validate_params checks the first entry alone); a status and
-// message where they overlap. Call after validate_params passed.
+// O and LSE against the first `entries` entries of kv_page_indices (the host reference passes
+// kv_page_indptr[batch_size], a length only it can read: validate_params checks the first entry
+// alone); a status and message where they overlap. Call after validate_params passed.
 mla_status check_page_list_overlap(const mla_decode_params& p, int64_t entries);
 
 // Bytes of one storage element of `dtype` (MXFP4: 1, a byte of two values); 0 if unknown.

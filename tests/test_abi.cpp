@@ -1543,8 +1543,10 @@ TEST(ReferenceIndices, QLenAboveMaxQLen) {
     });
 }
 
-// total_q above batch_size * max_q_len, and total_q * num_heads above 2^31 - 1: refused by every
-// entry point from the host values (0.7.43; the planner counts an element's rows in int).
+// total_q above batch_size * max_q_len, and total_q * num_heads above 2^31 - 1: refused from the
+// host values (0.7.43; the planner counts an element's rows in int) by the reference and the
+// workspace query; mla_decode_workspace_bound takes independent maxima, total_q past
+// batch_size * max_q_len as that product, and refuses only the rows past 2^31 - 1.
 TEST(ValidateSizes, TotalQWithinBatchTimesMaxQLenAndRowsWithinInt32) {
     HostProblem hp = make_problem(base_spec(Base::kBf16));
     mla_decode_params p = hp.host_params(nullptr, MLA_DTYPE_BF16, nullptr);
@@ -1563,6 +1565,15 @@ TEST(ValidateSizes, TotalQWithinBatchTimesMaxQLenAndRowsWithinInt32) {
               std::string::npos)
         << mla_last_error_message();
     EXPECT_EQ(bytes, kUntouchedBytes);
+    mla_decode_params budget = hp.host_params(nullptr, MLA_DTYPE_BF16, nullptr);
+    budget.total_q = 100;  // batch 3 x max_q_len 2: 6 query tokens at most
+    size_t with_budget = kUntouchedBytes, with_six = kUntouchedBytes;
+    const mla_status budget_status = mla_decode_workspace_bound(&budget, &with_budget);
+    EXPECT_NE(budget_status, MLA_STATUS_INVALID_SIZE) << mla_last_error_message();
+    budget.total_q = 6;
+    EXPECT_EQ(mla_decode_workspace_bound(&budget, &with_six), budget_status)
+        << mla_last_error_message();
+    EXPECT_EQ(with_budget, with_six);
 }
 
 TEST(ReferenceIndices, KvIndptrDecreasing) {

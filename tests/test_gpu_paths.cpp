@@ -1394,7 +1394,7 @@ TEST(GpuPlanApi, ParamsOfAnotherShapeAreRefused) {
     const Case cases[] = {
         {"batch_size", [](mla_decode_params& p) { p.batch_size += 1; }},
         {"total_q", [](mla_decode_params& p) { p.total_q += 1; }},
-        {"max_q_len", [](mla_decode_params& p) { p.max_q_len = 1; }},
+        {"max_q_len", [](mla_decode_params& p) { p.max_q_len += 1; }},
         {"max_kv_len", [](mla_decode_params& p) { p.max_kv_len += 1; }},
         {"num_heads", [](mla_decode_params& p) {
              p.num_heads = 32;

@@ -1,4 +1,4 @@
-// Stage 1, Hopper warpgroup variant ("wgmma", sm_90a only, fp8, bf16 and MXFP4 caches, and e4m3fn
+// Stage 1, Hopper warpgroup variant ("wgmma", sm_90a only, fp8, bf16 and MXFP4 caches, and fp8
 // codes beside a bf16 rope, WgmmaFp8Bf16RopeDecode): one CTA per (batch element, split, block of
 // kRows query rows). The rows of an element are its (query token, head) pairs, r = t * num_heads
 // + h, so one CTA serves 16 heads x 4 query tokens, or 64 of 128 heads, and every KV tile it reads

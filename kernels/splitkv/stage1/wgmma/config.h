@@ -133,7 +133,7 @@ struct WgmmaConfig {
     static constexpr bool kSplitSChain = N <= 32 && !kLongCta;
 
     // Cache tile: 64 rows of 576 fp8 codes (bf16 values; MXFP4: 288 packed bytes and the 32-byte
-    // code slot; e4m3fn codes beside a bf16 rope: 512 codes and 128 rope bytes), pitch 592 (1168;
+    // code slot; fp8 codes beside a bf16 rope: 512 codes and 128 rope bytes), pitch 592 (1168;
     // MXFP4 336, 80 mod 128 as 592; the bf16 rope's 656, 16 mod 128: rows 4 apart are still 64
     // bytes apart mod 128, rows 2 apart 32; see the bank notes above: 16 mod 32).
     static constexpr int kRowBytes = Decode::kRowBytes;

@@ -486,8 +486,10 @@ MLA_DEVICE void score_products_rope_last(const KRows& k, int t4, uint64_t qt_des
     for (int i = 0; i < Cfg::N / 2; ++i) s[i] *= rope_scale;
 }
 
-// What score_products_rope multiplies the rope's sums by: 1 / (kv_scale Decode::kScale), so
-// that the row's coefficient (q_score_coef: kv_scale and kScale) gives them back as they are.
+// The rope's scale in both score orders: rope sums times 1 / (kv_scale Decode::kScale) are in
+// the latent's units, which the row's coefficient (q_score_coef: kv_scale and kScale) turns into
+// scores (score_products_rope scales the rope's sums by it, score_products_rope_last the latent's
+// by its inverse and the total by it).
 template <class Cfg>
 MLA_DEVICE float rope_scale_of(const Params& p) {
     return 1.0f / (p.kv_scale * Cfg::Decode::kScale);

@@ -26,7 +26,7 @@ namespace mla::splitkv {
 //   kTokenScales       staged MXFP4 tiles: e4m3fn codes with power-of-two factors per token in
 //                      the row's pad (WgmmaMxfp4StagedDecode); the scores' rope part then
 //                      accumulates apart
-//   kRopeBf16          a bf16 rope beside e4m3fn latent codes (WgmmaFp8Bf16RopeDecode): the rope
+//   kRopeBf16          a bf16 rope beside fp8 latent codes (WgmmaFp8Bf16RopeDecode): the rope
 //                      chunk is the bf16 decoder's, scored first (score_products_rope), or
 //                      with kRopeLast after the latent chunks (score_products_rope_last)
 //   kScoreMma, kValueMma  the wgmma types of S^T = K Q^T and O^T += V^T P^T
@@ -310,7 +310,7 @@ struct WgmmaSwizzledDecode : WgmmaDecode<kFlavor> {
 // accumulators by 1 / (kv_scale kScale) (the row's coefficient carries kv_scale, which applies
 // to the codes only, and kScale, the decoded codes' power of two: 1 for e4m3fn's hardware
 // conversion, 128 for e4m3fnuz's bit operations), and the 32 f16 steps of the latent chunks add
-// onto them.
+// onto them; with kRopeLast (e4m3fnuz) the other way round (score_products_rope_last).
 template <arch::Fp8Flavor kFlavor>
 struct WgmmaFp8Bf16RopeDecode : WgmmaDecode<kFlavor> {
     using Latent = WgmmaDecode<kFlavor>;
