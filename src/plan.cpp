@@ -329,7 +329,7 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     grid shapes that chose mma16 on sm_90 (batches of 1-4 with 1,000-4,096 tokens, and every
 //     batch of 64-token caches) choose wgmma (docs/notes/experiments/planner_choice_diff.cpp).
 //     Plans that only mma16 serves (sm_80, AMD, and e4m3fnuz codes beside a bf16 rope on
-//     sm_90) move too, mostly to fewer splits: on 132 units 80 fp8 and 209 rope-form grid
+//     sm_90 until 0.7.43 gave them wgmma) move too, mostly to fewer splits: on 132 units 80 fp8 and 209 rope-form grid
 //     shapes change split count or rows (NOT measured; the fits are one-wave shapes, and what
 //     the fixed cost does to many waves is an extrapolation).
 // mma16's tile at 32 and 64 rows (2 and 4 row groups meet each tile: K's loads and decode and
@@ -367,15 +367,17 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         // time over e4m3fn's where stage 1 is compute-bound (H100, s67, rows forced: 1.30x at 16
         // rows, 1.16-1.19x at 32, 1.20x at 64 on bs64 kv4096 H128, bs128 kv4096 H16 q_len 2 / 4;
         // 1.05-1.19x on the memory-bound H16 q_len 1 shapes).
-        // e4m3fnuz codes beside a bf16 rope (sixty-ninth session; forced only, not timed:
-        // stage1_offered_unforced): those figures times plain e4m3fnuz's over e4m3fn's tile
-        // figures below (1.34 / 1.42 / 1.14 at 16 / 32 / 64 rows), a guess.
+        // e4m3fnuz codes beside a bf16 rope (0.7.43, rope-last chain): those figures times the
+        // e4m3fnuz form's time over e4m3fn's (H100, s69, wgmma forced at the planner's rows):
+        // 1.005-1.067 at 16 rows on H16 q_len 1 (1.03 taken: with 1.07 the planner moved bs64 /
+        // bs256 H16 to 32 rows, 1-3 % slower there), 1.02 at 32 (bs128 kv4096 H16 q_len 2),
+        // 1.11-1.13 at 64 (bs64 kv4096 H128, H16 q_len 4).
         if (f == splitkv::KvFormat::kFp8E4M3FNBf16Rope ||
             f == splitkv::KvFormat::kFp8E4M3FNUZBf16Rope) {
             const bool rope_fnuz = f == splitkv::KvFormat::kFp8E4M3FNUZBf16Rope;
-            if (rows <= 16) return {rope_fnuz ? 1.78 * 1.34 : 1.78, 2, 2.0, 1.0};
-            if (rows <= 32) return {rope_fnuz ? 1.82 * 1.42 : 1.82, 2, 2.0, 4.0};
-            return {rope_fnuz ? 3.06 * 1.14 : 3.06, 2, 2.0, 12.0};
+            if (rows <= 16) return {rope_fnuz ? 1.78 * 1.03 : 1.78, 2, 2.0, 1.0};
+            if (rows <= 32) return {rope_fnuz ? 1.82 * 1.03 : 1.82, 2, 2.0, 4.0};
+            return {rope_fnuz ? 3.06 * 1.12 : 3.06, 2, 2.0, 12.0};
         }
         if (f == splitkv::KvFormat::kMxfp4)
             return rows <= 16 ? Stage1Cost{2.0, 1, 2.0, 2.0}
@@ -464,7 +466,7 @@ void for_each_candidate(const Stage1Choice& choice, const Stage1Problem& problem
         for (int v = 0; v < splitkv::kStage1Variants; ++v) {
             const auto variant = static_cast<splitkv::Stage1Variant>(v);
             if (choice.forced ? variant != choice.variant
-                              : !stage1_offered_unforced(variant, problem, device))
+                              : !stage1_can_serve(variant, problem, device, nullptr, 0))
                 continue;
             const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(variant, problem.format);
             for (int rows : stage1.rows_per_cta) {

@@ -48,15 +48,6 @@ bool stage1_can_serve(splitkv::Stage1Variant variant, const Stage1Problem& probl
 // src/CMakeLists.txt: NVIDIA sm_89+ and AMD gfx940 / gfx941 / gfx942 / gfx950 passes only).
 bool mma16_e4m3_built();
 
-// Whether the planner offers `variant` for `problem` on `device` without MLA_DECODE_STAGE1
-// forcing it: every variant that can serve (stage1_can_serve), except wgmma's kernels of e4m3fnuz
-// codes beside a bf16 rope (WgmmaFp8Bf16RopeDecode<kE4M3FNUZ>, sixty-ninth session), which have
-// run only on the emulated sm_90a so far: forced (MLA_DECODE_STAGE1=wgmma, the GPU suite's
-// .stage1_wgmma and .stage1_wgmma_rows* runs) until a GPU run has passed them and timed their
-// cost. (e4m3fn's, 0.7.40, were held the same way until the H100 run of 0.7.41.)
-bool stage1_offered_unforced(splitkv::Stage1Variant variant, const Stage1Problem& problem,
-                             const DeviceInfo& device);
-
 // The e4m3 flavour the device's warp-level matrix instructions multiply as codes, into *flavor:
 // OCP e4m3fn on NVIDIA from sm_89 on and on AMD gfx950 (CDNA4), e4m3fnuz on AMD gfx940 / gfx941
 // / gfx942 (CDNA3). False where they take no e4m3 (NVIDIA before sm_89, other AMD targets).

@@ -130,30 +130,25 @@ TEST(Stage1Select, WgmmaNeedsItsKernelsAndAnSm90Device) {
 
 // A BF16 rope beside an FP8 latent: wgmma serves it beside codes of either flavour
 // (WgmmaFp8Bf16RopeDecode) on an sm_90 device where it is built, and MLA_DECODE_STAGE1=wgmma forces
-// it; the planner offers it unforced beside e4m3fn codes only (stage1_offered_unforced: the
-// e4m3fnuz kernels have not run on a GPU yet). MXFP4 keys with an fp8 V cache: declined with the
-// reason, and a forced wgmma leaves the planner's choice with a note.
+// it. MXFP4 keys with an fp8 V cache: declined with the reason, and a forced wgmma leaves the
+// planner's choice with a note.
 TEST(Stage1Select, WgmmaServesABf16RopeBesideFp8CodesOfEitherFlavour) {
     const bool built = mla::stage1_variant_built(Stage1Variant::kWgmma);
     for (KvFormat f : {KvFormat::kFp8E4M3FNBf16Rope, KvFormat::kFp8E4M3FNUZBf16Rope}) {
         const std::string name = mla::splitkv::kv_traits(f).name;
         SCOPED_TRACE(name);
-        const bool fn = f == KvFormat::kFp8E4M3FNBf16Rope;
         const mla::Stage1Problem problem{f, 128, 2, MLA_DTYPE_BF16};
         char reason[160] = {};
         EXPECT_EQ(mla::stage1_can_serve(Stage1Variant::kWgmma, problem, nvidia(9, 0), reason,
                                         sizeof(reason)),
                   built)
             << reason;
-        EXPECT_EQ(mla::stage1_offered_unforced(Stage1Variant::kWgmma, problem, nvidia(9, 0)),
-                  fn && built);
         const mla::Stage1Choice c =
             mla::choose_stage1_variant(mla::parse_stage1_request("wgmma"), problem, nvidia(9, 0));
         EXPECT_EQ(c.forced, built);
         // Never on a device without wgmma.
         EXPECT_FALSE(mla::stage1_can_serve(Stage1Variant::kWgmma, problem, nvidia(8, 0), nullptr,
                                            0));
-        EXPECT_FALSE(mla::stage1_offered_unforced(Stage1Variant::kWgmma, problem, nvidia(8, 0)));
     }
     const mla::Stage1Problem mxfp4_keys{KvFormat::kMxfp4Fp8E4M3FN, 128, 2, MLA_DTYPE_BF16};
     char reason[160] = {};
@@ -667,10 +662,11 @@ TEST(PlanCreate, Fp8MmaWhereTheVariantMultipliesE4m3) {
     }
 }
 
-// A BF16 rope beside e4m3fnuz codes: mma16 on every device unless MLA_DECODE_STAGE1=wgmma forces
-// wgmma on sm_90 where it is built (held from the planner until a GPU run:
-// stage1_offered_unforced); the format named in the description.
-TEST(PlanCreate, Bf16RopeBesideE4m3fnuzCodesRunsOnMma16UnlessForced) {
+// A BF16 rope beside e4m3fnuz codes (0.7.43): wgmma on sm_90 where it is built for elements of long
+// caches (small ones take either variant, by cost) and wherever MLA_DECODE_STAGE1=wgmma forces it;
+// mma16 on every other device (forced or not, with the note); the format named in the
+// description.
+TEST(PlanCreate, Bf16RopeBesideE4m3fnuzCodesRunsOnWgmmaOnSm90) {
     mla::PlanOptions forced;
     forced.stage1 = mla::parse_stage1_request("wgmma");
     for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
@@ -686,11 +682,13 @@ TEST(PlanCreate, Bf16RopeBesideE4m3fnuzCodesRunsOnMma16UnlessForced) {
                 mla::DevicePlan plan;
                 ASSERT_EQ(mla::plan_create(p, d, options, &plan), MLA_STATUS_SUCCESS)
                     << mla_last_error_message();
-                const bool wgmma = options.stage1.forced &&
-                                   mla::stage1_variant_built(Stage1Variant::kWgmma) && !d.amd &&
-                                   d.cc_major == 9;
-                EXPECT_EQ(plan.variant, static_cast<int>(wgmma ? Stage1Variant::kWgmma
-                                                               : Stage1Variant::kMma16));
+                const bool wgmma =
+                    mla::stage1_variant_built(Stage1Variant::kWgmma) && !d.amd && d.cc_major == 9;
+                if (!wgmma) {
+                    EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kMma16));
+                } else if (options.stage1.forced || max_kv >= 8192) {
+                    EXPECT_EQ(plan.variant, static_cast<int>(Stage1Variant::kWgmma));
+                }
                 EXPECT_EQ(plan.kv_format, static_cast<int>(KvFormat::kFp8E4M3FNUZBf16Rope));
                 EXPECT_EQ(plan.key.rope_dtype, MLA_DTYPE_BF16);
                 EXPECT_TRUE(contains(plan.description, "kv=fp8_e4m3fnuz_bf16_rope"))

@@ -5,7 +5,8 @@
 #     to wgmma (and two it did not), fp8 e4m3fn and the bf16 rope, as planned and with mma16
 #     forced (0.7.41's choice on the moved shapes).
 # (1b) queue 0-s68 (1b), the mma16-only plans 0.7.42 moved to fewer splits: e4m3fnuz latent rows
-#     beside a bf16 rope on the H200 (mma16 is its only stage 1 there), a split sweep
+#     beside a bf16 rope with mma16 forced (its only stage 1 on Hopper until 0.7.43 gave it
+#     wgmma; AMD's and sm_80's plans are mma16's), a split sweep
 #     (MLA_DECODE_NUM_SPLITS) of five moved shapes, 30 calls, unchecked, then the plan checked.
 #     0.7.41 -> 0.7.42 splits (host count): bs48 kv2048 8 -> 2, bs96 kv2048 4 -> 1, bs48 kv8192
 #     8 -> 5, bs16 kv200 4 -> 1, bs24 kv16384 11 -> 5 (all H16 q1, 16 rows).
@@ -33,9 +34,10 @@ bench small_plan fp8_e4m3fn,fp8_e4m3fn_bf16_rope "$S1"
 bench small_mma16 fp8_e4m3fn,fp8_e4m3fn_bf16_rope "$S1" MLA_DECODE_STAGE1=mma16
 S2='bs48/kv2048/h16/q1,bs96/kv2048/h16/q1,bs48/kv8192/h16/q1,bs16/kv200/h16/q1,bs24/kv16384/h16/q1'
 for s in 1 2 4 5 8 11; do
-  bench "fnuz_rope_splits${s}_nc" fp8_e4m3fnuz_bf16_rope "$S2" MLA_DECODE_NUM_SPLITS=$s
+  bench "fnuz_rope_splits${s}_nc" fp8_e4m3fnuz_bf16_rope "$S2" MLA_DECODE_NUM_SPLITS=$s \
+    MLA_DECODE_STAGE1=mma16
 done
-bench fnuz_rope_plan fp8_e4m3fnuz_bf16_rope "$S2"
+bench fnuz_rope_plan fp8_e4m3fnuz_bf16_rope "$S2" MLA_DECODE_STAGE1=mma16
 S3='bs100/kv1500/h32/q3,bs40/kv3000/h128/q1,bs50/kv3500/h32/q2'
 bench offgrid_plan fp8_e4m3fn "$S3"
 bench offgrid_balanced fp8_e4m3fn "$S3" MLA_DECODE_SCHEDULE=balanced
