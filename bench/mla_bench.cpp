@@ -40,8 +40,8 @@
 // Formats: bf16, fp8 e4m3fn / e4m3fnuz, MXFP4 (K and V from the 306-byte rows), MXFP4 keys with
 // fp8 values (v_cache), fp8 e4m3fn latent rows beside bf16 rope rows (fp8_e4m3fn_bf16_rope,
 // DeepSeek-V3.2's cache, 640 bytes a token), all with bf16 Q; with --mla_extra also fp8 Q on an
-// fp8 cache and e4m3fnuz latent rows beside bf16 rope rows (fp8_e4m3fnuz_bf16_rope). A case the library refuses with MLA_STATUS_UNSUPPORTED is reported as skipped, with
-// its message.
+// fp8 cache and e4m3fnuz latent rows beside bf16 rope rows (fp8_e4m3fnuz_bf16_rope). A case the
+// library refuses with MLA_STATUS_UNSUPPORTED is reported as skipped, with its message.
 // Without a GPU (or with a library built with backend "none") it times the host reference
 // through the C ABI instead (bf16 and fp8 e4m3fn; every format with --mla_extra), so the
 // binary still runs on CI machines; the floor, the ratios and the plan are GPU-only ("-").

@@ -504,7 +504,8 @@ MLA_API mla_status mla_decode_workspace_size(const mla_decode_params* params, si
  * forms) do not change a workspace. Reads only the host-value fields of *max_shape, validated like
  * mla_decode_workspace_size (so *max_shape must itself be a valid problem: max_q_len <=
  * total_q, strides set, ...), except that a total_q above batch_size * max_q_len (maxima set
- * apart, e.g. a token budget) is taken as that product. Host arithmetic on the device's facts; no device memory.
+ * apart, e.g. a token budget) is taken as that product. Host arithmetic on the device's facts;
+ * no device memory.
  * How tight: in batch-invariant mode, and with MLA_DECODE_NUM_SPLITS set, it is the largest
  * shape's own workspace (exact: a workspace there grows with every maximum). Otherwise it comes
  * from the planner's cost model (what a plan that splits implies about its total_q and split

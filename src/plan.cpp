@@ -329,9 +329,11 @@ mla_status gpu_kv_format(const mla_decode_params& p, splitkv::KvFormat* format) 
 //     grid shapes that chose mma16 on sm_90 (batches of 1-4 with 1,000-4,096 tokens, and every
 //     batch of 64-token caches) choose wgmma (docs/notes/experiments/planner_choice_diff.cpp).
 //     Plans that only mma16 serves (sm_80, AMD, and e4m3fnuz codes beside a bf16 rope on
-//     sm_90 until 0.7.43 gave them wgmma) move too, mostly to fewer splits: on 132 units 80 fp8 and 209 rope-form grid
-//     shapes change split count or rows (NOT measured; the fits are one-wave shapes, and what
-//     the fixed cost does to many waves is an extrapolation).
+//     sm_90 until 0.7.43 gave them wgmma) move too, mostly to fewer splits: on 132 units 80
+//     fp8 and 209 rope-form grid shapes change split count or rows. Five of the rope's, timed
+//     with mma16 forced on an H100 (s69): 2 faster (bs48 kv2048 H16 2 splits 56.5 against 8's
+//     70.5 us), 2 the same, bs16 kv200 H16 slower (1 split 20.6 against 4's 15.4: a 4-tile
+//     cache still wants its splits); not re-fitted.
 // mma16's tile at 32 and 64 rows (2 and 4 row groups meet each tile: K's loads and decode and
 // V's loads once for all of them), against its tile at 16 rows; and the split charge of their
 // larger partial rows (wgmma's fp8 figures at those rows). Measured on an H100 (sixty-fifth
