@@ -70,27 +70,22 @@ bool stage1_can_serve(Stage1Variant variant, const Stage1Problem& problem,
                                   device.arch_name);
                 return false;
             }
-            if (problem.format != splitkv::KvFormat::kFp8E4M3FN &&
-                problem.format != splitkv::KvFormat::kFp8E4M3FNUZ &&
-                problem.format != splitkv::KvFormat::kBf16 &&
-                problem.format != splitkv::KvFormat::kMxfp4 &&
-                problem.format != splitkv::KvFormat::kFp8E4M3FNBf16Rope &&
-                problem.format != splitkv::KvFormat::kFp8E4M3FNUZBf16Rope) {
-                // MXFP4 keys with a separate fp8 V cache would need a second ring of V rows;
-                // mma16 serves them.
-                if (say)
-                    std::snprintf(reason, reason_bytes,
-                                  "it has kernels for fp8, bf16 and MXFP4 caches and fp8 codes "
-                                  "beside a bf16 rope only, not %s",
-                                  splitkv::kv_traits(problem.format).name);
-                return false;
-            }
-            // Any head count, q_len and Q dtype; bf16 at 16 and 32 rows per CTA only, which
-            // the planner's candidates (splitkv::stage1_shape) already say.
+            // Every format (KvFormat), any head count, q_len and Q dtype; bf16 at 16 and 32
+            // rows per CTA only, which the planner's candidates (splitkv::stage1_shape) already
+            // say.
             return true;
     }
     if (say) std::snprintf(reason, reason_bytes, "not a stage-1 variant");
     return false;
+}
+
+bool stage1_offered_unforced(Stage1Variant variant, const Stage1Problem& problem,
+                             const DeviceInfo& device) {
+    if (variant == Stage1Variant::kWgmma &&
+        (problem.format == splitkv::KvFormat::kMxfp4Fp8E4M3FN ||
+         problem.format == splitkv::KvFormat::kMxfp4Fp8E4M3FNUZ))
+        return false;  // not yet run on a GPU (stage1_select.h)
+    return stage1_can_serve(variant, problem, device, nullptr, 0);
 }
 
 bool mma16_e4m3_built() {

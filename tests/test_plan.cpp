@@ -130,8 +130,9 @@ TEST(Stage1Select, WgmmaNeedsItsKernelsAndAnSm90Device) {
 
 // A BF16 rope beside an FP8 latent: wgmma serves it beside codes of either flavour
 // (WgmmaFp8Bf16RopeDecode) on an sm_90 device where it is built, and MLA_DECODE_STAGE1=wgmma forces
-// it. MXFP4 keys with an fp8 V cache: declined with the reason, and a forced wgmma leaves the
-// planner's choice with a note.
+// it. MXFP4 keys with an fp8 V cache of either flavour (WgmmaMxfp4Fp8VDecode): served and forced
+// the same, but not offered to the planner unforced (stage1_offered_unforced: not yet run on a
+// GPU).
 TEST(Stage1Select, WgmmaServesABf16RopeBesideFp8CodesOfEitherFlavour) {
     const bool built = mla::stage1_variant_built(Stage1Variant::kWgmma);
     for (KvFormat f : {KvFormat::kFp8E4M3FNBf16Rope, KvFormat::kFp8E4M3FNUZBf16Rope}) {
@@ -150,21 +151,23 @@ TEST(Stage1Select, WgmmaServesABf16RopeBesideFp8CodesOfEitherFlavour) {
         EXPECT_FALSE(mla::stage1_can_serve(Stage1Variant::kWgmma, problem, nvidia(8, 0), nullptr,
                                            0));
     }
-    const mla::Stage1Problem mxfp4_keys{KvFormat::kMxfp4Fp8E4M3FN, 128, 2, MLA_DTYPE_BF16};
-    char reason[160] = {};
-    EXPECT_FALSE(mla::stage1_can_serve(Stage1Variant::kWgmma, mxfp4_keys, nvidia(9, 0), reason,
-                                       sizeof(reason)));
-    if (built) {
-        const std::string name = mla::splitkv::kv_traits(KvFormat::kMxfp4Fp8E4M3FN).name;
-        EXPECT_TRUE(contains(reason, "beside a bf16 rope only") && contains(reason, name))
+    for (KvFormat f : {KvFormat::kMxfp4Fp8E4M3FN, KvFormat::kMxfp4Fp8E4M3FNUZ}) {
+        SCOPED_TRACE(mla::splitkv::kv_traits(f).name);
+        const mla::Stage1Problem mxfp4_keys{f, 128, 2, MLA_DTYPE_BF16};
+        char reason[160] = {};
+        EXPECT_EQ(mla::stage1_can_serve(Stage1Variant::kWgmma, mxfp4_keys, nvidia(9, 0), reason,
+                                        sizeof(reason)),
+                  built)
             << reason;
+        EXPECT_FALSE(
+            mla::stage1_offered_unforced(Stage1Variant::kWgmma, mxfp4_keys, nvidia(9, 0)));
+        EXPECT_TRUE(mla::stage1_offered_unforced(Stage1Variant::kMma16, mxfp4_keys, nvidia(9, 0)));
+        const mla::Stage1Choice c = mla::choose_stage1_variant(
+            mla::parse_stage1_request("wgmma"), mxfp4_keys, nvidia(9, 0));
+        EXPECT_EQ(c.forced, built);
+        EXPECT_FALSE(mla::stage1_can_serve(Stage1Variant::kWgmma, mxfp4_keys, nvidia(8, 0),
+                                           nullptr, 0));
     }
-    const mla::Stage1Choice c =
-        mla::choose_stage1_variant(mla::parse_stage1_request("wgmma"), mxfp4_keys, nvidia(9, 0));
-    EXPECT_FALSE(c.forced);
-    EXPECT_TRUE(contains(c.note, "MLA_DECODE_STAGE1=wgmma not available") &&
-                contains(c.note, "planner's choice stands"))
-        << c.note;
 }
 
 // The format facts of the mixed cache (splitkv/formats.h), and the dtype fields that pick it.
@@ -695,6 +698,48 @@ TEST(PlanCreate, Bf16RopeBesideE4m3fnuzCodesRunsOnWgmmaOnSm90) {
                     << plan.description;
                 if (options.stage1.forced && !wgmma) {
                     EXPECT_TRUE(contains(plan.description, "MLA_DECODE_STAGE1=wgmma not available"))
+                        << plan.description;
+                }
+            }
+        }
+    }
+}
+
+// MXFP4 keys beside an fp8 V cache: mma16 on every device unless MLA_DECODE_STAGE1=wgmma forces
+// wgmma on sm_90 where it is built (held from the planner until a GPU run:
+// stage1_offered_unforced); the format named in the description.
+TEST(PlanCreate, Mxfp4KeysBesideFp8ValuesRunOnMma16UnlessForced) {
+    mla::PlanOptions forced;
+    forced.stage1 = mla::parse_stage1_request("wgmma");
+    for (const mla::DeviceInfo& d : {nvidia(9, 0), nvidia(8, 0), gfx942()}) {
+        for (const mla::PlanOptions& options : {mla::PlanOptions(), forced}) {
+            for (mla_dtype v : {MLA_DTYPE_FP8_E4M3FN, MLA_DTYPE_FP8_E4M3FNUZ}) {
+                for (auto [heads, q_len] : {std::pair{16, 1}, {128, 1}, {16, 4}}) {
+                    SCOPED_TRACE(::testing::Message()
+                                 << d.arch_name << " v " << v << " heads " << heads << " q_len "
+                                 << q_len << " forced " << options.stage1.forced);
+                    mla_decode_params p = mxfp4_params(v);
+                    p.batch_size = 64;
+                    p.max_kv_len = 4096;
+                    p.max_q_len = q_len;
+                    p.total_q = 64 * q_len;
+                    p.num_slots = int64_t{64} * 4096 + 1;
+                    p.num_heads = heads;
+                    p.q_stride_token = heads * 576;
+                    p.o_stride_token = heads * 512;
+                    mla::DevicePlan plan;
+                    ASSERT_EQ(mla::plan_create(p, d, options, &plan), MLA_STATUS_SUCCESS)
+                        << mla_last_error_message();
+                    const bool wgmma = options.stage1.forced &&
+                                       mla::stage1_variant_built(Stage1Variant::kWgmma) &&
+                                       !d.amd && d.cc_major == 9;
+                    EXPECT_EQ(plan.variant, static_cast<int>(wgmma ? Stage1Variant::kWgmma
+                                                                   : Stage1Variant::kMma16));
+                    const KvFormat f = v == MLA_DTYPE_FP8_E4M3FN ? KvFormat::kMxfp4Fp8E4M3FN
+                                                                 : KvFormat::kMxfp4Fp8E4M3FNUZ;
+                    EXPECT_EQ(plan.kv_format, static_cast<int>(f));
+                    EXPECT_TRUE(contains(plan.description,
+                                         std::string("kv=") + mla::splitkv::kv_traits(f).name))
                         << plan.description;
                 }
             }

@@ -99,13 +99,16 @@ gpu::error_t launch_attention(const Params& params, Stage1Variant variant, KvFor
                 e = launch_stage1_wgmma<KvFormat::kBf16, false>(params, stream);
             else if (format == KvFormat::kMxfp4)
                 e = launch_stage1_wgmma<KvFormat::kMxfp4, false>(params, stream);
+            else if (format == KvFormat::kMxfp4Fp8E4M3FN)
+                e = launch_stage1_wgmma<KvFormat::kMxfp4Fp8E4M3FN, false>(params, stream);
+            else if (format == KvFormat::kMxfp4Fp8E4M3FNUZ)
+                e = launch_stage1_wgmma<KvFormat::kMxfp4Fp8E4M3FNUZ, false>(params, stream);
             else if (format == KvFormat::kFp8E4M3FNBf16Rope)
                 e = launch_stage1_wgmma<KvFormat::kFp8E4M3FNBf16Rope, false>(params, stream);
             else if (format == KvFormat::kFp8E4M3FNUZBf16Rope)
                 e = launch_stage1_wgmma<KvFormat::kFp8E4M3FNUZBf16Rope, false>(params, stream);
 #endif
-            break;  // other formats (a separate fp8 V cache): plans never choose wgmma
-                    // (stage1_can_serve)
+            break;
     }
     if (e != gpu::kSuccess || !params.split_kv) return e;
     return launch_reduce(params, dependent_reduce, stream);

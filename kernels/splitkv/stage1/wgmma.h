@@ -1,5 +1,6 @@
-// Stage 1, Hopper warpgroup variant ("wgmma", sm_90a only, fp8, bf16 and MXFP4 caches, and fp8
-// codes beside a bf16 rope, WgmmaFp8Bf16RopeDecode): one CTA per (batch element, split, block of
+// Stage 1, Hopper warpgroup variant ("wgmma", sm_90a only, fp8, bf16 and MXFP4 caches, MXFP4 keys
+// beside a separate fp8 V cache, WgmmaMxfp4Fp8VDecode, and fp8 codes beside a bf16 rope,
+// WgmmaFp8Bf16RopeDecode): one CTA per (batch element, split, block of
 // kRows query rows). The rows of an element are its (query token, head) pairs, r = t * num_heads
 // + h, so one CTA serves 16 heads x 4 query tokens, or 64 of 128 heads, and every KV tile it reads
 // serves all of them: HBM traffic does not grow with heads x q_len (heads 128 take two CTAs that
@@ -11,7 +12,8 @@
 //     O^T [512 dims  x N rows] += V^T [512 x 64]  * P^T [64 x N]
 // A fragments are built in registers from the raw cache tile (fp8 codes decoded to f16: e4m3fn
 // by the hardware conversion, e4m3fnuz by bit operations, WgmmaDecode; bf16 values as stored,
-// WgmmaBf16Decode; MXFP4 codes decoded to bf16 by per-scale tables, WgmmaMxfp4Decode); B
+// WgmmaBf16Decode; MXFP4 codes decoded to bf16 by per-scale tables, WgmmaMxfp4Decode, whose
+// keys beside a separate fp8 V cache take fp8's values, the V rows copied after the key rows); B
 // operands (Q^T, P^T) sit in shared memory in the K-major core-matrix layout that wgmma reads
 // through a descriptor (arch/nvidia/sm90.h). Q^T is f16 after a per-row
 // power-of-two scale, exact for bf16 and fp8 Q down to 2^-24 of the row's largest element (f16's

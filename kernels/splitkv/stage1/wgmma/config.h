@@ -42,8 +42,11 @@ struct WgmmaConfig {
     // (WgmmaMxfp4StagedDecode): each element is decoded once to e4m3fn, off the consumers.
     // (64 rows: the consumers decode to bf16, WgmmaMxfp4Decode; their 240 registers leave none
     // for a decoder warpgroup.)
-    static constexpr bool kMxfp4Rows = F == KvFormat::kMxfp4;
-    static constexpr bool kStagedDecode = kMxfp4Rows && kRows <= 32;
+    // kMxfp4Rows: K from MXFP4 rows (the producer's MXFP4 copies), V from them too or, with
+    // MXFP4 keys beside fp8 values (WgmmaMxfp4Fp8VDecode), from the fp8 V rows copied beside
+    // them; the latter decode K in the consumers at every row count (no decoder warpgroups).
+    static constexpr bool kMxfp4Rows = KvTraits<F>::kKMxfp4;
+    static constexpr bool kStagedDecode = F == KvFormat::kMxfp4 && kRows <= 32;
     using Decode = std::conditional_t<
         kFp8Mma, std::conditional_t<kRows == 64, WgmmaFp8MmaSsDecode, WgmmaFp8MmaSwizzledDecode>,
         std::conditional_t<kStagedDecode, WgmmaMxfp4StagedDecode,
@@ -133,9 +136,11 @@ struct WgmmaConfig {
     static constexpr bool kSplitSChain = N <= 32 && !kLongCta;
 
     // Cache tile: 64 rows of 576 fp8 codes (bf16 values; MXFP4: 288 packed bytes and the 32-byte
-    // code slot; fp8 codes beside a bf16 rope: 512 codes and 128 rope bytes), pitch 592 (1168;
-    // MXFP4 336, 80 mod 128 as 592; the bf16 rope's 656, 16 mod 128: rows 4 apart are still 64
-    // bytes apart mod 128, rows 2 apart 32; see the bank notes above: 16 mod 32).
+    // code slot; fp8 codes beside a bf16 rope: 512 codes and 128 rope bytes; MXFP4 keys beside
+    // fp8 values: the MXFP4 row's 320 bytes and the V row's 512), pitch 592 (1168; MXFP4 336, 80
+    // mod 128 as 592; the bf16 rope's 656, 16 mod 128: rows 4 apart are still 64 bytes apart mod
+    // 128, rows 2 apart 32; MXFP4 keys beside fp8 values 848, 80 mod 128; see the bank notes
+    // above: 16 mod 32).
     static constexpr int kRowBytes = Decode::kRowBytes;
     static constexpr int kRowPitch = kRowBytes + 16;
     static_assert(kRowPitch % 32 == 16, "rows 4 apart in opposite halves of the banks");
@@ -256,7 +261,7 @@ struct WgmmaConfig {
     // its m-block pairs: 4 consecutive dims per pair, 128 apart (MXFP4: 8 consecutive).
     MLA_DEVICE static constexpr int v_lane_byte(int w, int wq, int g) {
         if constexpr (Decode::kBlockScales) return Decode::v_lane_byte(w, wq, g);
-        else return Decode::kDimBytes * v_lane_dim(w, wq, g);
+        else return Decode::kVRowOffset + Decode::kDimBytes * v_lane_dim(w, wq, g);
     }
     MLA_DEVICE static constexpr int v_lane_dim(int w, int wq, int g) {
         if constexpr (Decode::kBlockScales) return Decode::v_lane_dim(w, wq, g);
@@ -265,12 +270,12 @@ struct WgmmaConfig {
     static constexpr int kVPairDims = Decode::kBlockScales ? 4 : 128;
     // The lazy rescale's slack (softmax.h): P <= 2^8. MXFP4 values reach 1.5 * 2^127 (e8m0
     // code 254), and one such value times P > 1.33 overflows the f32 accumulators of O, so MXFP4
-    // keeps the exact running max (P <= 1), as mma16 does; bf16 values above 2^120 would need
-    // the same (not done: no bf16 test holds such values). The staged MXFP4 tile
-    // (Decode::kTokenScales) holds e4m3fn codes (<= 448) with the token factors folded into P,
-    // so it keeps the lazy rescale.
-    static constexpr float kLazyLog2 =
-        kMxfp4Rows && !Decode::kTokenScales ? 0.0f : kLazyRescaleLog2;
+    // values decoded in the consumers (Decode::kBlockScales) keep the exact running max (P <= 1),
+    // as mma16 does; bf16 values above 2^120 would need the same (not done: no bf16 test holds
+    // such values). The staged MXFP4 tile (Decode::kTokenScales) holds e4m3fn codes (<= 448)
+    // with the token factors folded into P, and fp8 values beside MXFP4 keys are codes too, so
+    // both keep the lazy rescale.
+    static constexpr float kLazyLog2 = Decode::kBlockScales ? 0.0f : kLazyRescaleLog2;
     // Bytes between a token row's words of two m-block pairs (MXFP4: one word serves both).
     MLA_DEVICE static constexpr int v_pair_bytes() {
         if constexpr (Decode::kBlockScales) return 0;

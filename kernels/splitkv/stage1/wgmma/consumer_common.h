@@ -924,7 +924,10 @@ MLA_DEVICE void row_output(const Params& p, const Stage1Work& work, const WgmmaR
     float scale = 0.0f;
     if (ti < work.tokens) {
         const int head = (rows.row0 + n) % p.num_heads - work.head0;
-        scale = l > 0.0f ? p.kv_scale * Cfg::Decode::kScale * exp2_int(int(bias)) / l : 0.0f;
+        // (V's dequant scale: the latent rows' kv_scale, or a separate V cache's v_scale.)
+        float v_scale = p.kv_scale * Cfg::Decode::kScale;
+        if constexpr (Cfg::Decode::kSeparateV) v_scale = p.v_scale * Cfg::Decode::kVScale;
+        scale = l > 0.0f ? v_scale * exp2_int(int(bias)) / l : 0.0f;
         dst = single_split(work) ? reinterpret_cast<uint64_t>(final_o_row(p, work, ti, head))
                                  : reinterpret_cast<uint64_t>(partial_o_row(p, work, ti, head));
         store_lse(p, work, ti, head, rows.n_tiles > 0 ? m - bias : kNegInf, l);

@@ -19,10 +19,13 @@ namespace mla::splitkv {
 //
 // What the kernel asks of a format's decoder (WgmmaDecode, WgmmaBf16Decode, WgmmaMxfp4Decode and
 // those derived from them; WgmmaDecodeCommon holds the defaults most share):
-//   kRowBytes          bytes of a tile row (the cache row; MXFP4: its packed bytes and codes)
-//   kBlockScales       MXFP4: K and V decoded with per-block scale codes (the kernel then takes
-//                      the decoder's v_lane_byte / v_lane_dim / v_code_delta, v_fragments_all)
-//   kDimBytes          bytes of a dim in the cache row (1 fp8, 2 bf16; unused for MXFP4)
+//   kRowBytes          bytes of a tile row (the cache row; MXFP4: its packed bytes and codes;
+//                      with kSeparateV the V row's codes after them)
+//   kBlockScales       MXFP4 values: V decoded with per-block scale codes, as K (the kernel then
+//                      takes the decoder's v_lane_byte / v_lane_dim / v_code_delta,
+//                      v_fragments_all); MXFP4 keys beside fp8 values have K's in load_k only
+//   kDimBytes          bytes of a value dim in the tile row (1 fp8, 2 bf16; unused for MXFP4
+//                      values)
 //   kTokenScales       staged MXFP4 tiles: e4m3fn codes with power-of-two factors per token in
 //                      the row's pad (WgmmaMxfp4StagedDecode); the scores' rope part then
 //                      accumulates apart
@@ -35,6 +38,9 @@ namespace mla::splitkv {
 //   kSsScores          K a shared-memory A operand of S^T (descriptors; e4m3 scores at 64 rows)
 //   kSwizzledStage     the tile in wgmma's 128-byte swizzle (WgmmaConfig::ss_offset)
 //   kSumBias           log2 of the factor the row sums are kept times (staged MXFP4: 40)
+//   kSeparateV         V from a separate fp8 cache's rows, kVRowOffset bytes into the tile row
+//                      (WgmmaMxfp4Fp8VDecode): the epilogue scales O by v_scale kVScale, not by
+//                      kv_scale kScale
 //   kStepsPerChunk     MMA k-steps per chunk of 64 dims: 4 (k16), 2 (e4m3 k32)
 //   kPParts            P^T buffers per tile: 1 (f16 P), 2 (bf16 P = hi + lo)
 //   kScale             the value of a decoded element over the stored one (epilogue, scores)
@@ -58,6 +64,8 @@ struct WgmmaDecodeCommon {
     static constexpr bool kRopeBf16 = false;
     static constexpr bool kRopeLast = false;
     static constexpr float kSumBias = 0.0f;
+    static constexpr bool kSeparateV = false;
+    static constexpr int kVRowOffset = 0;  // V's first byte in a tile row
     using KLoad = uint4;
 };
 
@@ -474,6 +482,38 @@ struct WgmmaMxfp4Decode : WgmmaBf16Decode {
 #endif
 };
 
+// MXFP4 keys beside a separate fp8 V cache (KvFormat::kMxfp4Fp8E4M3FN / kMxfp4Fp8E4M3FNUZ, the
+// design card's MXFP4-K / fp8-V path): a tile row holds the key's MXFP4 row as
+// WgmmaMxfp4Decode's (288 packed bytes, the 32-byte code slot), then the V row's 512 codes
+// (kVRowOffset), 832 bytes. The scores are WgmmaMxfp4Decode's (K decoded to bf16 in the
+// consumers by the block's table, Q^T bf16 as loaded, bf16 S^T; kScale 1); the values the
+// flavour's fp8 decoder's (Values: 4-byte V words, f16 V^T fragments, P^T one f16 part, the
+// lazy rescale's P <= 2^8 as for fp8 caches), O times v_scale Values::kScale in the epilogue.
+// No block scales on V (kBlockScales is MXFP4 V's): K's codes travel in load_k's KLoad.
+template <arch::Fp8Flavor kFlavor>
+struct WgmmaMxfp4Fp8VDecode : WgmmaMxfp4Decode {
+    using Values = WgmmaDecode<kFlavor>;
+    static constexpr bool kBlockScales = false;
+    static constexpr bool kSeparateV = true;
+    static constexpr int kVRowOffset = WgmmaMxfp4Decode::kRowBytes;
+    static constexpr int kRowBytes = kVRowOffset + kHeadDimV;
+    static constexpr int kDimBytes = 1;  // V's
+    static constexpr float kVScale = Values::kScale;
+    static constexpr arch::MmaType kValueMma = Values::kValueMma;
+    static constexpr int kPParts = Values::kPParts;
+    using VWord = typename Values::VWord;
+    MLA_DEVICE static VWord load_v(const uint8_t* src) { return Values::load_v(src); }
+#if defined(MLA_ARCH_SM90)
+    MLA_DEVICE static void p_words(float e0, float e1, uint32_t& hi, uint32_t& lo) {
+        Values::p_words(e0, e1, hi, lo);
+    }
+    MLA_DEVICE static void v_fragments(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3,
+                                       uint32_t (&ax)[4], uint32_t (&ay)[4]) {
+        Values::v_fragments(w0, w1, w2, w3, ax, ay);
+    }
+#endif
+};
+
 // MXFP4 at 16 and 32 rows, staged (WgmmaConfig::kStagedDecode): decoder warpgroups turn a tile
 // into e4m3fn codes, exactly, and the consumers run the e4m3fn cache's code on them. An element
 // e2m1 * 2^(c - 127) of a token whose largest scale code over its nonzero latent blocks is C is
@@ -505,12 +545,14 @@ struct WgmmaMxfp4StagedDecode : WgmmaDecode<arch::Fp8Flavor::kE4M3FN> {
 };
 
 // The decoder of a format: fp8 caches by flavour (kSwizzled: in swizzled stages), bf16 as
-// stored, MXFP4 by its block scales, e4m3fn codes beside a bf16 rope by both halves.
+// stored, MXFP4 by its block scales, MXFP4 keys beside fp8 values and fp8 codes beside a bf16
+// rope by both halves.
 template <KvFormat F, bool kSwizzled>
 struct WgmmaDecodeOf {
     static_assert(F == KvFormat::kFp8E4M3FN || F == KvFormat::kFp8E4M3FNUZ,
                   "the wgmma variant serves fp8, bf16 and MXFP4 caches (rope in the latent's "
-                  "dtype, or bf16 beside fp8 codes; V from the latent rows)");
+                  "dtype, or bf16 beside fp8 codes; V from the latent rows, or fp8 V beside "
+                  "MXFP4 keys)");
     static constexpr arch::Fp8Flavor kFlavor =
         F == KvFormat::kFp8E4M3FNUZ ? arch::Fp8Flavor::kE4M3FNUZ : arch::Fp8Flavor::kE4M3FN;
     using type = std::conditional_t<kSwizzled, WgmmaSwizzledDecode<kFlavor>, WgmmaDecode<kFlavor>>;
@@ -522,6 +564,14 @@ struct WgmmaDecodeOf<KvFormat::kBf16, kSwizzled> {
 template <bool kSwizzled>
 struct WgmmaDecodeOf<KvFormat::kMxfp4, kSwizzled> {
     using type = WgmmaMxfp4Decode;
+};
+template <bool kSwizzled>
+struct WgmmaDecodeOf<KvFormat::kMxfp4Fp8E4M3FN, kSwizzled> {
+    using type = WgmmaMxfp4Fp8VDecode<arch::Fp8Flavor::kE4M3FN>;
+};
+template <bool kSwizzled>
+struct WgmmaDecodeOf<KvFormat::kMxfp4Fp8E4M3FNUZ, kSwizzled> {
+    using type = WgmmaMxfp4Fp8VDecode<arch::Fp8Flavor::kE4M3FNUZ>;
 };
 template <bool kSwizzled>
 struct WgmmaDecodeOf<KvFormat::kFp8E4M3FNBf16Rope, kSwizzled> {

@@ -254,10 +254,16 @@ MLA_DEVICE int32_t ss_tile_page(const Params& p, const Stage1Work& work, int64_t
 // the warp has no valid row), and each lane walks its own source 4 rows' strides a row, as
 // copy_tile_rows_consecutive (no shuffle, no slot product a row); rows past `valid` keep the
 // last valid row's address.
+// MXFP4 keys beside fp8 values (Cfg::Decode::kSeparateV; shuffled loop only): each row's V row
+// too, the same slot's row of the V cache (Params::v), a 16-byte piece a lane (32 pieces: 512
+// codes) at kVRowOffset, a second copy instruction a row.
 template <class Cfg, ScaleCopy kMode, bool kConsecutive = false>
 MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_slot, int valid,
                                      int pw, int lane) {
     static_assert(!kConsecutive || kMode != ScaleCopy::kBytes, "byte-wise codes: shuffled loop");
+    constexpr bool kSeparateV = Cfg::Decode::kSeparateV;
+    static_assert(!kConsecutive || !kSeparateV, "V rows beside MXFP4 keys: shuffled loop");
+    static_assert(!kSeparateV || kHeadDimV == 32 * 16, "a V piece a lane");
     // The copies' shared addresses from one conversion per tile (a generic pointer converted
     // per row cost two S2UR SR_CgaCtaId and their dependent ULEAs a row: ncu, sixteenth session).
     const uint32_t dst_s = arch::sm90::smem_addr(dst);
@@ -293,6 +299,10 @@ MLA_DEVICE void copy_tile_rows_mxfp4(uint8_t* dst, const Params& p, int64_t my_s
         }
         const uint32_t d = dst_s + row * Cfg::kMxfp4Pitch + lane_off;
         if constexpr (!kConsecutive) src = base + slot * stride;
+        if constexpr (kSeparateV)
+            arch::copy_16_async(dst_s + row * Cfg::kMxfp4Pitch + Cfg::Decode::kVRowOffset +
+                                    16 * lane,
+                                p.v + slot * p.v_stride_bytes + 16 * lane, ok);
         if constexpr (kMode == ScaleCopy::k16Bytes) {
             arch::copy_16_async_if(d, src, ok, data || code);
         } else if constexpr (kMode == ScaleCopy::k4Bytes) {
@@ -470,7 +480,7 @@ MLA_DEVICE void wgmma_producer_tiles(const Params& p, const Stage1Work& work,
                 // The codes were plain stores: a release arrive once this thread's copies of
                 // the tile have landed too (the asynchronous arrive orders only the copies).
                 hw::copy_async_wait_all();
-                hw::mbarrier_arrive(&full[stage]);
+                hw::mbarrier_arrive(&full[wgmma_detail::producer_full_bar<Cfg>(stage, t)]);
                 continue;
             }
         } else if (rope_blocks) {
@@ -552,14 +562,23 @@ MLA_DEVICE void wgmma_producer(const Params& p, const Stage1Work& work, const Wg
     // in consecutive slots (a contiguous cache, or whole-tile pages).
     if constexpr (Cfg::kMxfp4Rows) {
         constexpr ScaleCopy k16 = ScaleCopy::k16Bytes, k4 = ScaleCopy::k4Bytes;
-        const bool consecutive = Cfg::kConsecutiveRows &&
-                                 (p.page_indptr == nullptr || p.page_size % Cfg::kTileTokens == 0);
-        if (p.scale_copy == k16)
-            return consecutive ? wgmma_producer_tiles<Cfg, k16, true>(p, work, rows, sh, pw, lane)
-                               : wgmma_producer_tiles<Cfg, k16>(p, work, rows, sh, pw, lane);
-        if (p.scale_copy == k4)
-            return consecutive ? wgmma_producer_tiles<Cfg, k4, true>(p, work, rows, sh, pw, lane)
-                               : wgmma_producer_tiles<Cfg, k4>(p, work, rows, sh, pw, lane);
+        if constexpr (Cfg::kConsecutiveRows) {  // (MXFP4 keys beside fp8 values: never)
+            const bool consecutive =
+                p.page_indptr == nullptr || p.page_size % Cfg::kTileTokens == 0;
+            if (p.scale_copy == k16)
+                return consecutive
+                           ? wgmma_producer_tiles<Cfg, k16, true>(p, work, rows, sh, pw, lane)
+                           : wgmma_producer_tiles<Cfg, k16>(p, work, rows, sh, pw, lane);
+            if (p.scale_copy == k4)
+                return consecutive
+                           ? wgmma_producer_tiles<Cfg, k4, true>(p, work, rows, sh, pw, lane)
+                           : wgmma_producer_tiles<Cfg, k4>(p, work, rows, sh, pw, lane);
+        } else {
+            if (p.scale_copy == k16)
+                return wgmma_producer_tiles<Cfg, k16>(p, work, rows, sh, pw, lane);
+            if (p.scale_copy == k4)
+                return wgmma_producer_tiles<Cfg, k4>(p, work, rows, sh, pw, lane);
+        }
         return wgmma_producer_tiles<Cfg, ScaleCopy::kBytes>(p, work, rows, sh, pw, lane);
     } else {
         if constexpr (Cfg::kSwizzled)  // one loop for every cache form

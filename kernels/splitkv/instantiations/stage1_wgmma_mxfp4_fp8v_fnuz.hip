@@ -1,0 +1,11 @@
+// Stage 1, variant wgmma (sm_90a only), MXFP4 keys beside a separate e4m3fnuz V cache
+// (WgmmaMxfp4Fp8VDecode<kE4M3FNUZ>): the kernels of 16, 32 and 64 rows per CTA, through the
+// launcher in splitkv/stage1/wgmma.h. A file of its own beside the e4m3fn V cache's so that the
+// two compile in parallel.
+#include "splitkv/launch.h"
+#include "splitkv/stage1/wgmma.h"
+
+namespace mla::splitkv {
+template gpu::error_t launch_stage1_wgmma<KvFormat::kMxfp4Fp8E4M3FNUZ, false>(const Params&,
+                                                                              gpu::stream_t);
+}  // namespace mla::splitkv
