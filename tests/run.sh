@@ -121,9 +121,10 @@ MLA_EMU_FORCED_TESTS="${MLA_EMU_FORCED_TESTS:-$emu_amd_forced}"
 # registrations (tests/CMakeLists.txt); of those, MLA_EMU_SM90_FORCED_TESTS: mma16 forced
 # (mma.sync) on the known answers and uneven lengths (at 16 rows, and at 32 and 64: its row
 # groups; with e4m3 scores and the bf16 rope too), long CTAs and 64 rows with TMA off, wgmma's
-# fp8 + bf16-rope kernels (both flavours) at each of their rows (.stage1_wgmma_rows16 / 32 /
-# 64). The
-# balanced schedule's suite at the planner's rows (~80 s there; not its .rows16/32/64).
+# fp8 + bf16-rope kernels (both flavours) and its MXFP4-key + fp8-V kernels (the known answers,
+# heads x q_len, shuffled pages, the MXFP4 extremes but code 255's) at each of their rows
+# (.stage1_wgmma_rows16 / 32 / 64). The balanced schedule's suite at the planner's rows (~80 s
+# there; not its .rows16/32/64).
 emu_sm90="^($emu_common|GpuFp8Mma\.|GpuRows64\.(EmptyElementsFp8Mma|PagedSplitCtas)\$"
 emu_sm90+="|GpuBalanced\.[A-Za-z]+\$)"
 MLA_EMU_SM90_TESTS="${MLA_EMU_SM90_TESTS:-$emu_sm90}"
@@ -134,7 +135,12 @@ emu_forced+='|(GpuVectors\.|AllFormats/GpuFormatHeads\.UnevenLengths/|GpuFp8Mma\
 emu_forced+='.*\.stage1_mma16_rows(32|64)'
 emu_forced+='|Fp8LatentHeadsPaging/.*_h128_paged_plan.*\.stage1_mma16_rows(32|64)'
 emu_forced+='|(GpuBf16Rope[A-Za-z0-9]*\.[A-Za-z0-9]+'
-emu_forced+='|Fp8LatentHeadsPaging/GpuBf16Rope\..*fp8_e4m3fn(uz)?_h.*)'
+emu_forced+='|Fp8LatentHeadsPaging/GpuBf16Rope\..*fp8_e4m3fn(uz)?_h.*'
+emu_forced+='|GpuVectors\.[A-Za-z]+'
+emu_forced+='|AllFormats/GpuFormatHeads\.(UnevenLengths|MixedQueryLengths[A-Za-z]*)/mxfp4_k_fp8.*'
+emu_forced+='|AllFormats/GpuPathsFormat\.ShuffledPages[A-Za-z]*/mxfp4_k_fp8.*'
+emu_forced+='|Mxfp4/GpuMxfp4Extremes\.(Zero|ScaleRows|ScaleTensor|ScaleCode254)[A-Za-z0-9]*'
+emu_forced+='/mxfp4_k_fp8.*)'
 emu_forced+='\.stage1_wgmma_rows(16|32|64))$'
 MLA_EMU_SM90_FORCED_TESTS="${MLA_EMU_SM90_FORCED_TESTS:-$emu_forced}"
 emu_suffixed='\.(stage1_[a-z0-9_]+|one_split|nopdl|notma|notma_one_split)$'
