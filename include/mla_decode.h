@@ -71,7 +71,7 @@ extern "C" {
 
 #define MLA_DECODE_VERSION_MAJOR 0
 #define MLA_DECODE_VERSION_MINOR 7
-#define MLA_DECODE_VERSION_PATCH 43
+#define MLA_DECODE_VERSION_PATCH 44
 /* Single comparable number: major * 10000 + minor * 100 + patch. */
 #define MLA_DECODE_VERSION                                                                      \
     (MLA_DECODE_VERSION_MAJOR * 10000 + MLA_DECODE_VERSION_MINOR * 100 + MLA_DECODE_VERSION_PATCH)
@@ -211,9 +211,8 @@ typedef enum mla_dtype {
  *     values; the rope's scores on the bf16 matrix product, f32 accumulation, added to the
  *     latent's after their kv_scale; no f16 range limit on the rope), on the warp-level stage-1
  *     variant (mma16). sm_90a builds on a Hopper GPU also have warpgroup (wgmma) kernels for
- *     FP8_E4M3FN latents, which plans choose by cost like the other formats' (0.7.41, after
- *     their first GPU run); forcing wgmma where it has no kernel (FP8_E4M3FNUZ) leaves the
- *     planner's choice, and the plan's description says why. An MXFP4 row's 18 block scales
+ *     FP8_E4M3FN latents (0.7.41) and FP8_E4M3FNUZ ones (0.7.43), which plans choose by cost
+ *     like the other formats' (each after its first GPU run). An MXFP4 row's 18 block scales
  *     cover all 576 dims (scales 16 and 17 are the rope's), so a split MXFP4 cache has no
  *     defined scale layout.
  *   - LSE: rows lse_stride_token floats apart (0, the default: num_heads, dense); the heads of a
@@ -559,9 +558,10 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
  * cache or pages of a multiple of 64 tokens); the kernel's stages hold the same bytes either
  * way.
  * Numerics: scores and O accumulate in fp32 over exactly decoded cache values (bf16; fp8 in f16;
- * MXFP4 with its block scale in bf16, except on the sm_90a wgmma variant at 16 or 32 query rows per
- * CTA, which the plan picks for most shapes of 16 heads and q_len 1 to 4 and for more heads on some
- * (MLA_DECODE_DEBUG=1 prints the choice): there an element becomes an e4m3fn code times a power of
+ * MXFP4 with its block scale in bf16, except an MXFP4 cache of K and V (v_dtype 0) on the sm_90a
+ * wgmma variant at 16 or 32 query rows per CTA, which the plan picks for most shapes of 16 heads
+ * and q_len 1 to 4 and for more heads on some (MLA_DECODE_DEBUG=1 prints the choice; MXFP4 keys
+ * beside an FP8 V cache stay bf16): there an element becomes an e4m3fn code times a power of
  * two per token, one for its 512 latent dims and one for its 64 rope dims, set by C, the largest
  * scale code among that part's nonzero blocks or 73 if that is larger; exact for every block whose
  * code is within 14 of C, and a block further below is rounded to a multiple of 2^(C - 142), an
@@ -573,17 +573,18 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
  * by a power of two per head into f16, so only elements below 2^-28 of their row's largest
  * magnitude lose bits); P reaches the value product with f16 precision. fp8 codes that mean NaN (in
  * the cache or in Q) are not propagated (they decode as finite values), except on the sm_90a wgmma
- * variant with an e4m3fn cache (the default there), which decodes cache codes 0x7F / 0xFF with the
- * hardware conversion: such a code in a token a query row sees makes that row's O and LSE NaN, and
- * in the first 512 dims also the O of the other rows its CTA serves (e.g. an earlier query token's,
- * q_len > 1). Valid caches hold no such codes. MXFP4 values of magnitude >= 2^128 (e8m0 codes 253,
- * 254 with large elements) become infinite (in the e4m3fn form above they stay finite), and scale
- * code 255 (NaN) makes its block NaN, and so the O and LSE of every query row that sees the token
- * (GPU-tested on both variants since 0.7.5; before, such a row's LSE read -inf and the split-KV
- * path left the split out); as with the NaN codes above, such a value among a token's
- * first 512 dims also makes NaN the O of the rows its CTA serves that do not see the token (0 x
- * inf). O can also overflow to infinity where several tokens of similar score carry values near
- * 2^127.
+ * variant with an e4m3fn cache (the default there) or an e4m3fn V cache beside MXFP4 keys (wgmma
+ * only where MLA_DECODE_STAGE1=wgmma forces it, 0.7.44), which decodes cache codes 0x7F / 0xFF with
+ * the hardware conversion: such a code in a token a query row sees makes that row's O and LSE NaN,
+ * and in the first 512 dims (any V dim) also the O of the other rows its CTA serves (e.g. an
+ * earlier query token's, q_len > 1). Valid caches hold no such codes. MXFP4 values of magnitude >=
+ * 2^128 (e8m0 codes 253, 254 with large elements) become infinite (in the e4m3fn form above they
+ * stay finite), and scale code 255 (NaN) makes its block NaN, and so the O and LSE of every query
+ * row that sees the token (GPU-tested on both variants since 0.7.5; before, such a row's LSE read
+ * -inf and the split-KV path left the split out); as with the NaN codes above, such a value among a
+ * token's first 512 dims also makes NaN the O of the rows its CTA serves that do not see the token
+ * (0 x inf). O can also overflow to infinity where several tokens of similar score carry values
+ * near 2^127.
  * Returns: SUCCESS; NULL_POINTER; INVALID_DTYPE; INVALID_SIZE; INVALID_VALUE; UNSUPPORTED;
  * MISALIGNED; WORKSPACE_TOO_SMALL; NO_DEVICE; DEVICE_ERROR (a launch failed; the message holds
  * the runtime's error string).
