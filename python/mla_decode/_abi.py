@@ -18,7 +18,7 @@ import os
 import sys
 import threading
 
-__version__ = "0.7.43"
+__version__ = "0.7.44"
 ABI_VERSION = (0, 7)  # major, minor of the header this module mirrors
 
 KV_LORA_RANK = 512
