@@ -573,18 +573,17 @@ MLA_API mla_status mla_decode_workspace_bound(const mla_decode_params* max_shape
  * by a power of two per head into f16, so only elements below 2^-28 of their row's largest
  * magnitude lose bits); P reaches the value product with f16 precision. fp8 codes that mean NaN (in
  * the cache or in Q) are not propagated (they decode as finite values), except on the sm_90a wgmma
- * variant with an e4m3fn cache (the default there) or an e4m3fn V cache beside MXFP4 keys (wgmma
- * only where MLA_DECODE_STAGE1=wgmma forces it, 0.7.44), which decodes cache codes 0x7F / 0xFF with
- * the hardware conversion: such a code in a token a query row sees makes that row's O and LSE NaN,
- * and in the first 512 dims (any V dim) also the O of the other rows its CTA serves (e.g. an
- * earlier query token's, q_len > 1). Valid caches hold no such codes. MXFP4 values of magnitude >=
- * 2^128 (e8m0 codes 253, 254 with large elements) become infinite (in the e4m3fn form above they
- * stay finite), and scale code 255 (NaN) makes its block NaN, and so the O and LSE of every query
- * row that sees the token (GPU-tested on both variants since 0.7.5; before, such a row's LSE read
- * -inf and the split-KV path left the split out); as with the NaN codes above, such a value among a
- * token's first 512 dims also makes NaN the O of the rows its CTA serves that do not see the token
- * (0 x inf). O can also overflow to infinity where several tokens of similar score carry values
- * near 2^127.
+ * variant with an e4m3fn cache (the default there) or an e4m3fn V cache beside MXFP4 keys (the
+ * default there since 0.7.44), which decode cache codes 0x7F / 0xFF with the hardware conversion:
+ * such a code in a token a query row sees makes that row's O and LSE NaN, and in the first 512 dims
+ * (any V dim) also the O of the other rows its CTA serves (e.g. an earlier query token's, q_len >
+ * 1). Valid caches hold no such codes. MXFP4 values of magnitude >= 2^128 (e8m0 codes 253, 254 with
+ * large elements) become infinite (in the e4m3fn form above they stay finite), and scale code 255
+ * (NaN) makes its block NaN, and so the O and LSE of every query row that sees the token
+ * (GPU-tested on both variants since 0.7.5; before, such a row's LSE read -inf and the split-KV
+ * path left the split out); as with the NaN codes above, such a value among a token's first 512
+ * dims also makes NaN the O of the rows its CTA serves that do not see the token (0 x inf). O can
+ * also overflow to infinity where several tokens of similar score carry values near 2^127.
  * Returns: SUCCESS; NULL_POINTER; INVALID_DTYPE; INVALID_SIZE; INVALID_VALUE; UNSUPPORTED;
  * MISALIGNED; WORKSPACE_TOO_SMALL; NO_DEVICE; DEVICE_ERROR (a launch failed; the message holds
  * the runtime's error string).

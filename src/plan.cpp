@@ -382,8 +382,13 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
             return {rope_fnuz ? 3.06 * 1.12 : 3.06, 2, 2.0, 12.0};
         }
         // MXFP4 keys beside fp8 values (WgmmaMxfp4Fp8VDecode: K decoded in the consumers, V
-        // as fp8's; seventieth session, not yet timed: stage1_offered_unforced): a guess
-        // between fp8's figures and MXFP4's consumer-decoded 64 rows.
+        // as fp8's; seventieth session): a guess between fp8's figures and MXFP4's consumer-
+        // decoded 64 rows, checked on an H100 (docs/perf/h100_2026-12-08_s70, e4m3fn V, rows
+        // forced): the rows it picks were the fastest measured or within 5 % (bs256 kv8192
+        // H16: 16 rows 628 us, 32 rows 598; H128 q1 64 rows 231, 32 rows 267; H16 q_len 2 32
+        // rows 166, 64 rows 240; q_len 4 64 rows 244, 32 rows 280), and wgmma beat mma16 on
+        // all 13 shapes timed (0.37-0.74x: competition geomean 100.1 -> 68.5 us, H128 q1
+        // 574.9 -> 231.7).
         if (f == splitkv::KvFormat::kMxfp4Fp8E4M3FN || f == splitkv::KvFormat::kMxfp4Fp8E4M3FNUZ)
             return rows <= 16 ? Stage1Cost{2.2, 2, 2.0, 1.0}
                               : (rows <= 32 ? Stage1Cost{2.6, 2, 2.0, 4.0}
@@ -405,6 +410,12 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         case splitkv::KvFormat::kFp8E4M3FNBf16Rope:
         case splitkv::KvFormat::kFp8E4M3FNUZBf16Rope: c = {2.4, 1, 5.0, 1.0}; break;
         case splitkv::KvFormat::kMxfp4: c = {3.3, 1, 2.0, 2.0}; break;  // as wgmma's, 16 rows
+        // MXFP4 keys beside fp8 values: the tile figure as fitted before (4.3; bs256 kv8192 H16
+        // 1,049.7 us on an H100 in the seventieth session, 1,104.8 predicted), the fixed cost
+        // fp8's 4.0 (it was 2.0: CTAs of 1-2 tiles took 1.3-1.4x the prediction there, bs4
+        // kv1024 16 splits 19.7 us against 12.5, bs32 kv1024 36.6 against 26.5).
+        case splitkv::KvFormat::kMxfp4Fp8E4M3FN:
+        case splitkv::KvFormat::kMxfp4Fp8E4M3FNUZ: c = {4.3, 1, 4.0}; break;
         default: break;
     }
     c.tile_us *= mma16_rows_factor(rows);
@@ -475,7 +486,7 @@ void for_each_candidate(const Stage1Choice& choice, const Stage1Problem& problem
         for (int v = 0; v < splitkv::kStage1Variants; ++v) {
             const auto variant = static_cast<splitkv::Stage1Variant>(v);
             if (choice.forced ? variant != choice.variant
-                              : !stage1_offered_unforced(variant, problem, device))
+                              : !stage1_can_serve(variant, problem, device, nullptr, 0))
                 continue;
             const splitkv::Stage1Shape stage1 = splitkv::stage1_shape(variant, problem.format);
             for (int rows : stage1.rows_per_cta) {

@@ -79,15 +79,6 @@ bool stage1_can_serve(Stage1Variant variant, const Stage1Problem& problem,
     return false;
 }
 
-bool stage1_offered_unforced(Stage1Variant variant, const Stage1Problem& problem,
-                             const DeviceInfo& device) {
-    if (variant == Stage1Variant::kWgmma &&
-        (problem.format == splitkv::KvFormat::kMxfp4Fp8E4M3FN ||
-         problem.format == splitkv::KvFormat::kMxfp4Fp8E4M3FNUZ))
-        return false;  // not yet run on a GPU (stage1_select.h)
-    return stage1_can_serve(variant, problem, device, nullptr, 0);
-}
-
 bool mma16_e4m3_built() {
 #if defined(MLA_HAVE_MMA16_E4M3)
     return true;

@@ -44,15 +44,6 @@ bool stage1_variant_built(splitkv::Stage1Variant variant);
 bool stage1_can_serve(splitkv::Stage1Variant variant, const Stage1Problem& problem,
                       const DeviceInfo& device, char* reason, size_t reason_bytes);
 
-// Whether the planner offers `variant` for `problem` on `device` without MLA_DECODE_STAGE1
-// forcing it: every variant that can serve (stage1_can_serve), except wgmma's kernels of MXFP4
-// keys beside a separate fp8 V cache (WgmmaMxfp4Fp8VDecode, seventieth session), which have run
-// only on the emulated sm_90a so far: forced (MLA_DECODE_STAGE1=wgmma, the GPU suite's
-// .stage1_wgmma and .stage1_wgmma_rows* runs) until a GPU run has passed them and timed their
-// cost. (The bf16 rope's kernels were held the same way until their H100 runs: 0.7.41, 0.7.43.)
-bool stage1_offered_unforced(splitkv::Stage1Variant variant, const Stage1Problem& problem,
-                             const DeviceInfo& device);
-
 // Whether every device pass of this build has mma16's e4m3 score atom (MLA_HAVE_MMA16_E4M3,
 // src/CMakeLists.txt: NVIDIA sm_89+ and AMD gfx940 / gfx941 / gfx942 / gfx950 passes only).
 bool mma16_e4m3_built();
