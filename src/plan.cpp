@@ -103,7 +103,8 @@ bool takes_tma(const DevicePlan& plan) {
                                        plan.rows_per_cta, plan.tiles_per_split);
 }
 // Whether the plan's stage-1 kernel has a balanced-schedule form (variants.h, wgmma_balanced).
-bool balanced_kernel(splitkv::Stage1Variant variant, splitkv::KvFormat format) {
+// (Unused in builds without a GPU backend: plan_create and plan_workspace_bound use it.)
+[[maybe_unused]] bool balanced_kernel(splitkv::Stage1Variant variant, splitkv::KvFormat format) {
     return variant == splitkv::Stage1Variant::kWgmma && splitkv::wgmma_balanced(format);
 }
 }  // namespace
@@ -387,8 +388,8 @@ Stage1Cost stage1_cost(splitkv::Stage1Variant variant, splitkv::KvFormat f, int 
         // forced): the rows it picks were the fastest measured or within 5 % (bs256 kv8192
         // H16: 16 rows 628 us, 32 rows 598; H128 q1 64 rows 231, 32 rows 267; H16 q_len 2 32
         // rows 166, 64 rows 240; q_len 4 64 rows 244, 32 rows 280), and wgmma beat mma16 on
-        // all 13 shapes timed (0.37-0.74x: competition geomean 100.1 -> 68.5 us, H128 q1
-        // 574.9 -> 231.7).
+        // all 13 shapes timed, both V flavours (0.39-0.81x; competition geomean 100.1 -> 68.9
+        // us, H128 q1 574.9 -> 231.3, e4m3fn V as planned).
         if (f == splitkv::KvFormat::kMxfp4Fp8E4M3FN || f == splitkv::KvFormat::kMxfp4Fp8E4M3FNUZ)
             return rows <= 16 ? Stage1Cost{2.2, 2, 2.0, 1.0}
                               : (rows <= 32 ? Stage1Cost{2.6, 2, 2.0, 4.0}

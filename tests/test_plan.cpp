@@ -700,7 +700,7 @@ TEST(PlanCreate, Bf16RopeBesideE4m3fnuzCodesRunsOnWgmmaOnSm90) {
     }
 }
 
-// MXFP4 keys beside an fp8 V cache: wgmma on sm_90 where it is built (0.7.44: 0.37-0.74x mma16's
+// MXFP4 keys beside an fp8 V cache: wgmma on sm_90 where it is built (0.7.44: 0.39-0.81x mma16's
 // time on an H100), forced or not, on these shapes (16 heads, 128 heads, q_len 4); mma16 on
 // every other device; the format named in the description.
 TEST(PlanCreate, Mxfp4KeysBesideFp8ValuesTakeWgmmaOnSm90) {

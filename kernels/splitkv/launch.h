@@ -100,9 +100,8 @@ extern template gpu::error_t launch_stage1_mma16<KvFormat::kFp8E4M3FNUZBf16Rope>
 
 // Variant wgmma (sm_90a builds only, MLA_HAVE_STAGE1_WGMMA): fp8, bf16 and MXFP4 caches, MXFP4
 // keys beside a separate fp8 V cache of either flavour, and fp8 codes of either flavour beside a
-// bf16 rope; the kernel of params.rows_per_cta (16, 32 or 64
-// rows per CTA; bf16: 16 or 32). kFp8Mma: the score product on the e4m3 tensor core (e4m3fn Q
-// and cache; Params::fp8_mma).
+// bf16 rope; the kernel of params.rows_per_cta (16, 32 or 64 rows per CTA; bf16: 16 or 32).
+// kFp8Mma: the score product on the e4m3 tensor core (e4m3fn Q and cache; Params::fp8_mma).
 template <KvFormat F, bool kFp8Mma>
 gpu::error_t launch_stage1_wgmma(const Params& params, gpu::stream_t stream);
 extern template gpu::error_t launch_stage1_wgmma<KvFormat::kFp8E4M3FN, false>(const Params&,
